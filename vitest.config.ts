@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    // Two cores: interop tests with real peers and the store suites should not starve each other.
+    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+  },
+});
