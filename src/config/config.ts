@@ -1,0 +1,112 @@
+// The only code that reads process.env. Everything else receives a validated Config.
+import path from 'node:path';
+
+export interface Config {
+  dataDir: string;
+  databaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  host: string;
+  port: number;
+  publicBaseUrl: string;
+  sip: {
+    host: string;
+    port: number;
+    tlsPort: number;
+    tlsCert: string | undefined;
+    tlsKey: string | undefined;
+    domain: string;
+    rtpPortMin: number;
+    rtpPortMax: number;
+  };
+  rateLimitPerMinute: number;
+  webhookAllowedCidrs: string[];
+  smtpUrl: string | undefined;
+  logLevel: string;
+  /** Master key for join tokens and secrets at rest; when unset it is kept in the data dir. */
+  secretKey: string | undefined;
+  /** Request bodies above this many bytes get 413. */
+  bodyLimitBytes: number;
+  /** Maximum duration of one workflow execution. */
+  maxExecutionSeconds: number;
+  /** How long a session join token stays valid. */
+  joinTokenTtlSeconds: number;
+  /** Outbound ring timeout before a call ends as no_answer. */
+  ringTimeoutSeconds: number;
+  /** Providers: `LLM_VENDOR_1_API_KEY`, `LLM_VENDOR_1_BASE_URL`, … keyed by provider id. */
+  providers: Record<string, { apiKey: string | undefined; baseUrl: string | undefined }>;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+export const PROVIDER_IDS = [
+  'llm_vendor_1',
+  'llm_vendor_2',
+  'llm_vendor_3',
+  'llm_vendor_4',
+  'stt_vendor_1',
+  'tts_vendor_1',
+] as const;
+
+export function loadConfig(env: Env = process.env): Config {
+  const host = env.HOST || '127.0.0.1';
+  const port = int(env, 'PORT', 8080, 0, 65535);
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must be a postgres:// URL');
+  }
+  const providers: Config['providers'] = {};
+  for (const id of PROVIDER_IDS) {
+    const prefix = id.toUpperCase();
+    providers[id] = {
+      apiKey: env[`${prefix}_API_KEY`] || undefined,
+      baseUrl: env[`${prefix}_BASE_URL`] || undefined,
+    };
+  }
+  const rtpPortMin = int(env, 'RTP_PORT_MIN', 20000, 1024, 65535);
+  const rtpPortMax = int(env, 'RTP_PORT_MAX', 30000, 1024, 65535);
+  if (rtpPortMax < rtpPortMin) throw new ConfigError('RTP_PORT_MAX must not be below RTP_PORT_MIN');
+  return {
+    dataDir: path.resolve(env.SWITCHBOARD_DATA_DIR || './data'),
+    databaseUrl,
+    redisUrl: env.REDIS_URL || undefined,
+    host,
+    port,
+    publicBaseUrl: (
+      env.PUBLIC_BASE_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+    ).replace(/\/+$/, ''),
+    sip: {
+      host: env.SIP_HOST || '127.0.0.1',
+      port: int(env, 'SIP_PORT', 5060, 0, 65535),
+      tlsPort: int(env, 'SIP_TLS_PORT', 5061, 0, 65535),
+      tlsCert: env.SIP_TLS_CERT || undefined,
+      tlsKey: env.SIP_TLS_KEY || undefined,
+      domain: env.SIP_DOMAIN || 'sip.localhost',
+      rtpPortMin,
+      rtpPortMax,
+    },
+    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 120, 1),
+    webhookAllowedCidrs: (env.WEBHOOK_ALLOWED_CIDRS || '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    smtpUrl: env.SMTP_URL || undefined,
+    logLevel: env.LOG_LEVEL || 'info',
+    secretKey: env.SWITCHBOARD_SECRET_KEY || undefined,
+    bodyLimitBytes: 1024 * 1024,
+    maxExecutionSeconds: int(env, 'MAX_EXECUTION_SECONDS', 3600, 1),
+    joinTokenTtlSeconds: int(env, 'JOIN_TOKEN_TTL_SECONDS', 3600, 1),
+    ringTimeoutSeconds: int(env, 'RING_TIMEOUT_SECONDS', 30, 1),
+    providers,
+  };
+}

@@ -1,0 +1,34 @@
+// Ids are UUID version 7: time-ordered, so "newest first" can also break ties by id, and
+// monotonic within one process even when several are made in the same millisecond.
+import { randomBytes } from 'node:crypto';
+
+export type IdGenerator = () => string;
+
+let lastMs = 0;
+let counter = 0;
+
+export function uuidv7(nowMs: number = Date.now()): string {
+  const bytes = randomBytes(16);
+  if (nowMs <= lastMs) {
+    nowMs = lastMs;
+    counter = (counter + 1) & 0xfff;
+    if (counter === 0) nowMs = ++lastMs;
+  } else {
+    counter = bytes.readUInt16BE(6) & 0x7ff;
+  }
+  lastMs = nowMs;
+  bytes.writeUIntBE(nowMs, 0, 6);
+  bytes[6] = 0x70 | ((counter >> 8) & 0x0f);
+  bytes[7] = counter & 0xff;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const h = bytes.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+export const newId: IdGenerator = () => uuidv7();
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: unknown): value is string {
+  return typeof value === 'string' && UUID_RE.test(value);
+}

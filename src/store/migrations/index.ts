@@ -1,0 +1,8 @@
+// Every migration, in order. A static list (not a folder scan) so the compiled build and the
+// TypeScript tests see exactly the same set. Add new ones at the end; never edit a released one.
+import type { Migration } from 'kysely';
+import * as m001 from './001-core.js';
+
+export const migrations: Record<string, Migration> = {
+  '001-core': m001,
+};

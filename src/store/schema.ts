@@ -1,0 +1,218 @@
+// Row types of every table, as Kysely sees them. Both dialects store the same shapes:
+// ids and timestamps as text (ISO 8601 UTC with milliseconds, so they sort as text),
+// JSON as text, booleans as integers. Each part of the service adds its tables here.
+import type { Generated } from 'kysely';
+
+export interface WorkspaceTable {
+  id: string;
+  name: string;
+  owner_email: string | null;
+  sip_label: string;
+  plan_voice_minutes: number | null;
+  plan_sessions: number | null;
+  plan_calls: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApiKeyTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  prefix: string;
+  key_hash: string;
+  scopes: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+  created_at: string;
+}
+
+export interface ProjectTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  description: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AgentTable {
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  name: string;
+  system_prompt: string;
+  llm_provider: string;
+  llm_model: string;
+  temperature: number;
+  stt_provider: string;
+  stt_language: string;
+  tts_provider: string;
+  tts_voice: string | null;
+  greeting: string | null;
+  tools: string;
+  knowledge_base_ids: string;
+  mcp_server_ids: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WorkflowTable {
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  name: string;
+  graph: string;
+  published_version: number | null;
+  published_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WorkflowVersionTable {
+  workflow_id: string;
+  version: number;
+  workspace_id: string;
+  graph: string;
+  schema_version: number;
+  published_at: string;
+  published_by: string;
+}
+
+export interface SessionTable {
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  workflow_id: string;
+  workflow_version: number;
+  channel: string;
+  status: string;
+  variables: string;
+  metadata: string;
+  call_id: string | null;
+  end_reason: string | null;
+  started_at: string | null;
+  ended_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface CallTable {
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  workflow_id: string | null;
+  workflow_version: number | null;
+  session_id: string | null;
+  phone_number_id: string | null;
+  direction: string;
+  status: string;
+  from_number: string;
+  to_number: string;
+  duration_seconds: number | null;
+  hangup_reason: string | null;
+  metadata: string;
+  variables: string;
+  sip_call_id: string | null;
+  started_at: string | null;
+  ended_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PhoneNumberTable {
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  sip_trunk_id: string;
+  number: string;
+  label: string | null;
+  dispatch_rules: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SipTrunkTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  provider: string;
+  termination_uri: string;
+  auth_username: string;
+  auth_password_enc: string;
+  transport: string;
+  allowed_ips: string;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ConversationTable {
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  session_id: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MessageTable {
+  id: string;
+  conversation_id: string;
+  sequence: number;
+  role: string;
+  content: string;
+  agent_name: string | null;
+  spoken_at: string;
+  latency_ms: number | null;
+}
+
+export interface UsageEventTable {
+  id: string;
+  workspace_id: string;
+  project_id: string | null;
+  metric: string;
+  provider: string | null;
+  quantity: number;
+  occurred_at: string;
+}
+
+export interface IdempotencyKeyTable {
+  workspace_id: string;
+  key: string;
+  request_hash: string;
+  state: string;
+  response_status: number | null;
+  response_body: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface ServerSettingTable {
+  name: string;
+  value: string;
+}
+
+export interface CoreTables {
+  workspaces: WorkspaceTable;
+  api_keys: ApiKeyTable;
+  projects: ProjectTable;
+  agents: AgentTable;
+  workflows: WorkflowTable;
+  workflow_versions: WorkflowVersionTable;
+  sessions: SessionTable;
+  calls: CallTable;
+  phone_numbers: PhoneNumberTable;
+  sip_trunks: SipTrunkTable;
+  conversations: ConversationTable;
+  messages: MessageTable;
+  usage_events: UsageEventTable;
+  idempotency_keys: IdempotencyKeyTable;
+  server_settings: ServerSettingTable;
+}
+
+/** Placeholder so `Generated` stays importable for tables that add serial columns later. */
+export type Serial = Generated<number>;
+
+// Each part adds its own tables interface to this intersection (webhooks: WebhookTables, …).
+export type Database = CoreTables;
