@@ -1,0 +1,88 @@
+// Builds the HTTP application without listening, so tests drive it with app.inject() and the
+// server entry point only calls listen(). Every route declares its schema: validation, types,
+// serialization and the OpenAPI document all come from it.
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { Logger } from '../shared/logger.js';
+import { newId } from '../shared/ids.js';
+import { pingStore } from '../store/database.js';
+import type { ServiceDeps } from '../modules/context.js';
+import { createServices, type ServiceOverrides, type Services } from '../modules/services.js';
+import { registerErrorHandling } from './plugins/errors.js';
+import { registerAuth } from './plugins/auth.js';
+import { registerIdempotency } from './plugins/idempotency.js';
+import type { RateLimiter } from './rate-limit/rate-limiter.js';
+import { registerRoutes } from './routes/index.js';
+
+export interface AppDeps extends ServiceDeps {
+  rateLimiter: RateLimiter;
+  /** Replaces parts (the dialer, the session runtime) in tests or other roles. */
+  overrides?: ServiceOverrides;
+  /** pino logger for request logs; omit for silence. */
+  httpLogger?: Logger;
+}
+
+export interface BuiltApp {
+  app: FastifyInstance;
+  services: Services;
+}
+
+export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
+  const app: FastifyInstance = Fastify({
+    loggerInstance: deps.httpLogger as FastifyBaseLogger | undefined,
+    bodyLimit: deps.config.bodyLimitBytes,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : newId();
+    },
+    logController: { requestIdLogLabel: 'request_id' },
+    ajv: {
+      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true },
+    },
+    routerOptions: { ignoreTrailingSlash: true },
+  }) as unknown as FastifyInstance;
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    reply.header('X-Request-Id', request.id);
+    return payload;
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Switchboard API',
+        version: '1.0.0',
+        description: 'Voice workflow service: projects, agents, workflows, sessions, calls and telephony.',
+      },
+      servers: [{ url: deps.config.publicBaseUrl }],
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'pk_live_… API key' } },
+      },
+      security: [{ bearer: [] }],
+    },
+  });
+
+  registerErrorHandling(app);
+  registerAuth(app, deps, deps.rateLimiter);
+  registerIdempotency(app, deps);
+
+  const services = createServices(deps, deps.overrides);
+
+  app.get('/healthz', { schema: { hide: true } }, async (_req, reply) => {
+    try {
+      await pingStore(deps.db);
+      return { status: 'ok', store: deps.dialect };
+    } catch (err) {
+      reply.log.error({ err }, 'health check failed');
+      return reply.code(503).send({ message: 'The store does not answer.' });
+    }
+  });
+
+  await app.register(async (v1) => registerRoutes(v1, services, deps), { prefix: '/api/v1' });
+
+  app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.ready();
+  return { app, services };
+}

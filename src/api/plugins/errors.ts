@@ -1,0 +1,104 @@
+// Maps every failure to the spec's envelope ({message, errors?}) and status. Domain errors come
+// from the one catalog (src/shared/errors.ts); framework errors (bad JSON, body too large, schema
+// validation) are translated here, nowhere else.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, type FieldErrors } from '../../shared/errors.js';
+
+interface AjvError {
+  instancePath?: string;
+  keyword: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+function fieldOf(e: AjvError): string {
+  const base = (e.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+  const extra =
+    e.keyword === 'required'
+      ? String(e.params?.missingProperty ?? '')
+      : e.keyword === 'additionalProperties'
+        ? String(e.params?.additionalProperty ?? '')
+        : '';
+  return [base, extra].filter(Boolean).join('.') || 'body';
+}
+
+function messageOf(e: AjvError): string {
+  switch (e.keyword) {
+    case 'required':
+      return 'is required';
+    case 'additionalProperties':
+      return 'is not a known field';
+    case 'enum':
+      return `must be one of: ${((e.params?.allowedValues as unknown[]) ?? []).join(', ')}`;
+    case 'maxProperties':
+      return `must have at most ${String(e.params?.limit)} keys`;
+    default:
+      return e.message ?? 'is invalid';
+  }
+}
+
+/** Fastify schema errors as 422 keyed by field (anyOf noise folded into one message per field). */
+export function validationErrors(list: AjvError[], context: string): FieldErrors {
+  const errors: FieldErrors = {};
+  for (const e of list) {
+    if (e.keyword === 'anyOf' || e.keyword === 'oneOf') continue;
+    const field = context === 'body' || context === 'querystring' ? fieldOf(e) : `${context}.${fieldOf(e)}`;
+    const msg = messageOf(e);
+    const arr = (errors[field] ??= []);
+    if (!arr.includes(msg)) arr.push(msg);
+  }
+  if (Object.keys(errors).length === 0 && list.length) errors[fieldOf(list[0]!)] = ['is invalid'];
+  return errors;
+}
+
+export function sendError(
+  reply: FastifyReply,
+  status: number,
+  message: string,
+  errors?: FieldErrors,
+): FastifyReply {
+  return reply
+    .code(status)
+    .type('application/json')
+    .send(errors ? { message, errors } : { message });
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof AppError) {
+      if (error.headers) reply.headers(error.headers);
+      if (error.status >= 500) request.log.error({ err: error }, error.message);
+      return sendError(reply, error.status, error.message, error.errors);
+    }
+    if (error.validation) {
+      const ctx = error.validationContext ?? 'body';
+      if (ctx === 'body' && (request.body === undefined || request.body === null)) {
+        return sendError(reply, 400, 'A JSON request body is required.');
+      }
+      if (ctx === 'params') return sendError(reply, 404, 'Resource not found.');
+      const errors = validationErrors(error.validation as AjvError[], ctx);
+      const first = Object.keys(errors)[0]!;
+      return sendError(reply, 422, `The ${first} field ${errors[first]![0]}.`, errors);
+    }
+    switch (error.code) {
+      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+        return sendError(reply, 400, 'A JSON request body is required.');
+      case 'FST_ERR_CTP_INVALID_JSON_BODY':
+        return sendError(reply, 400, 'The request body is not valid JSON.');
+      case 'FST_ERR_CTP_BODY_TOO_LARGE':
+        return sendError(reply, 413, 'The request body is larger than 1 MiB.');
+      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+        return sendError(reply, 415, 'Requests must be sent as application/json.');
+    }
+    if (error instanceof SyntaxError || error.statusCode === 400) {
+      return sendError(reply, 400, 'The request body is not valid JSON.');
+    }
+    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+      return sendError(reply, error.statusCode, error.message);
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return sendError(reply, 500, 'Internal server error.');
+  });
+
+  app.setNotFoundHandler((_request, reply) => sendError(reply, 404, 'Route not found.'));
+}

@@ -1,0 +1,122 @@
+// Idempotency-Key on POST (beyond the spec, as payment APIs do it): the first request with a key
+// runs; a retry with the same key and the same body gets the first response replayed and creates
+// nothing; the same key with another body or path is 422; a retry while the first is still running
+// is 409. Only 2xx responses are kept (24 h); any other outcome frees the key, because a failed
+// request wrote nothing and may safely run again.
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ServiceDeps } from '../../modules/context.js';
+import { toDbTime } from '../../store/database.js';
+import { sendError } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    idempotency: { workspaceId: string; key: string } | null;
+  }
+}
+
+const TTL_MS = 24 * 60 * 60 * 1000;
+/** A key left "processing" this long belongs to a request that died; it may be taken over. */
+const STALE_PROCESSING_MS = 60_000;
+
+function requestHash(request: FastifyRequest): string {
+  const path = request.url.split('?')[0];
+  return createHash('sha256')
+    .update(`${request.method} ${path}\n${JSON.stringify(request.body ?? null)}`)
+    .digest('hex');
+}
+
+export function registerIdempotency(app: FastifyInstance, deps: ServiceDeps): void {
+  app.decorateRequest('idempotency', null);
+
+  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+    const raw = request.headers['idempotency-key'];
+    if (request.method !== 'POST' || raw === undefined || !request.actor) return;
+    const key = Array.isArray(raw) ? raw[0]! : raw;
+    if (key.length < 1 || key.length > 255) {
+      return sendError(reply, 422, 'The Idempotency-Key header must be 1 to 255 characters.', {
+        'Idempotency-Key': ['must be 1 to 255 characters'],
+      });
+    }
+    const workspaceId = request.actor.workspaceId;
+    const hash = requestHash(request);
+    const now = deps.clock.now();
+
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const inserted = await deps.db
+        .insertInto('idempotency_keys')
+        .values({
+          workspace_id: workspaceId,
+          key,
+          request_hash: hash,
+          state: 'processing',
+          response_status: null,
+          response_body: null,
+          created_at: toDbTime(now),
+          expires_at: toDbTime(now + TTL_MS),
+        })
+        .onConflict((oc) => oc.columns(['workspace_id', 'key']).doNothing())
+        .executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) {
+        request.idempotency = { workspaceId, key };
+        return;
+      }
+      const existing = await deps.db
+        .selectFrom('idempotency_keys')
+        .selectAll()
+        .where('workspace_id', '=', workspaceId)
+        .where('key', '=', key)
+        .executeTakeFirst();
+      if (!existing) continue; // freed in between: try to take it again
+      const stale =
+        Date.parse(existing.expires_at) <= now ||
+        (existing.state === 'processing' && Date.parse(existing.created_at) <= now - STALE_PROCESSING_MS);
+      if (stale) {
+        await deps.db
+          .deleteFrom('idempotency_keys')
+          .where('workspace_id', '=', workspaceId)
+          .where('key', '=', key)
+          .where('created_at', '=', existing.created_at)
+          .execute();
+        continue;
+      }
+      if (existing.request_hash !== hash) {
+        return sendError(reply, 422, 'This Idempotency-Key was already used with a different request.', {
+          'Idempotency-Key': ['was already used with a different request'],
+        });
+      }
+      if (existing.state === 'processing') {
+        return sendError(reply, 409, 'A request with this Idempotency-Key is still being processed.');
+      }
+      reply.header('Idempotent-Replayed', 'true');
+      return reply
+        .code(existing.response_status!)
+        .type('application/json')
+        .serializer((p: unknown) => p as string)
+        .send(existing.response_body);
+    }
+    return sendError(reply, 409, 'A request with this Idempotency-Key is still being processed.');
+  });
+
+  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    const idem = request.idempotency;
+    if (!idem) return payload;
+    request.idempotency = null;
+    const where = deps.db
+      .updateTable('idempotency_keys')
+      .where('workspace_id', '=', idem.workspaceId)
+      .where('key', '=', idem.key);
+    if (reply.statusCode >= 200 && reply.statusCode < 300) {
+      await where
+        .set({ state: 'done', response_status: reply.statusCode, response_body: String(payload ?? '') })
+        .execute();
+    } else {
+      await deps.db
+        .deleteFrom('idempotency_keys')
+        .where('workspace_id', '=', idem.workspaceId)
+        .where('key', '=', idem.key)
+        .execute();
+    }
+    return payload;
+  });
+}

@@ -1,0 +1,69 @@
+// Per-workspace request limit over a true sliding window: the log of accepted requests in the last
+// 60 s is kept, so no 60 s span (whatever minute boundaries it straddles) ever holds more than the
+// limit. Rejected requests are not logged, so a client that backs off recovers on schedule.
+import type { Clock } from '../../shared/clock.js';
+
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Whole seconds until a request would be accepted again (0 when allowed). */
+  retryAfterSeconds: number;
+}
+
+export interface RateLimiter {
+  hit(key: string): Promise<RateDecision>;
+  close?(): Promise<void>;
+}
+
+export const WINDOW_MS = 60_000;
+
+/** In-process limiter: a ring of accepted timestamps per key. */
+export class MemoryRateLimiter implements RateLimiter {
+  private readonly logs = new Map<string, { times: number[]; head: number; count: number }>();
+  private sweeps = 0;
+
+  constructor(
+    readonly limit: number,
+    private readonly clock: Clock,
+  ) {}
+
+  async hit(key: string): Promise<RateDecision> {
+    return this.hitSync(key);
+  }
+
+  hitSync(key: string): RateDecision {
+    const now = this.clock.now();
+    let log = this.logs.get(key);
+    if (!log) {
+      log = { times: new Array<number>(this.limit), head: 0, count: 0 };
+      this.logs.set(key, log);
+    }
+    // Drop entries that left the window (oldest first).
+    while (log.count > 0 && log.times[log.head]! <= now - WINDOW_MS) {
+      log.head = (log.head + 1) % this.limit;
+      log.count--;
+    }
+    if (log.count < this.limit) {
+      log.times[(log.head + log.count) % this.limit] = now;
+      log.count++;
+      if (++this.sweeps % 10_000 === 0) this.sweep(now);
+      return { allowed: true, limit: this.limit, remaining: this.limit - log.count, retryAfterSeconds: 0 };
+    }
+    const oldest = log.times[log.head]!;
+    return {
+      allowed: false,
+      limit: this.limit,
+      remaining: 0,
+      retryAfterSeconds: Math.max(1, Math.ceil((oldest + WINDOW_MS - now) / 1000)),
+    };
+  }
+
+  /** Forgets keys idle for a whole window so the map does not grow without bound. */
+  private sweep(now: number): void {
+    for (const [key, log] of this.logs) {
+      const newest = log.count ? log.times[(log.head + log.count - 1) % this.limit]! : -Infinity;
+      if (newest <= now - WINDOW_MS) this.logs.delete(key);
+    }
+  }
+}

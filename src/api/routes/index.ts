@@ -1,0 +1,11 @@
+// Every /api/v1 route file, registered in one place.
+import type { FastifyInstance } from 'fastify';
+import type { ServiceDeps } from '../../modules/context.js';
+import type { Services } from '../../modules/services.js';
+import { apiKeyRoutes } from './api-keys.routes.js';
+import { projectRoutes } from './projects.routes.js';
+
+export async function registerRoutes(app: FastifyInstance, s: Services, deps: ServiceDeps): Promise<void> {
+  await projectRoutes(app, s, deps);
+  await apiKeyRoutes(app, s, deps);
+}

@@ -1,0 +1,20 @@
+// Small helpers the thin route files share.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { ServiceDeps } from '../../modules/context.js';
+import type { PageRequest } from '../paging.js';
+
+export type Router = ReturnType<FastifyInstance['withTypeProvider']> & FastifyInstance;
+
+export function typed(app: FastifyInstance) {
+  return app.withTypeProvider<TypeBoxTypeProvider>();
+}
+
+/** The list's absolute path (PUBLIC_BASE_URL + route) and query, for `links` and `meta.path`. */
+export function pageRequest(request: FastifyRequest, deps: Pick<ServiceDeps, 'config'>): PageRequest {
+  const path = request.url.split('?')[0]!;
+  return {
+    path: `${deps.config.publicBaseUrl}${path}`,
+    query: (request.query ?? {}) as Record<string, unknown>,
+  };
+}

@@ -1,0 +1,63 @@
+// SQL for projects, always scoped by workspace.
+import type { PageParams } from '../../api/paging.js';
+import type { Executor } from '../../store/database.js';
+import { paginate } from '../../store/paginate.js';
+import type { ProjectTable } from '../../store/schema.js';
+
+export const projectsRepo = {
+  find(ex: Executor, workspaceId: string, id: string): Promise<ProjectTable | undefined> {
+    return ex
+      .selectFrom('projects')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+  },
+
+  list(ex: Executor, workspaceId: string, page: PageParams) {
+    return paginate(ex.selectFrom('projects').where('workspace_id', '=', workspaceId), page, (qb) =>
+      qb.selectAll(),
+    );
+  },
+
+  async insert(ex: Executor, row: ProjectTable): Promise<void> {
+    await ex.insertInto('projects').values(row).execute();
+  },
+
+  async update(ex: Executor, row: ProjectTable): Promise<void> {
+    await ex
+      .updateTable('projects')
+      .set({ name: row.name, description: row.description, updated_at: row.updated_at })
+      .where('workspace_id', '=', row.workspace_id)
+      .where('id', '=', row.id)
+      .execute();
+  },
+
+  async delete(ex: Executor, workspaceId: string, id: string): Promise<void> {
+    await ex.deleteFrom('projects').where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+  },
+
+  /** Live resources still in a project, by kind (what blocks its deletion). */
+  async liveResources(ex: Executor, workspaceId: string, projectId: string): Promise<Record<string, number>> {
+    const count = async (
+      table: 'agents' | 'workflows' | 'phone_numbers' | 'sessions' | 'calls',
+      extra?: (qb: ReturnType<typeof base>) => ReturnType<typeof base>,
+    ) => {
+      let qb = base(table);
+      if (extra) qb = extra(qb);
+      const r = await qb.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
+      return Number((r as { n: number | string } | undefined)?.n ?? 0);
+    };
+    const base = (table: 'agents' | 'workflows' | 'phone_numbers' | 'sessions' | 'calls') =>
+      ex.selectFrom(table).where('workspace_id', '=', workspaceId).where('project_id', '=', projectId);
+    return {
+      agents: await count('agents'),
+      workflows: await count('workflows'),
+      'phone numbers': await count('phone_numbers'),
+      'active sessions': await count('sessions', (qb) => qb.where('status', 'in', ['pending', 'active'])),
+      'calls in progress': await count('calls', (qb) =>
+        qb.where('status', 'in', ['queued', 'ringing', 'in_progress']),
+      ),
+    };
+  },
+};

@@ -1,0 +1,62 @@
+// Workspaces are made by operators (CLI, first start), not through the public API. Each gets a
+// stable SIP label, the <workspace_sip_domain> of its trunks' origination_uri.
+import { randomBytes } from 'node:crypto';
+import { inTransaction, toDbTime } from '../../store/database.js';
+import type { WorkspaceTable } from '../../store/schema.js';
+import { insertApiKey } from '../api-keys/api-keys.service.js';
+import { SCOPES } from '../api-keys/scopes.js';
+import type { ServiceDeps } from '../context.js';
+
+export interface PlanAllowances {
+  voice_minutes: number | null;
+  sessions: number | null;
+  calls: number | null;
+}
+
+export async function createWorkspace(
+  deps: Pick<ServiceDeps, 'db' | 'clock' | 'newId'>,
+  input: { name: string; ownerEmail?: string | null },
+): Promise<{ workspace: WorkspaceTable; apiKey: string }> {
+  return inTransaction(deps.db, async (trx) => {
+    const now = toDbTime(deps.clock.now());
+    const workspace: WorkspaceTable = {
+      id: deps.newId(),
+      name: input.name,
+      owner_email: input.ownerEmail ?? null,
+      sip_label: `ws-${randomBytes(5).toString('hex')}`,
+      plan_voice_minutes: null,
+      plan_sessions: null,
+      plan_calls: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await trx.insertInto('workspaces').values(workspace).execute();
+    const key = await insertApiKey(trx, deps, workspace.id, 'default', SCOPES);
+    return { workspace, apiKey: key.key };
+  });
+}
+
+export async function findWorkspace(
+  deps: Pick<ServiceDeps, 'db'>,
+  id: string,
+): Promise<WorkspaceTable | undefined> {
+  return deps.db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function setPlan(
+  deps: Pick<ServiceDeps, 'db' | 'clock'>,
+  workspaceId: string,
+  plan: PlanAllowances,
+): Promise<boolean> {
+  const r = await deps.db
+    .updateTable('workspaces')
+    .set({
+      plan_voice_minutes: plan.voice_minutes,
+      plan_sessions: plan.sessions,
+      plan_calls: plan.calls,
+      updated_at: toDbTime(deps.clock.now()),
+    })
+    .where('id', '=', workspaceId)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}

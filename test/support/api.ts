@@ -1,0 +1,107 @@
+// Builds the whole API on a real store for integration tests: app.inject(), a fake clock,
+// and helpers to make workspaces and call routes with a key.
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { buildApp, type AppDeps } from '../../src/api/app.js';
+import { MemoryRateLimiter, type RateLimiter } from '../../src/api/rate-limit/rate-limiter.js';
+import { loadConfig, type Config } from '../../src/config/config.js';
+import type { Services, ServiceOverrides } from '../../src/modules/services.js';
+import { createWorkspace } from '../../src/modules/workspaces/workspaces.service.js';
+import { FakeClock } from '../../src/shared/clock.js';
+import { newId } from '../../src/shared/ids.js';
+import { silentLogger } from '../../src/shared/logger.js';
+import { SecretBox } from '../../src/shared/secret-box.js';
+import { deriveServerKeys } from '../../src/shared/server-key.js';
+import type { Store } from '../../src/store/database.js';
+import type { StoreKind } from './stores.js';
+
+export interface TestApi {
+  app: FastifyInstance;
+  store: Store;
+  clock: FakeClock;
+  deps: AppDeps;
+  services: Services;
+  /** A workspace with an all-scopes key. */
+  key: string;
+  workspaceId: string;
+  newWorkspace(name?: string): Promise<{ key: string; workspaceId: string }>;
+  call(method: string, url: string, options?: CallOptions): Promise<Reply>;
+  close(): Promise<void>;
+}
+
+export interface CallOptions {
+  body?: unknown;
+  key?: string | null;
+  headers?: Record<string, string>;
+  rawBody?: string;
+}
+
+export type Reply = LightMyRequestResponse & { body: string; data: unknown };
+
+export interface TestApiOptions {
+  config?: Partial<Config>;
+  rateLimiter?: RateLimiter;
+  overrides?: ServiceOverrides;
+  clock?: FakeClock;
+}
+
+export async function startTestApi(kind: StoreKind, options: TestApiOptions = {}): Promise<TestApi> {
+  const store = await kind.open();
+  const clock = options.clock ?? new FakeClock('2026-11-02T10:00:00Z');
+  const config: Config = {
+    ...loadConfig({ PUBLIC_BASE_URL: 'http://localhost:8080', RATE_LIMIT_PER_MINUTE: '100000' }),
+    ...options.config,
+  };
+  const keys = deriveServerKeys('test-master-key');
+  const deps: AppDeps = {
+    db: store.db,
+    dialect: store.dialect,
+    clock,
+    newId,
+    config,
+    keys,
+    secretBox: new SecretBox(keys.secretBox),
+    logger: silentLogger(),
+    rateLimiter: options.rateLimiter ?? new MemoryRateLimiter(config.rateLimitPerMinute, clock),
+    overrides: options.overrides,
+  };
+  const { app, services } = await buildApp(deps);
+  const newWorkspace = async (name = 'test') => {
+    const { workspace, apiKey } = await createWorkspace(deps, { name, ownerEmail: 'owner@example.test' });
+    return { key: apiKey, workspaceId: workspace.id };
+  };
+  const first = await newWorkspace();
+
+  const call = async (method: string, url: string, opts: CallOptions = {}): Promise<Reply> => {
+    const headers: Record<string, string> = { ...opts.headers };
+    const key = opts.key === undefined ? first.key : opts.key;
+    if (key) headers.authorization = `Bearer ${key}`;
+    let payload: string | undefined;
+    if (opts.rawBody !== undefined) payload = opts.rawBody;
+    else if (opts.body !== undefined) payload = JSON.stringify(opts.body);
+    if (payload !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
+    const res = await app.inject({ method: method as 'GET', url, headers, payload });
+    let data: unknown = undefined;
+    try {
+      data = res.body ? JSON.parse(res.body) : undefined;
+    } catch {
+      data = undefined;
+    }
+    return Object.assign(res, { data });
+  };
+
+  return {
+    app,
+    store,
+    clock,
+    deps,
+    services,
+    key: first.key,
+    workspaceId: first.workspaceId,
+    newWorkspace,
+    call,
+    async close() {
+      await app.close();
+      await store.close();
+    },
+  };
+}
