@@ -1,7 +1,7 @@
 // Builds the HTTP application without listening, so tests drive it with app.inject() and the
 // server entry point only calls listen(). Every route declares its schema: validation, types,
 // serialization and the OpenAPI document all come from it.
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { Logger } from '../shared/logger.js';
 import { newId } from '../shared/ids.js';
@@ -35,7 +35,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : newId();
     },
-    logController: { requestIdLogLabel: 'request_id' },
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true },
     },
