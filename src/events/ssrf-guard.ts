@@ -5,7 +5,7 @@
 import dns from 'node:dns';
 import net from 'node:net';
 import { Agent, buildConnector } from 'undici';
-import { AddressPolicy, SsrfRefusedError } from './address-policy.js';
+import { SsrfRefusedError, type AddressPolicy } from './address-policy.js';
 
 export interface ResolvedAddress {
   address: string;

@@ -2,6 +2,7 @@
 // ids and timestamps as text (ISO 8601 UTC with milliseconds, so they sort as text),
 // JSON as text, booleans as integers. Each part of the service adds its tables here.
 import type { Generated } from 'kysely';
+import type { WebhookTables } from './webhook-tables.js';
 
 export interface WorkspaceTable {
   id: string;
@@ -215,4 +216,4 @@ export interface CoreTables {
 export type Serial = Generated<number>;
 
 // Each part adds its own tables interface to this intersection (webhooks: WebhookTables, …).
-export type Database = CoreTables;
+export type Database = CoreTables & WebhookTables;

@@ -2,7 +2,9 @@
 // TypeScript tests see exactly the same set. Add new ones at the end; never edit a released one.
 import type { Migration } from 'kysely';
 import * as m001 from './001-core.js';
+import * as m002 from './002-webhooks.js';
 
 export const migrations: Record<string, Migration> = {
   '001-core': m001,
+  '002-webhooks': m002,
 };
