@@ -1,0 +1,21 @@
+// The one shape every voice codec takes, so the RTP session and the call controller never care
+// whether a call speaks G.711 or Opus.
+
+export interface AudioCodec {
+  /** SDP encoding name (PCMU, PCMA, opus). */
+  readonly name: string;
+  /** Rate of the PCM that encode takes and decode returns. */
+  readonly sampleRate: number;
+  /** RTP timestamp rate (48000 for Opus whatever its PCM rate, RFC 7587). */
+  readonly clockRate: number;
+  /** Static or default dynamic payload type; SDP negotiation may override it. */
+  readonly payloadType: number;
+  /** PCM samples in one 20 ms frame at sampleRate. */
+  readonly frameSamples: number;
+  encode(pcm: Int16Array): Buffer;
+  decode(payload: Buffer): Int16Array;
+  /** Fills a lost frame: packet loss concealment where the codec has it, else silence. */
+  conceal(samples: number): Int16Array;
+}
+
+export const FRAME_MS = 20;

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { Resampler } from './resampler.js';
+
+function tone(freq: number, rate: number, n: number, amp = 10000): Int16Array {
+  return Int16Array.from({ length: n }, (_, i) =>
+    Math.round(amp * Math.sin((2 * Math.PI * freq * i) / rate)),
+  );
+}
+
+/** Runs `pcm` through `r` in 20 ms blocks, as the pipeline does. */
+function stream(r: Resampler, pcm: Int16Array): Int16Array {
+  const block = r.fromRate / 50;
+  const parts: Int16Array[] = [];
+  for (let i = 0; i < pcm.length; i += block) parts.push(r.process(pcm.subarray(i, i + block)));
+  const out = new Int16Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** Amplitude of `freq` in `x` (single-bin DFT over a whole number of periods is not needed: long window). */
+function amplitude(x: Int16Array, freq: number, rate: number, skip: number): number {
+  let re = 0;
+  let im = 0;
+  const n = x.length - skip;
+  for (let i = skip; i < x.length; i++) {
+    re += x[i] * Math.cos((2 * Math.PI * freq * i) / rate);
+    im += x[i] * Math.sin((2 * Math.PI * freq * i) / rate);
+  }
+  return (2 * Math.hypot(re, im)) / n;
+}
+
+describe('Resampler', () => {
+  it('produces exactly the rate ratio of samples, block by block', () => {
+    for (const [from, to] of [
+      [8000, 16000],
+      [16000, 8000],
+      [16000, 48000],
+      [48000, 16000],
+      [8000, 48000],
+      [48000, 8000],
+    ]) {
+      const r = new Resampler(from, to);
+      // Every 20 ms block yields 20 ms of output, the first one included.
+      for (let i = 0; i < 100; i++) expect(r.process(new Int16Array(from / 50)).length).toBe(to / 50);
+      expect(stream(r, new Int16Array(from)).length).toBe(to);
+    }
+  });
+
+  it('keeps a 1 kHz tone at its level through 16k -> 48k -> 16k', () => {
+    const up = new Resampler(16000, 48000);
+    const down = new Resampler(48000, 16000);
+    const x = tone(1000, 16000, 16000);
+    const y = stream(down, stream(up, x));
+    expect(amplitude(y, 1000, 16000, 400)).toBeCloseTo(10000, -2); // within ±50
+    // Nothing else: the residual after removing the tone is small.
+    expect(amplitude(y, 3000, 16000, 400)).toBeLessThan(10);
+  });
+
+  it('suppresses content above the lower Nyquist when decimating', () => {
+    const down = new Resampler(48000, 8000);
+    // 7 kHz at 48 kHz would alias to 1 kHz at 8 kHz.
+    const y = stream(down, tone(7000, 48000, 48000));
+    expect(amplitude(y, 1000, 8000, 200)).toBeLessThan(10000 * 10 ** (-60 / 20));
+    // And a 3 kHz tone passes.
+    const z = stream(new Resampler(48000, 8000), tone(3000, 48000, 48000));
+    expect(amplitude(z, 3000, 8000, 200)).toBeGreaterThan(9800);
+  });
+
+  it('does not create images when interpolating', () => {
+    const up = new Resampler(8000, 48000);
+    const y = stream(up, tone(1000, 8000, 8000));
+    expect(amplitude(y, 1000, 48000, 1000)).toBeGreaterThan(9800);
+    // The first image of 1 kHz at 8 kHz sits at 7 kHz.
+    expect(amplitude(y, 7000, 48000, 1000)).toBeLessThan(10000 * 10 ** (-60 / 20));
+  });
+});
