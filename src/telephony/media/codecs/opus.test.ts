@@ -59,7 +59,7 @@ describe('OpusCodec', () => {
 
   it('decodes silence to near silence', () => {
     const codec = new OpusCodec();
-    let last = new Int16Array(0);
+    let last: Int16Array = new Int16Array(0);
     for (let f = 0; f < 10; f++) last = codec.decode(codec.encode(new Int16Array(960)));
     expect(rms(last)).toBeLessThan(5);
   });
