@@ -1,0 +1,226 @@
+// The shared body of every HTTP LLM adapter: configuration, retries before any output, timeouts,
+// abort, metrics. A vendor adapter only builds its request and decodes its stream (StreamDecoder).
+import type { Dispatcher } from 'undici';
+import { systemClock, type Clock } from '../../shared/clock.js';
+import { LlmTransportError, asLlmError } from './errors.js';
+import { DEFAULT_TIMEOUTS, createDispatcher, postSse, type HttpTimeouts } from './http-stream.js';
+import type { LlmProvider, LlmRequest, LlmStreamEvent, LlmUsage } from './llm.types.js';
+import { DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy } from './retry.js';
+import type { SseEvent } from './sse.js';
+
+/** Turns one attempt's SSE events into contract events. A fresh decoder per attempt. */
+export interface StreamDecoder {
+  /** May throw LlmError (an error event from the vendor, unreadable data). */
+  onEvent(ev: SseEvent): LlmStreamEvent[];
+  /** The body ended: the pending tool calls and the `done` event, or a throw if it ended early. */
+  finish(): LlmStreamEvent[];
+}
+
+export interface VendorRequest {
+  /** Appended to the base URL (may carry a query string). */
+  path: string;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+export interface LlmCallMetrics {
+  provider: string;
+  model: string;
+  outcome: 'ok' | 'error' | 'aborted' | 'cancelled';
+  /** From the call to the first text or tool call, on the monotonic clock; undefined without output. */
+  timeToFirstTokenMs: number | undefined;
+  durationMs: number;
+  /** 1 plus the retries. */
+  attempts: number;
+  inputTokens: number;
+  outputTokens: number;
+  finishReason?: string;
+  status?: number;
+}
+
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+export interface HttpLlmOptions {
+  apiKey?: string;
+  /** Overrides the vendor's public base URL (tests, proxies, compatible servers). */
+  baseUrl?: string;
+  clock?: Clock;
+  /** Waits between retries; defaults to a timer on `clock`. Tests pass one that returns at once. */
+  sleep?: Sleep;
+  /** For backoff jitter. */
+  random?: () => number;
+  timeouts?: Partial<HttpTimeouts>;
+  retry?: Partial<RetryPolicy>;
+  dispatcher?: Dispatcher;
+  onMetrics?: (m: LlmCallMetrics) => void;
+}
+
+export interface VendorSpec {
+  id: string;
+  defaultBaseUrl: string;
+  /** A trailing path segment users often include in base URLs (`/v1`); dropped so it isn't doubled. */
+  versionSuffix?: string;
+}
+
+export function clockSleep(clock: Clock): Sleep {
+  return (ms, signal) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const onAbort = () => {
+        clock.clearTimeout(timer);
+        reject(signal?.reason);
+      };
+      const timer = clock.setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+}
+
+export abstract class HttpLlmProvider implements LlmProvider {
+  readonly id: string;
+  readonly baseUrl: string;
+  protected readonly apiKey: string | undefined;
+  protected readonly clock: Clock;
+  private readonly sleep: Sleep;
+  private readonly random: () => number;
+  private readonly timeouts: HttpTimeouts;
+  private readonly retry: RetryPolicy;
+  private readonly onMetrics: ((m: LlmCallMetrics) => void) | undefined;
+  private readonly keyRequired: boolean;
+  private dispatcher: Dispatcher | undefined;
+
+  constructor(spec: VendorSpec, options: HttpLlmOptions = {}) {
+    this.id = spec.id;
+    this.apiKey = options.apiKey || undefined;
+    this.baseUrl = normalizeBaseUrl(options.baseUrl || spec.defaultBaseUrl, spec.versionSuffix);
+    // A custom base URL may be a keyless compatible server (a local model, a proxy); the vendor's
+    // own endpoint never is, so we fail before sending anything there without a key.
+    this.keyRequired = !options.baseUrl;
+    this.clock = options.clock ?? systemClock;
+    this.sleep = options.sleep ?? clockSleep(this.clock);
+    this.random = options.random ?? Math.random;
+    this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+    this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    this.onMetrics = options.onMetrics;
+    this.dispatcher = options.dispatcher;
+  }
+
+  /** The vendor's request for this call. */
+  protected abstract buildRequest(request: LlmRequest): VendorRequest;
+  protected abstract createDecoder(request: LlmRequest): StreamDecoder;
+
+  async *stream(request: LlmRequest): AsyncGenerator<LlmStreamEvent> {
+    const started = this.clock.monotonic();
+    const m: LlmCallMetrics = {
+      provider: this.id,
+      model: request.model,
+      outcome: 'cancelled',
+      timeToFirstTokenMs: undefined,
+      durationMs: 0,
+      attempts: 0,
+      inputTokens: 0,
+      outputTokens: 0,
+    };
+    try {
+      if (this.keyRequired && !this.apiKey) {
+        throw new LlmTransportError(
+          `${this.id}: no API key configured (set ${this.id.toUpperCase()}_API_KEY)`,
+          this.id,
+          'config',
+        );
+      }
+      const vendor = this.buildRequest(request);
+      for (;;) {
+        m.attempts++;
+        try {
+          for await (const ev of this.attempt(vendor, request)) {
+            if (ev.type === 'done') {
+              m.inputTokens = ev.usage.inputTokens;
+              m.outputTokens = ev.usage.outputTokens;
+              m.finishReason = ev.finishReason;
+            } else if (m.timeToFirstTokenMs === undefined) {
+              m.timeToFirstTokenMs = this.clock.monotonic() - started;
+            }
+            yield ev;
+          }
+          m.outcome = 'ok';
+          return;
+        } catch (err) {
+          if (request.signal?.aborted) throw err;
+          const e = asLlmError(err, this.id);
+          // Once the caller has heard part of an answer, a retry would repeat it: fail instead.
+          const delay =
+            m.timeToFirstTokenMs === undefined
+              ? retryDelayMs(e, m.attempts - 1, this.retry, this.random)
+              : undefined;
+          if (delay === undefined) throw e;
+          await this.sleep(delay, request.signal);
+        }
+      }
+    } catch (err) {
+      m.outcome = request.signal?.aborted ? 'aborted' : 'error';
+      m.status = (err as { status?: number }).status;
+      throw err;
+    } finally {
+      m.durationMs = this.clock.monotonic() - started;
+      this.onMetrics?.(m);
+    }
+  }
+
+  private async *attempt(vendor: VendorRequest, request: LlmRequest): AsyncGenerator<LlmStreamEvent> {
+    const decoder = this.createDecoder(request);
+    this.dispatcher ??= createDispatcher(this.timeouts.connectMs);
+    const events = postSse({
+      provider: this.id,
+      url: this.baseUrl + vendor.path,
+      headers: vendor.headers,
+      body: vendor.body,
+      signal: request.signal,
+      clock: this.clock,
+      timeouts: this.timeouts,
+      dispatcher: this.dispatcher,
+    });
+    for await (const sse of events) {
+      for (const ev of decoder.onEvent(sse)) yield ev;
+    }
+    for (const ev of decoder.finish()) yield ev;
+  }
+
+  /** Closes pooled connections (tests, shutdown). */
+  async close(): Promise<void> {
+    const d = this.dispatcher;
+    this.dispatcher = undefined;
+    await d?.close();
+  }
+}
+
+export function normalizeBaseUrl(url: string, versionSuffix?: string): string {
+  let base = url.replace(/\/+$/, '');
+  if (versionSuffix && base.endsWith(versionSuffix)) base = base.slice(0, -versionSuffix.length);
+  return base;
+}
+
+/**
+ * Anthropic and Gemini refuse a conversation that opens with the assistant, which is how a call
+ * with a greeting starts; this neutral user turn goes first then.
+ */
+export const CONVERSATION_OPENER = '(conversation start)';
+
+export function emptyUsage(): LlmUsage {
+  return { inputTokens: 0, outputTokens: 0 };
+}
+
+export function protocolError(provider: string, message: string, cause?: unknown): LlmTransportError {
+  return new LlmTransportError(`${provider}: ${message}`, provider, 'protocol', { cause });
+}
+
+/** JSON.parse for one SSE data field, with a protocol error naming the vendor. */
+export function parseData<T>(provider: string, data: string): T {
+  try {
+    return JSON.parse(data) as T;
+  } catch (err) {
+    throw protocolError(provider, `unreadable stream data: ${data.slice(0, 120)}`, err);
+  }
+}

@@ -1,0 +1,137 @@
+// One HTTP attempt of a streaming LLM call: POST a JSON body with undici, enforce the first-byte,
+// idle and total timeouts on the injected clock, and hand back the SSE events of a 2xx response.
+// Error statuses become LlmTransportError with the vendor's message and Retry-After.
+import { Agent, request, type Dispatcher } from 'undici';
+import type { Clock, TimerHandle } from '../../shared/clock.js';
+import { LlmTransportError, isRetryableStatus, vendorErrorMessage } from './errors.js';
+import { parseRetryAfter } from './retry.js';
+import { readSse, type SseEvent } from './sse.js';
+
+export interface HttpTimeouts {
+  /** TCP/TLS connect, enforced by undici's connector. */
+  connectMs: number;
+  /** From sending the request to the first byte of the response body. */
+  firstByteMs: number;
+  /** Longest silence between two body chunks once streaming. */
+  idleMs: number;
+  /** The whole attempt, 0 for none. */
+  totalMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: HttpTimeouts = {
+  connectMs: 5_000,
+  firstByteMs: 20_000,
+  idleMs: 30_000,
+  totalMs: 180_000,
+};
+
+export interface HttpCall {
+  provider: string;
+  url: string;
+  headers: Record<string, string>;
+  body: unknown;
+  signal?: AbortSignal;
+  clock: Clock;
+  timeouts: HttpTimeouts;
+  dispatcher: Dispatcher;
+}
+
+/** An undici Agent whose only timeout is the connect one; the others run on our clock. */
+export function createDispatcher(connectMs: number): Dispatcher {
+  return new Agent({
+    connect: { timeout: connectMs },
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    keepAliveTimeout: 30_000,
+  });
+}
+
+const MAX_ERROR_BODY = 64 * 1024;
+
+/** Streams the SSE events of one attempt. Aborting `signal` rejects with the signal's reason. */
+export async function* postSse(call: HttpCall): AsyncGenerator<SseEvent> {
+  const { clock, timeouts, provider } = call;
+  const ctl = new AbortController();
+  let timedOut: LlmTransportError | undefined;
+  const fire = (what: string, ms: number) => () => {
+    timedOut = new LlmTransportError(`${provider}: ${what} timeout after ${ms} ms`, provider, 'timeout', {
+      retryable: true,
+    });
+    ctl.abort(timedOut);
+  };
+  let phase: TimerHandle | undefined = clock.setTimeout(
+    fire('first byte', timeouts.firstByteMs),
+    timeouts.firstByteMs,
+  );
+  const total =
+    timeouts.totalMs > 0 ? clock.setTimeout(fire('total', timeouts.totalMs), timeouts.totalMs) : undefined;
+  const onAbort = () => ctl.abort(call.signal?.reason);
+  if (call.signal?.aborted) onAbort();
+  else call.signal?.addEventListener('abort', onAbort, { once: true });
+  // Every body chunk (SSE comments and keep-alives included) proves the vendor is alive.
+  const onChunk = () => {
+    if (phase) clock.clearTimeout(phase);
+    phase = clock.setTimeout(fire('idle', timeouts.idleMs), timeouts.idleMs);
+  };
+  let res: Dispatcher.ResponseData | undefined;
+  try {
+    try {
+      res = await request(call.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...call.headers },
+        body: JSON.stringify(call.body),
+        dispatcher: call.dispatcher,
+        signal: ctl.signal,
+      });
+      if (res.statusCode < 200 || res.statusCode >= 300) {
+        const text = await readLimited(res.body, MAX_ERROR_BODY);
+        const status = res.statusCode;
+        throw new LlmTransportError(
+          `${provider}: HTTP ${status}: ${vendorErrorMessage(text) || 'no details'}`,
+          provider,
+          'http',
+          {
+            status,
+            retryable: isRetryableStatus(status),
+            retryAfterMs: parseRetryAfter(res.headers, clock.now()),
+          },
+        );
+      }
+      for await (const ev of readSse(res.body, onChunk)) yield ev;
+    } catch (err) {
+      throw translate(err, call, timedOut);
+    }
+  } finally {
+    if (phase) clock.clearTimeout(phase);
+    if (total) clock.clearTimeout(total);
+    call.signal?.removeEventListener('abort', onAbort);
+    // A consumer that stops early (break, abort) must not leave the socket streaming.
+    if (res && !res.body.destroyed) res.body.destroy();
+    if (!ctl.signal.aborted) ctl.abort();
+  }
+}
+
+function translate(err: unknown, call: HttpCall, timedOut: LlmTransportError | undefined): unknown {
+  if (timedOut) return timedOut;
+  if (call.signal?.aborted) return call.signal.reason ?? err;
+  if (err instanceof LlmTransportError) return err;
+  const code = (err as { code?: string }).code;
+  const message = err instanceof Error ? err.message : String(err);
+  return new LlmTransportError(
+    `${call.provider}: ${code ? `${code} ` : ''}${message}`,
+    call.provider,
+    'network',
+    { retryable: true, cause: err },
+  );
+}
+
+async function readLimited(body: AsyncIterable<Uint8Array>, limit: number): Promise<string> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    parts.push(Buffer.from(chunk));
+    size += chunk.byteLength;
+    if (size >= limit) break;
+  }
+  return Buffer.concat(parts).toString('utf8').slice(0, limit);
+}
