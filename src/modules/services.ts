@@ -1,19 +1,37 @@
 // Builds every service once per process from the shared dependencies.
+import { AgentsService } from './agents/agents.service.js';
 import { ApiKeysService } from './api-keys/api-keys.service.js';
+import { CallsService } from './calls/calls.service.js';
+import { UnavailableDialer, type Dialer } from './calls/dialer.js';
 import type { ServiceDeps } from './context.js';
 import { ProjectsService } from './projects/projects.service.js';
+import { SessionsService, type LiveSessionControl } from './sessions/sessions.service.js';
+import { WorkflowsService } from './workflows/workflows.service.js';
 
 export interface Services {
   projects: ProjectsService;
   apiKeys: ApiKeysService;
+  agents: AgentsService;
+  workflows: WorkflowsService;
+  sessions: SessionsService;
+  calls: CallsService;
 }
 
 /** Parts a test or a role may replace. */
-export type ServiceOverrides = Partial<Record<string, unknown>>;
+export interface ServiceOverrides {
+  /** Places outbound calls; without one, calls end failed / sip_unavailable. */
+  dialer?: Dialer;
+  /** The engine's registry of running sessions, so DELETE /sessions aborts them. */
+  liveSessions?: LiveSessionControl;
+}
 
-export function createServices(deps: ServiceDeps, _overrides?: ServiceOverrides): Services {
+export function createServices(deps: ServiceDeps, overrides: ServiceOverrides = {}): Services {
   return {
     projects: new ProjectsService(deps),
     apiKeys: new ApiKeysService(deps),
+    agents: new AgentsService(deps),
+    workflows: new WorkflowsService(deps),
+    sessions: new SessionsService(deps, overrides.liveSessions),
+    calls: new CallsService(deps, overrides.dialer ?? new UnavailableDialer(deps, deps.logger)),
   };
 }
