@@ -1,0 +1,110 @@
+// What a workflow node may ask of the line it runs on. The text (test/chat/simulation) channel
+// implements it now; the phone (SIP) and web (WebRTC) channels implement the same interface later,
+// so nodes never change when a new kind of line appears.
+
+/** The session channel names of the spec (2.5). */
+export type ChannelKind = 'test' | 'web' | 'phone';
+
+/**
+ * What a channel can do. Nodes declare what they need (see `ChannelNeed`) and the interpreter
+ * checks it once before the node runs, the way jambonz verbs declare preconditions.
+ */
+export interface ChannelCapabilities {
+  /** Keypad digits reach the session (RFC 4733 on phone, data messages on web, fed in on text). */
+  dtmf: boolean;
+  /** Transfers, dialing and hangup exist (real on phone; simulated outcomes on the text channel). */
+  telephony: boolean;
+  /** True when telephony outcomes are simulated rather than real (text channel). */
+  simulated: boolean;
+}
+
+export type ChannelNeed = keyof Omit<ChannelCapabilities, 'simulated'>;
+
+export interface SayOptions {
+  /** Whether user input (speech, text or a digit) may interrupt the playback. */
+  bargeIn: boolean;
+  signal: AbortSignal;
+}
+
+export interface SayResult {
+  /** True when the user interrupted the playback before it finished. */
+  bargedIn: boolean;
+}
+
+export interface ListenOptions {
+  signal: AbortSignal;
+  /** Silence after which listening gives up; omitted = wait until aborted. */
+  timeoutMs?: number;
+}
+
+/** One finished user turn (an utterance on voice, a message on text). */
+export interface UserTurn {
+  text: string;
+  /** Clock.monotonic() when the user's turn ended, the start of the latency measure. */
+  endedAt: number;
+}
+
+export interface DigitOptions {
+  signal: AbortSignal;
+  timeoutMs?: number;
+}
+
+export type TransferMode = 'blind' | 'warm';
+
+export interface TransferOptions {
+  mode: TransferMode;
+  /** Warm transfers only: played to the human before the caller is bridged. */
+  announcement?: string;
+  /** Warm transfers only: how long the human's phone may ring. */
+  timeoutMs?: number;
+  signal: AbortSignal;
+}
+
+export interface TransferOutcome {
+  status: 'success' | 'failed';
+  /** Why a transfer failed (no_answer, busy, rejected, …), for logs and variables. */
+  reason?: string;
+}
+
+export interface DialOptions {
+  /** Caller id: a registered number (E.164). */
+  from?: string;
+  timeoutMs?: number;
+  signal: AbortSignal;
+}
+
+export type DialStatus = 'answered' | 'no_answer' | 'busy' | 'failed';
+
+export interface DialOutcome {
+  status: DialStatus;
+  /** Id of the new call leg when one was created. */
+  callId?: string;
+}
+
+export interface Channel {
+  readonly kind: ChannelKind;
+  readonly capabilities: ChannelCapabilities;
+
+  /** Plays or shows assistant output; resolves when played or barged in, rejects when aborted. */
+  say(text: string, options: SayOptions): Promise<SayResult>;
+  /** The user's next turn, or null on silence (timeout, or no input left in a simulation). */
+  listen(options: ListenOptions): Promise<UserTurn | null>;
+
+  /**
+   * The next keypad digit, or null on timeout. Digits are buffered from the moment the session
+   * starts, so keys pressed during a prompt (or before a collect node starts) are not lost.
+   */
+  nextDigit(options: DigitOptions): Promise<string | null>;
+  /** Drops buffered digits (e.g. a node that wants only fresh input). */
+  clearDigits(): void;
+
+  transfer(destination: string, options: TransferOptions): Promise<TransferOutcome>;
+  dial(destination: string, options: DialOptions): Promise<DialOutcome>;
+  /** Ends the line; idempotent. */
+  hangup(): Promise<void>;
+}
+
+/** The error a channel rejects with when the signal aborts; carries the signal's reason. */
+export function abortError(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
+}

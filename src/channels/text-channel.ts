@@ -1,0 +1,220 @@
+// The text channel: the test channel of sessions, `switchboard chat`, and simulations. User text
+// and keypad digits are fed in; assistant text goes out to listeners. Telephony nodes run against
+// simulated outcomes chosen by the session or simulation, so whole flows run without a phone:
+//
+//   simulated.transfer  'success' (default) | 'failed'          transfer_to_human, transfer_call
+//   simulated.dial      'answered' (default) | 'no_answer' | 'busy' | 'failed'   dial
+//
+// Playback takes `playbackMsPerChar` × length on the injected clock (0 by default: instant), which
+// is what lets tests barge into a prompt on a FakeClock.
+import type { Clock, TimerHandle } from '../shared/clock.js';
+import {
+  abortError,
+  type Channel,
+  type ChannelCapabilities,
+  type ChannelKind,
+  type DialOptions,
+  type DialOutcome,
+  type DialStatus,
+  type DigitOptions,
+  type ListenOptions,
+  type SayOptions,
+  type SayResult,
+  type TransferMode,
+  type TransferOptions,
+  type TransferOutcome,
+  type UserTurn,
+} from './channel.js';
+
+export interface SimulatedOutcomes {
+  transfer?: 'success' | 'failed';
+  dial?: DialStatus;
+}
+
+export type TextChannelOutput =
+  | { type: 'assistant_text'; text: string }
+  | {
+      type: 'transfer';
+      destination: string;
+      mode: TransferMode;
+      announcement?: string;
+      outcome: TransferOutcome;
+    }
+  | { type: 'dial'; destination: string; outcome: DialOutcome }
+  | { type: 'hangup' };
+
+export interface TextChannelOptions {
+  clock: Clock;
+  kind?: ChannelKind;
+  simulated?: SimulatedOutcomes;
+  playbackMsPerChar?: number;
+  /**
+   * When true, an empty input queue is silence: listen() and nextDigit() return null at once
+   * instead of waiting. Simulations set it so timeouts fire immediately when inputs run out.
+   */
+  silenceWhenIdle?: boolean;
+}
+
+const DTMF_KEYS = /^[0-9*#A-D]$/;
+
+export class TextChannel implements Channel {
+  readonly kind: ChannelKind;
+  readonly capabilities: ChannelCapabilities = { dtmf: true, telephony: true, simulated: true };
+  simulated: SimulatedOutcomes;
+  private readonly clock: Clock;
+  private readonly msPerChar: number;
+  private silenceWhenIdle: boolean;
+  private texts: UserTurn[] = [];
+  private digits: string[] = [];
+  private inputSeq = 0;
+  private hungUp = false;
+  private readonly waiters = new Set<() => void>();
+  private readonly listeners = new Set<(out: TextChannelOutput) => void>();
+
+  constructor(options: TextChannelOptions) {
+    this.clock = options.clock;
+    this.kind = options.kind ?? 'test';
+    this.simulated = { ...options.simulated };
+    this.msPerChar = options.playbackMsPerChar ?? 0;
+    this.silenceWhenIdle = options.silenceWhenIdle ?? false;
+  }
+
+  /** Receives assistant text and telephony actions; returns the unsubscribe function. */
+  onOutput(listener: (out: TextChannelOutput) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The user finished a turn with this text. */
+  pushText(text: string): void {
+    this.texts.push({ text, endedAt: this.clock.monotonic() });
+    this.inputSeq++;
+    this.wake();
+  }
+
+  /** The user pressed keys; anything but 0-9 * # A-D is ignored. */
+  pushDtmf(keys: string): void {
+    for (const key of keys) if (DTMF_KEYS.test(key)) this.digits.push(key);
+    this.inputSeq++;
+    this.wake();
+  }
+
+  /** No more input will come: waiting listens and digit reads resolve as silence. */
+  closeInput(): void {
+    this.silenceWhenIdle = true;
+    this.wake();
+  }
+
+  get isHungUp(): boolean {
+    return this.hungUp;
+  }
+
+  async say(text: string, options: SayOptions): Promise<SayResult> {
+    if (options.signal.aborted) throw abortError(options.signal);
+    this.output({ type: 'assistant_text', text });
+    const playMs = this.msPerChar * text.length;
+    if (playMs <= 0) return { bargedIn: false };
+    const startSeq = this.inputSeq;
+    const barged = await this.waitFor(
+      () => (options.bargeIn && this.inputSeq > startSeq ? true : undefined),
+      options.signal,
+      playMs,
+      false,
+    );
+    return { bargedIn: barged === true };
+  }
+
+  listen(options: ListenOptions): Promise<UserTurn | null> {
+    return this.waitFor(() => this.texts.shift(), options.signal, options.timeoutMs, true);
+  }
+
+  nextDigit(options: DigitOptions): Promise<string | null> {
+    return this.waitFor(() => this.digits.shift(), options.signal, options.timeoutMs, true);
+  }
+
+  clearDigits(): void {
+    this.digits = [];
+  }
+
+  async transfer(destination: string, options: TransferOptions): Promise<TransferOutcome> {
+    if (options.signal.aborted) throw abortError(options.signal);
+    const status = this.simulated.transfer ?? 'success';
+    const outcome: TransferOutcome =
+      status === 'success' ? { status } : { status, reason: 'simulated_failure' };
+    this.output({
+      type: 'transfer',
+      destination,
+      mode: options.mode,
+      ...(options.announcement !== undefined ? { announcement: options.announcement } : {}),
+      outcome,
+    });
+    return outcome;
+  }
+
+  async dial(destination: string, options: DialOptions): Promise<DialOutcome> {
+    if (options.signal.aborted) throw abortError(options.signal);
+    const outcome: DialOutcome = { status: this.simulated.dial ?? 'answered' };
+    this.output({ type: 'dial', destination, outcome });
+    return outcome;
+  }
+
+  async hangup(): Promise<void> {
+    if (this.hungUp) return;
+    this.hungUp = true;
+    this.output({ type: 'hangup' });
+  }
+
+  private output(out: TextChannelOutput): void {
+    for (const l of this.listeners) l(out);
+  }
+
+  private wake(): void {
+    for (const w of [...this.waiters]) w();
+  }
+
+  /**
+   * Resolves with poll()'s first defined value, or null on timeout (or at once on silence when
+   * `idleIsSilence` and input is closed); rejects when the signal aborts.
+   */
+  private waitFor<T>(
+    poll: () => T | undefined,
+    signal: AbortSignal,
+    timeoutMs: number | undefined,
+    idleIsSilence: boolean,
+  ): Promise<T | null> {
+    if (signal.aborted) return Promise.reject(abortError(signal));
+    const first = poll();
+    if (first !== undefined) return Promise.resolve(first);
+    if (idleIsSilence && this.silenceWhenIdle) return Promise.resolve(null);
+    return new Promise<T | null>((resolve, reject) => {
+      let timer: TimerHandle | undefined;
+      const cleanup = (): void => {
+        this.waiters.delete(check);
+        signal.removeEventListener('abort', onAbort);
+        if (timer) this.clock.clearTimeout(timer);
+      };
+      const check = (): void => {
+        const value = poll();
+        if (value !== undefined) {
+          cleanup();
+          resolve(value);
+        } else if (idleIsSilence && this.silenceWhenIdle) {
+          cleanup();
+          resolve(null);
+        }
+      };
+      const onAbort = (): void => {
+        cleanup();
+        reject(abortError(signal));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      if (timeoutMs !== undefined) {
+        timer = this.clock.setTimeout(() => {
+          cleanup();
+          resolve(null);
+        }, timeoutMs);
+      }
+      this.waiters.add(check);
+    });
+  }
+}

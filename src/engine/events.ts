@@ -1,0 +1,141 @@
+// The one typed event stream that leaves the engine. The transcript recorder, the usage meter,
+// the realtime protocol, webhooks (via the lead's outbox mapping) and tests all read it.
+//
+// Every event carries `at` (Clock.now(), epoch ms). Delivery is synchronous and in order; a
+// listener that throws is isolated so it cannot break the execution.
+
+export type ExecutionStatus = 'running' | 'completed' | 'failed' | 'transferred' | 'cancelled';
+
+export type MessageRole = 'user' | 'assistant' | 'system' | 'tool';
+
+export interface ExecutionError {
+  /** Stable code: node_error, max_duration_exceeded, step_limit_exceeded, no_edge, … */
+  code: string;
+  message: string;
+}
+
+export type EngineEvent =
+  | {
+      type: 'execution.started';
+      at: number;
+      execution_id: string;
+      workflow_id?: string;
+      workflow_version?: number;
+    }
+  | { type: 'node.entered'; at: number; node_id: string; node_type: string }
+  | { type: 'node.exited'; at: number; node_id: string; node_type: string; handle: string }
+  | {
+      type: 'message';
+      at: number;
+      role: MessageRole;
+      content: string;
+      agent_name?: string;
+      /** Assistant messages: end of the user's turn to the first assistant output (ms, fractional). */
+      latency_ms?: number;
+      node_id?: string;
+    }
+  | { type: 'variables.changed'; at: number; changes: Record<string, unknown>; node_id?: string }
+  | {
+      type: 'usage';
+      at: number;
+      llm_input_tokens: number;
+      llm_output_tokens: number;
+      provider: string;
+      model?: string;
+    }
+  | { type: 'dtmf'; at: number; digits: string; node_id?: string }
+  | {
+      type: 'execution.completed';
+      at: number;
+      status: 'completed';
+      last_node_id: string;
+      variables: Record<string, unknown>;
+      duration_ms: number;
+    }
+  | {
+      type: 'execution.transferred';
+      at: number;
+      status: 'transferred';
+      last_node_id: string;
+      destination: string;
+      mode: 'blind' | 'warm';
+      variables: Record<string, unknown>;
+      duration_ms: number;
+    }
+  | {
+      type: 'execution.failed';
+      at: number;
+      status: 'failed';
+      last_node_id: string | null;
+      error: ExecutionError;
+      variables: Record<string, unknown>;
+      duration_ms: number;
+    }
+  | {
+      type: 'execution.cancelled';
+      at: number;
+      status: 'cancelled';
+      last_node_id: string | null;
+      reason: string;
+      variables: Record<string, unknown>;
+      duration_ms: number;
+    }
+  | { type: 'session.status'; at: number; status: SessionStatus }
+  | {
+      type: 'session.ended';
+      at: number;
+      end_reason: SessionEndReason;
+      duration_seconds: number;
+    };
+
+/** See session-runtime.ts for the moves between these. */
+export type SessionStatus = 'pending' | 'active' | 'ended';
+
+export type SessionEndReason =
+  'completed' | 'failed' | 'transferred' | 'force_ended' | 'client_ended' | 'client_disconnected' | 'timeout';
+
+export type EngineEventType = EngineEvent['type'];
+
+/** An event before the stream stamps it with the time. */
+export type EngineEventInput = EngineEvent extends infer E
+  ? E extends { at: number }
+    ? Omit<E, 'at'>
+    : never
+  : never;
+
+export type EngineListener = (event: EngineEvent) => void;
+
+export class EventStream {
+  private readonly listeners = new Set<EngineListener>();
+  private readonly history: EngineEvent[] | null;
+
+  /** `keepHistory` stores every event (tests, simulations); the live runtime leaves it off. */
+  constructor(
+    private readonly now: () => number,
+    keepHistory = false,
+  ) {
+    this.history = keepHistory ? [] : null;
+  }
+
+  subscribe(listener: EngineListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  emit(input: EngineEventInput): EngineEvent {
+    const event = { ...input, at: this.now() } as EngineEvent;
+    this.history?.push(event);
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A broken listener (a transcript write, a socket) must not stop the call.
+      }
+    }
+    return event;
+  }
+
+  get events(): readonly EngineEvent[] {
+    return this.history ?? [];
+  }
+}
