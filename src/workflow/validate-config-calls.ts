@@ -1,0 +1,148 @@
+// Config rules of the nodes that reach outside the conversation: webhook (HTTP), dial and the two
+// transfers (telephony). Destinations and URLs are templates, so they are judged by what they can
+// render to (destinations.ts): impossible is an error, "only known at run time" a warning.
+
+import { E164, checkDestinationTemplate, parseDestination } from './destinations.js';
+import type { TemplateVerdict } from './destinations.js';
+import { WEBHOOK_METHODS } from './graph-schema.js';
+import { fieldPath } from './node-variables.js';
+import { isSecretVariable } from './secrets.js';
+import { isTemplated } from './templates.js';
+import { variableNameMessage } from './validate-fields.js';
+import type { ConfigFields } from './validate-fields.js';
+import { VARIABLE_NAME } from './validate-shared.js';
+
+const DESTINATION_FORMS = '`tel:<E164>` (e.g. tel:+14155550100) or `sip:user@host`';
+/** Roots a webhook response mapping may read: HTTP status, parsed body, response headers. */
+const RESPONSE_PATH = /^(status|body|headers)(\.[^.\s]+)*$/;
+
+function isHttpUrl(rendered: string): boolean {
+  try {
+    const url = new URL(rendered);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+function report(
+  f: ConfigFields,
+  field: string,
+  verdict: TemplateVerdict,
+  invalid: string,
+  undecidable: string,
+): void {
+  if (verdict === 'invalid') f.error(field, invalid);
+  else if (verdict === 'undecidable') f.warning(field, undecidable);
+}
+
+export function checkWebhook(f: ConfigFields): void {
+  const method = f.config.method;
+  if (method !== undefined && !(WEBHOOK_METHODS as readonly unknown[]).includes(method)) {
+    f.error('method', `\`method\` must be one of ${WEBHOOK_METHODS.join(', ')}.`);
+  }
+  const url = f.string('url', true, 'the URL to call');
+  if (url !== undefined) {
+    report(
+      f,
+      'url',
+      checkDestinationTemplate(url, isHttpUrl),
+      '`url` must be an http or https URL.',
+      '`url` is only known at run time; it must render to an http or https URL.',
+    );
+  }
+  const headers = f.record('headers', false) ?? {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (typeof value !== 'string')
+      f.error(fieldPath('headers', name), 'A header value must be a string (template).');
+  }
+  const body = f.string('body', false);
+  if (body !== undefined && (method === 'GET' || method === 'DELETE')) {
+    f.warning('body', `A ${method} request is sent without a body; \`body\` is ignored.`);
+  }
+  f.seconds('timeout_seconds');
+  checkWebhookAuth(f);
+  const mapping = f.record('response_mapping', false) ?? {};
+  for (const [name, path] of Object.entries(mapping)) {
+    const field = fieldPath('response_mapping', name);
+    if (!VARIABLE_NAME.test(name)) f.error(field, variableNameMessage('response_mapping', name));
+    else if (typeof path !== 'string' || !RESPONSE_PATH.test(path)) {
+      f.error(field, 'A response path is `status`, `body`, `body.<path>` or `headers.<name>`.');
+    }
+  }
+}
+
+function checkWebhookAuth(f: ConfigFields): void {
+  const auth = f.record('auth', false);
+  if (auth === undefined) return;
+  switch (auth.type) {
+    case 'none':
+      return;
+    case 'bearer':
+      if (typeof auth.token !== 'string' || auth.token.trim() === '') {
+        f.error('auth.token', 'Bearer auth needs a `token` (e.g. "{{secret_api_token}}").');
+      } else if (!isTemplated(auth.token)) {
+        f.warning(
+          'auth.token',
+          'The token is stored in the graph as plain text; read it from a secret_ variable instead.',
+        );
+      }
+      return;
+    case 'hmac':
+      if (typeof auth.secret_variable !== 'string' || !VARIABLE_NAME.test(auth.secret_variable)) {
+        f.error(
+          'auth.secret_variable',
+          'HMAC auth needs `secret_variable`, the variable holding the signing secret.',
+        );
+      } else if (!isSecretVariable(auth.secret_variable)) {
+        f.warning(
+          'auth.secret_variable',
+          `'${auth.secret_variable}' is not marked secret (names starting with secret_ are redacted).`,
+        );
+      }
+      return;
+    default:
+      f.error('auth.type', "`auth.type` must be 'none', 'bearer' or 'hmac'.");
+  }
+}
+
+export function checkDial(f: ConfigFields): void {
+  const to = f.string('to', true, 'the number or address to call');
+  if (to !== undefined) {
+    const accept = (rendered: string): boolean =>
+      E164.test(rendered.trim()) || parseDestination(rendered) !== null;
+    report(
+      f,
+      'to',
+      checkDestinationTemplate(to, accept),
+      `\`to\` must be an E.164 number, ${DESTINATION_FORMS}.`,
+      `\`to\` is only known at run time; it must render to an E.164 number, ${DESTINATION_FORMS}.`,
+    );
+  }
+  const from = f.string('from', false);
+  if (from !== undefined && !isTemplated(from) && !E164.test(from.replace(/^tel:/, ''))) {
+    f.error('from', '`from` must be a registered number in E.164 (e.g. +14155550100).');
+  }
+  f.seconds('ring_timeout_seconds');
+  f.variableName('save_call_id_to', false);
+}
+
+export function checkTransfer(f: ConfigFields): void {
+  const destination = f.string('destination', true, `${DESTINATION_FORMS}`);
+  if (destination !== undefined) {
+    const bare = E164.test(destination.trim());
+    report(
+      f,
+      'destination',
+      checkDestinationTemplate(destination),
+      bare
+        ? `Write the number as tel:${destination.trim()}.`
+        : `\`destination\` must be ${DESTINATION_FORMS}.`,
+      `\`destination\` is only known at run time; it must render to ${DESTINATION_FORMS}.`,
+    );
+  }
+  if (f.node.type === 'transfer_to_human') {
+    f.string('announcement', false);
+    f.seconds('ring_timeout_seconds');
+  }
+}
