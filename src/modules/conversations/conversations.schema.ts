@@ -1,0 +1,61 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, PageQuery, Timestamp } from '../../api/schemas.js';
+
+const DateFilter = (description: string) =>
+  Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description }));
+
+export const ConversationListQuery = Type.Object({
+  ...PageQuery,
+  project_id: Type.Optional(Type.String()),
+  session_id: Type.Optional(Type.String()),
+  from_date: DateFilter('Created on or after this UTC date (YYYY-MM-DD, inclusive)'),
+  to_date: DateFilter('Created on or before this UTC date (YYYY-MM-DD, inclusive)'),
+});
+export type ConversationListQuery = Static<typeof ConversationListQuery>;
+
+export const Message = Type.Object(
+  {
+    sequence: Type.Integer(),
+    role: Type.String({ description: 'user, assistant, system or tool' }),
+    content: Type.String(),
+    agent_name: Type.Optional(
+      Nullable(
+        Type.String({
+          description:
+            'Present on every message when two or more agents spoke in the conversation (null on messages no agent wrote); absent otherwise',
+        }),
+      ),
+    ),
+    spoken_at: Timestamp,
+    latency_ms: Nullable(Type.Integer({ description: 'Assistant turns: end of user turn to first output' })),
+  },
+  { $id: 'Message' },
+);
+export type Message = Static<typeof Message>;
+
+export const Conversation = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    project_id: Type.String(),
+    session_id: Type.String(),
+    message_count: Type.Integer(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { $id: 'Conversation' },
+);
+export type Conversation = Static<typeof Conversation>;
+
+export const ConversationWithMessages = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    project_id: Type.String(),
+    session_id: Type.String(),
+    message_count: Type.Integer(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    messages: Type.Array(Message),
+  },
+  { $id: 'ConversationWithMessages' },
+);
+export type ConversationWithMessages = Static<typeof ConversationWithMessages>;

@@ -1,0 +1,64 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable } from '../../api/schemas.js';
+
+const CalendarDate = Type.String({ description: 'A UTC calendar date, YYYY-MM-DD' });
+
+export const UsageQuery = Type.Object({
+  from: Type.Optional(
+    Type.String({
+      pattern: '^\\d{4}-\\d{2}-\\d{2}$',
+      description: 'First day, inclusive (UTC). Default: the first day of the month of `to`.',
+    }),
+  ),
+  to: Type.Optional(
+    Type.String({
+      pattern: '^\\d{4}-\\d{2}-\\d{2}$',
+      description: 'Last day, inclusive (UTC). Default: today. At most 366 days after `from`.',
+    }),
+  ),
+  group_by: Type.Optional(
+    Type.Union(
+      [Type.Literal('metric'), Type.Literal('day'), Type.Literal('project'), Type.Literal('provider')],
+      { description: 'metric (default): totals only; day, project, provider: totals plus `groups`' },
+    ),
+  ),
+});
+export type UsageQuery = Static<typeof UsageQuery>;
+
+export const UsageMetricsSchema = Type.Object(
+  {
+    voice_minutes: Type.Number({ description: 'Minutes of call audio, two decimals' }),
+    calls: Type.Integer(),
+    sessions: Type.Integer(),
+    llm_input_tokens: Type.Integer(),
+    llm_output_tokens: Type.Integer(),
+    stt_seconds: Type.Integer(),
+    tts_characters: Type.Integer(),
+  },
+  { description: 'Every metric, zero when nothing was recorded' },
+);
+
+export const UsageGroup = Type.Object(
+  {
+    day: Type.Optional(CalendarDate),
+    project_id: Type.Optional(Nullable(Type.String())),
+    provider: Type.Optional(Nullable(Type.String())),
+    metrics: UsageMetricsSchema,
+  },
+  { description: 'One of `day`, `project_id` or `provider` (per group_by), plus its metrics' },
+);
+
+export const Usage = Type.Object(
+  {
+    from: CalendarDate,
+    to: CalendarDate,
+    group_by: Type.Optional(
+      Type.Union([Type.Literal('day'), Type.Literal('project'), Type.Literal('provider')]),
+    ),
+    metrics: UsageMetricsSchema,
+    groups: Type.Optional(Type.Array(UsageGroup)),
+  },
+  { $id: 'Usage' },
+);
+export type Usage = Static<typeof Usage>;
+export type UsageGroup = Static<typeof UsageGroup>;
