@@ -4,7 +4,9 @@ import { ApiKeysService } from './api-keys/api-keys.service.js';
 import { CallsService } from './calls/calls.service.js';
 import { UnavailableDialer, type Dialer } from './calls/dialer.js';
 import type { ServiceDeps } from './context.js';
+import { ConversationsService } from './conversations/conversations.service.js';
 import { ProjectsService } from './projects/projects.service.js';
+import { UsageService } from './usage/usage.service.js';
 import { SessionsService, type LiveSessionControl } from './sessions/sessions.service.js';
 import { WorkflowsService } from './workflows/workflows.service.js';
 
@@ -15,6 +17,8 @@ export interface Services {
   workflows: WorkflowsService;
   sessions: SessionsService;
   calls: CallsService;
+  conversations: ConversationsService;
+  usage: UsageService;
 }
 
 /** Parts a test or a role may replace. */
@@ -29,6 +33,8 @@ export function createServices(deps: ServiceDeps, overrides: ServiceOverrides = 
   return {
     projects: new ProjectsService(deps),
     apiKeys: new ApiKeysService(deps),
+    conversations: new ConversationsService(deps),
+    usage: new UsageService(deps),
     agents: new AgentsService(deps),
     workflows: new WorkflowsService(deps),
     sessions: new SessionsService(deps, overrides.liveSessions),

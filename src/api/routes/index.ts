@@ -4,14 +4,18 @@ import type { ServiceDeps } from '../../modules/context.js';
 import type { Services } from '../../modules/services.js';
 import { agentRoutes } from './agents.routes.js';
 import { apiKeyRoutes } from './api-keys.routes.js';
+import { conversationRoutes } from './conversations.routes.js';
 import { callRoutes } from './calls.routes.js';
 import { projectRoutes } from './projects.routes.js';
+import { usageRoutes } from './usage.routes.js';
 import { sessionRoutes } from './sessions.routes.js';
 import { workflowRoutes } from './workflows.routes.js';
 
 export async function registerRoutes(app: FastifyInstance, s: Services, deps: ServiceDeps): Promise<void> {
   await projectRoutes(app, s, deps);
   await apiKeyRoutes(app, s, deps);
+  await conversationRoutes(app, s, deps);
+  await usageRoutes(app, s, deps);
   await agentRoutes(app, s, deps);
   await workflowRoutes(app, s, deps);
   await sessionRoutes(app, s, deps);
