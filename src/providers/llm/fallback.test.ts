@@ -1,0 +1,140 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  collect,
+  startFakeLlmServer,
+  type FakeLlmServer,
+} from '../../../test/support/fake-llm-servers/index.js';
+import type { Config } from '../../config/config.js';
+import { FallbackProvider } from './fallback.js';
+import { LlmError, type LlmRequest } from './llm.types.js';
+import { createLlmProvider, createLlmRegistry } from './registry.js';
+import { ScriptedLlmProvider } from './scripted.js';
+
+const ask: LlmRequest = { model: 'primary-model', messages: [{ role: 'user', content: 'hi' }] };
+
+describe('FallbackProvider', () => {
+  it('answers with the second provider when the first fails before any output, using its model', async () => {
+    const first = new ScriptedLlmProvider([{ error: new LlmError('down', 'a', 503, true) }], { id: 'a' });
+    const second = new ScriptedLlmProvider([{ text: ['from b'] }], { id: 'b' });
+    const switches: string[] = [];
+    const fb = new FallbackProvider([{ provider: first }, { provider: second, model: 'b-model' }], {
+      onFallback: ({ from, to, error }) => void switches.push(`${from}->${to}:${error.status}`),
+    });
+    const events = await collect(fb.stream(ask));
+    expect(events[0]).toEqual({ type: 'text', delta: 'from b' });
+    expect(fb.id).toBe('a');
+    expect(second.requests[0]!.model).toBe('b-model');
+    expect(switches).toEqual(['a->b:503']);
+  });
+
+  it('does not switch after output has been streamed', async () => {
+    const first = {
+      id: 'a',
+      async *stream() {
+        yield { type: 'text' as const, delta: 'half' };
+        throw new LlmError('cut', 'a');
+      },
+    };
+    const second = new ScriptedLlmProvider([{ text: ['never'] }], { id: 'b' });
+    const fb = new FallbackProvider([{ provider: first }, { provider: second }]);
+    await expect(collect(fb.stream(ask))).rejects.toThrow('cut');
+    expect(second.requests).toHaveLength(0);
+  });
+
+  it('does not switch when the caller aborted', async () => {
+    const ctl = new AbortController();
+    ctl.abort(new Error('hangup'));
+    const first = new ScriptedLlmProvider([{ text: ['x'] }], { id: 'a' });
+    const second = new ScriptedLlmProvider([{ text: ['y'] }], { id: 'b' });
+    const fb = new FallbackProvider([{ provider: first }, { provider: second }]);
+    await expect(collect(fb.stream({ ...ask, signal: ctl.signal }))).rejects.toThrow('hangup');
+    expect(second.requests).toHaveLength(0);
+  });
+
+  it('throws the last provider error when every provider fails', async () => {
+    const first = new ScriptedLlmProvider([{ error: new LlmError('a down', 'a', 500, true) }], { id: 'a' });
+    const second = new ScriptedLlmProvider([{ error: new LlmError('b down', 'b', 429, true) }], { id: 'b' });
+    await expect(
+      collect(new FallbackProvider([{ provider: first }, { provider: second }]).stream(ask)),
+    ).rejects.toMatchObject({
+      message: 'b down',
+      provider: 'b',
+    });
+  });
+});
+
+describe('createLlmProvider and createLlmRegistry against fake vendor servers', () => {
+  let openai: FakeLlmServer;
+  let anthropic: FakeLlmServer;
+  let config: Pick<Config, 'providers'>;
+
+  beforeEach(async () => {
+    openai = await startFakeLlmServer('openai');
+    anthropic = await startFakeLlmServer('anthropic');
+    config = {
+      providers: {
+        llm_vendor_1: { apiKey: 'k1', baseUrl: openai.baseUrl },
+        llm_vendor_2: { apiKey: 'k2', baseUrl: anthropic.baseUrl },
+      },
+    };
+  });
+  afterEach(async () => {
+    await openai.close();
+    await anthropic.close();
+  });
+
+  it('falls back from llm_vendor_1 exhausting its retries to llm_vendor_2', async () => {
+    for (let i = 0; i < 2; i++)
+      openai.replyRaw({ kind: 'error', status: 500, body: { error: { message: 'down' } } });
+    anthropic.reply({ text: ['Claude here'], usage: { input: 3, output: 2 } });
+    const provider = createLlmProvider('llm_vendor_1', config, {
+      fallback: { id: 'llm_vendor_2', model: 'claude-fallback' },
+      retry: { maxRetries: 1 },
+      sleep: async () => {},
+    });
+    const events = await collect(provider.stream(ask));
+    expect(events).toEqual([
+      { type: 'text', delta: 'Claude here' },
+      { type: 'done', usage: { inputTokens: 3, outputTokens: 2 }, finishReason: 'stop' },
+    ]);
+    expect(openai.requests).toHaveLength(2);
+    expect((anthropic.requests[0]!.body as { model: string }).model).toBe('claude-fallback');
+    expect(anthropic.requests[0]!.headers['x-api-key']).toBe('k2');
+  });
+
+  it('gives each id its adapter, key and base URL, caches it, and wraps configured fallbacks', async () => {
+    const scripted = new ScriptedLlmProvider([{ text: ['fake'] }], { id: 'llm_vendor_3' });
+    const registry = createLlmRegistry(config, {
+      fallbacks: { llm_vendor_2: 'llm_vendor_1' },
+      overrides: { llm_vendor_3: scripted },
+      sleep: async () => {},
+    });
+    expect(registry.get('llm_vendor_1')).toBe(registry.get('llm_vendor_1'));
+    expect(registry.get('llm_vendor_3')).toBe(scripted);
+    expect(registry.get('llm_vendor_2')).toBeInstanceOf(FallbackProvider);
+    expect(registry.has('llm_vendor_4')).toBe(true);
+    expect(registry.has('llm_vendor_9')).toBe(false);
+    expect(() => registry.get('llm_vendor_9')).toThrow(LlmError);
+
+    openai.reply({ text: ['gpt'] });
+    const events = await collect(registry.get('llm_vendor_1').stream(ask));
+    expect(events[0]).toEqual({ type: 'text', delta: 'gpt' });
+    expect(openai.requests[0]!.headers.authorization).toBe('Bearer k1');
+
+    anthropic.replyRaw({
+      kind: 'error',
+      status: 401,
+      body: { type: 'error', error: { type: 'authentication_error', message: 'bad key' } },
+    });
+    openai.reply({ text: ['rescued'] });
+    const rescued = await collect(registry.get('llm_vendor_2').stream(ask));
+    expect(rescued[0]).toEqual({ type: 'text', delta: 'rescued' });
+    await registry.close();
+  });
+
+  it('uses the public base URL and fails without a key when nothing is configured', async () => {
+    const registry = createLlmRegistry({ providers: {} });
+    await expect(collect(registry.get('llm_vendor_4').stream(ask))).rejects.toThrow(/LLM_VENDOR_4_API_KEY/);
+    await registry.close();
+  });
+});

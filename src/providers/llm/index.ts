@@ -1,0 +1,23 @@
+// What the engine imports from the LLM providers: the contract, the registry, fallback, the fake.
+export * from './llm.types.js';
+export {
+  createLlmAdapter,
+  createLlmProvider,
+  createLlmRegistry,
+  isLlmProviderId,
+  LLM_PROTOCOLS,
+  LLM_PROVIDER_IDS,
+  type AdapterOptions,
+  type CreateLlmProviderOptions,
+  type FallbackTarget,
+  type LlmProviderId,
+  type LlmRegistry,
+  type LlmRegistryOptions,
+} from './registry.js';
+export { FallbackProvider, type FallbackLeg, type FallbackOptions } from './fallback.js';
+export { ScriptedLlmProvider, type Script, type ScriptedLlmOptions, type ScriptedTurn } from './scripted.js';
+export type { HttpLlmOptions, LlmCallMetrics, Sleep } from './base.js';
+export { LlmTransportError, type LlmFailureKind } from './errors.js';
+export type { HttpTimeouts } from './http-stream.js';
+export type { RetryPolicy } from './retry.js';
+export type { RouterRouting } from './vendor-4-router.js';
