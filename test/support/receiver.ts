@@ -17,10 +17,16 @@ export interface Receiver {
   port: number;
   received: Received[];
   respond: Responder;
-  /** Resolves when the n-th request (1-based) has arrived. */
+  /** Requests so far (also counted when not recorded). */
+  readonly count: number;
+  /** Resolves when the n-th request (1-based, counted since the last reset) has arrived. */
   waitFor(n: number): Promise<void>;
+  /** Forgets what was received and restores the default 204 answer. */
+  reset(): void;
   close(): Promise<void>;
 }
+
+const defaultRespond: Responder = (_req, res) => res.writeHead(204).end();
 
 export async function startReceiver(respond?: Responder, record = true): Promise<Receiver> {
   const waiters: Array<{ n: number; resolve: () => void }> = [];
@@ -29,7 +35,15 @@ export async function startReceiver(respond?: Responder, record = true): Promise
     url: '',
     port: 0,
     received: [],
-    respond: respond ?? ((_req, res) => res.writeHead(204).end()),
+    respond: respond ?? defaultRespond,
+    get count() {
+      return count;
+    },
+    reset() {
+      count = 0;
+      receiver.received.length = 0;
+      receiver.respond = respond ?? defaultRespond;
+    },
     waitFor(n) {
       if (count >= n) return Promise.resolve();
       return new Promise((resolve) => waiters.push({ n, resolve }));

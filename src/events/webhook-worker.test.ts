@@ -1,0 +1,324 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Agent } from 'undici';
+import { FakeClock } from '../shared/clock.js';
+import { silentLogger } from '../shared/logger.js';
+import { toDbTime, type Store } from '../store/database.js';
+import { storeKinds } from '../../test/support/stores.js';
+import { startReceiver, type Receiver } from '../../test/support/receiver.js';
+import { seedEndpoint, seedWorkspace, testBox } from '../../test/support/webhook-fixtures.js';
+import { AddressPolicy } from './address-policy.js';
+import { claimDue } from './delivery-store.js';
+import { emitEvent } from './outbox.js';
+import type { EndpointPausedNotice, OwnerNotifier } from './owner-notifier.js';
+import { createGuardedAgent } from './ssrf-guard.js';
+import { verifyWebhook } from './verify-webhook.js';
+import { WebhookWorker } from './webhook-worker.js';
+
+const DAY = 24 * 3_600_000;
+
+describe.each(storeKinds())('webhook worker on $name', (kind) => {
+  let store: Store;
+  let receiver: Receiver;
+  let agent: Agent;
+  let clock: FakeClock;
+  let notices: EndpointPausedNotice[];
+  const notifier: OwnerNotifier = {
+    endpointPaused: async (n) => void notices.push(n),
+    close: () => undefined,
+  };
+
+  beforeAll(async () => {
+    store = await kind.open();
+    receiver = await startReceiver();
+    agent = createGuardedAgent({ policy: new AddressPolicy(['127.0.0.0/8']) });
+  });
+  afterAll(async () => {
+    await agent.close();
+    await receiver.close();
+    await store.close();
+  });
+  beforeEach(async () => {
+    for (const t of [
+      'webhook_attempts',
+      'webhook_deliveries',
+      'webhook_events',
+      'webhook_endpoints',
+    ] as const) {
+      await store.db.deleteFrom(t).execute();
+    }
+    clock = new FakeClock('2026-03-01T00:00:00Z');
+    notices = [];
+    receiver.reset();
+    receiver.respond = (_r, res) => res.writeHead(200).end('ok');
+  });
+
+  const worker = (extra: Partial<ConstructorParameters<typeof WebhookWorker>[0]> = {}) =>
+    new WebhookWorker({
+      store,
+      clock,
+      logger: silentLogger(),
+      dispatcher: agent,
+      secrets: testBox,
+      notifier,
+      random: () => 0.5,
+      ...extra,
+    });
+
+  const emit = (ws: { workspaceId: string; projectId: string }, type = 'call.ended' as const, data = {}) =>
+    store.db.transaction().execute((trx) => emitEvent(trx, { ...ws, type, data, now: clock.now() }));
+
+  const delivery = (endpointId: string) =>
+    store.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('endpoint_id', '=', endpointId)
+      .orderBy('created_at')
+      .execute();
+
+  it('fans an event out to the active endpoints of its project subscribed to its type', async () => {
+    const ws = await seedWorkspace(store.db);
+    const other = await seedWorkspace(store.db);
+    const url = `${receiver.url}/hook`;
+    const subscribed = await seedEndpoint(store.db, { ...ws, url, events: ['call.ended', 'call.started'] });
+    const notSubscribed = await seedEndpoint(store.db, { ...ws, url, events: ['session.ended'] });
+    const paused = await seedEndpoint(store.db, { ...ws, url, events: ['call.ended'], status: 'paused' });
+    const otherProject = await seedEndpoint(store.db, { ...other, url, events: ['call.ended'] });
+    const ev = await emit(ws, 'call.ended', { id: 'c1', duration_seconds: 3 });
+    expect(ev).toMatchObject({ pending: 1, paused: 1 });
+    expect(await delivery(notSubscribed.id)).toHaveLength(0);
+    expect(await delivery(otherProject.id)).toHaveLength(0);
+    const [p] = await delivery(paused.id);
+    expect(p).toMatchObject({
+      status: 'failed',
+      attempt_count: 0,
+      last_error: expect.stringMatching(/^endpoint paused/),
+    });
+
+    expect(await worker().runOnce()).toBe(1);
+    expect(receiver.received).toHaveLength(1);
+    const got = receiver.received[0]!;
+    expect(got.body).toBe(ev.body);
+    const body = verifyWebhook(got.body, got.headers, subscribed.secret, { now: clock.now() });
+    expect(body).toEqual({
+      id: ev.id,
+      type: 'call.ended',
+      created_at: '2026-03-01T00:00:00Z',
+      project_id: ws.projectId,
+      data: { id: 'c1', duration_seconds: 3 },
+    });
+    const [d] = await delivery(subscribed.id);
+    expect(d).toMatchObject({
+      status: 'succeeded',
+      attempt_count: 1,
+      next_attempt_at: null,
+      lease_owner: null,
+    });
+    const attempts = await store.db
+      .selectFrom('webhook_attempts')
+      .selectAll()
+      .where('delivery_id', '=', d!.id)
+      .execute();
+    expect(attempts).toHaveLength(1);
+    expect(attempts[0]).toMatchObject({
+      response_status: 200,
+      response_body: 'ok',
+      error: null,
+      attempt_number: 1,
+    });
+    expect(JSON.parse(attempts[0]!.request_headers)['X-Service-Delivery']).toBe(
+      got.headers['x-service-delivery'],
+    );
+  });
+
+  it('retries on the documented schedule and marks the delivery dead after the eighth failure', async () => {
+    const ws = await seedWorkspace(store.db);
+    const ep = await seedEndpoint(store.db, { ...ws, url: `${receiver.url}/down`, events: ['call.ended'] });
+    receiver.respond = (_r, res) => res.writeHead(500).end('boom');
+    const ev = await emit(ws);
+    const w = worker();
+    const waits = [30_000, 120_000, 600_000, 1_800_000, 7_200_000, 21_600_000, 43_200_000];
+    for (let attempt = 1; attempt <= 8; attempt++) {
+      const before = clock.now();
+      expect(await w.runOnce()).toBe(1);
+      const [d] = await delivery(ep.id);
+      expect(d!.attempt_count).toBe(attempt);
+      if (attempt < 8) {
+        expect(d!.status).toBe('pending');
+        expect(d!.next_attempt_at).toBe(toDbTime(before + waits[attempt - 1]!));
+        // Not due a millisecond early.
+        clock.set(before + waits[attempt - 1]! - 1);
+        expect(await w.runOnce()).toBe(0);
+        clock.set(before + waits[attempt - 1]!);
+      } else {
+        expect(d).toMatchObject({ status: 'dead', next_attempt_at: null, last_status_code: 500 });
+      }
+    }
+    clock.set(clock.now() + 7 * DAY);
+    expect(await w.runOnce()).toBe(0);
+    expect(receiver.received).toHaveLength(8);
+    // Same event id and identical body bytes on every attempt; a fresh delivery id each time.
+    expect(new Set(receiver.received.map((r) => r.body))).toEqual(new Set([ev.body]));
+    expect(new Set(receiver.received.map((r) => r.headers['x-service-delivery'])).size).toBe(8);
+  });
+
+  it('applies jitter within ±10 %', async () => {
+    const ws = await seedWorkspace(store.db);
+    const ep = await seedEndpoint(store.db, { ...ws, url: `${receiver.url}/down`, events: ['call.ended'] });
+    receiver.respond = (_r, res) => res.writeHead(503).end();
+    await emit(ws);
+    await emit(ws);
+    const start = clock.now();
+    await worker({ random: () => 0, concurrency: 1 }).runOnce();
+    await worker({ random: () => 0.99999, concurrency: 1 }).runOnce();
+    const next = (await delivery(ep.id))
+      .map((d) => Date.parse(d.next_attempt_at!) - start)
+      .sort((a, b) => a - b);
+    expect(next).toEqual([27_000, 33_000]);
+  });
+
+  it('marks deliveries of a paused endpoint failed without sending them', async () => {
+    const ws = await seedWorkspace(store.db);
+    const ep = await seedEndpoint(store.db, { ...ws, url: `${receiver.url}/x`, events: ['call.ended'] });
+    await emit(ws);
+    await store.db
+      .updateTable('webhook_endpoints')
+      .set({ status: 'paused' })
+      .where('id', '=', ep.id)
+      .execute();
+    expect(await worker().runOnce()).toBe(1);
+    expect(receiver.received).toHaveLength(0);
+    const [d] = await delivery(ep.id);
+    expect(d).toMatchObject({ status: 'failed', attempt_count: 0 });
+    expect(d!.last_error).toMatch(/^endpoint paused/);
+  });
+
+  it('auto-pauses an endpoint after exactly 7 days of failing every delivery, and tells the owner', async () => {
+    const ws = await seedWorkspace(store.db, 'boss@example.test');
+    const ep = await seedEndpoint(store.db, { ...ws, url: `${receiver.url}/down`, events: ['call.ended'] });
+    receiver.respond = (_r, res) => res.writeHead(500).end();
+    const w = worker();
+    const t0 = clock.now();
+    for (let day = 0; day < 7; day++) {
+      clock.set(t0 + day * DAY);
+      await emit(ws);
+      while ((await w.runOnce()) > 0);
+    }
+    clock.set(t0 + 7 * DAY - 1);
+    await emit(ws);
+    while ((await w.runOnce()) > 0);
+    const status = async () =>
+      (
+        await store.db
+          .selectFrom('webhook_endpoints')
+          .selectAll()
+          .where('id', '=', ep.id)
+          .executeTakeFirstOrThrow()
+      ).status;
+    expect(await status()).toBe('active');
+    expect(notices).toHaveLength(0);
+    clock.set(t0 + 7 * DAY);
+    await emit(ws);
+    while ((await w.runOnce()) > 0);
+    expect(await status()).toBe('paused');
+    expect(notices).toEqual([
+      expect.objectContaining({ to: 'boss@example.test', endpointId: ep.id, failingSince: toDbTime(t0) }),
+    ]);
+    // Nothing is lost while paused: waiting retries and new events show as failed, not sent.
+    const sent = receiver.received.length;
+    await emit(ws);
+    clock.set(t0 + 9 * DAY);
+    while ((await w.runOnce()) > 0);
+    expect(receiver.received.length).toBe(sent);
+    const rows = await delivery(ep.id);
+    expect(rows.filter((d) => d.status === 'pending')).toHaveLength(0);
+    expect(rows.filter((d) => d.status === 'failed').length).toBeGreaterThan(0);
+  });
+
+  it('does not auto-pause when failures are sporadic (one success resets the streak)', async () => {
+    const ws = await seedWorkspace(store.db);
+    const ep = await seedEndpoint(store.db, { ...ws, url: `${receiver.url}/flaky`, events: ['call.ended'] });
+    let up = false;
+    receiver.respond = (_r, res) => res.writeHead(up ? 200 : 500).end();
+    const w = worker();
+    const t0 = clock.now();
+    for (let hour = 0; hour <= 12 * 24; hour += 12) {
+      clock.set(t0 + hour * 3_600_000);
+      up = hour % (5 * 24) === 0 && hour > 0; // one success on day 5 and day 10
+      await emit(ws);
+      while ((await w.runOnce()) > 0);
+    }
+    const row = await store.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', ep.id)
+      .executeTakeFirstOrThrow();
+    expect(row.status).toBe('active');
+    expect(notices).toHaveLength(0);
+  });
+
+  it('records an SSRF refusal as a failed attempt with a clear error', async () => {
+    const ws = await seedWorkspace(store.db);
+    const ep = await seedEndpoint(store.db, {
+      ...ws,
+      url: 'http://169.254.169.254/latest',
+      events: ['call.ended'],
+    });
+    await emit(ws);
+    await worker({ dispatcher: createGuardedAgent({ policy: new AddressPolicy() }) }).runOnce();
+    const [d] = await delivery(ep.id);
+    expect(d!.status).toBe('pending');
+    expect(d!.last_error).toMatch(/^Refused to connect to 169\.254\.169\.254: linkLocal/);
+    const [a] = await store.db
+      .selectFrom('webhook_attempts')
+      .selectAll()
+      .where('delivery_id', '=', d!.id)
+      .execute();
+    expect(a!.error).toBe(d!.last_error);
+    expect(a!.response_status).toBeNull();
+  });
+
+  it('leases claims: concurrent claimers get disjoint rows; an expired lease is claimed again', async () => {
+    const ws = await seedWorkspace(store.db);
+    await seedEndpoint(store.db, { ...ws, url: `${receiver.url}/x`, events: ['call.ended'] });
+    for (let i = 0; i < 20; i++) await emit(ws);
+    const now = clock.now();
+    const claims = await Promise.all(
+      ['a', 'b', 'c', 'd'].map((owner) =>
+        claimDue(store.db, store.dialect, { owner, now, leaseMs: 60_000, limit: 8 }),
+      ),
+    );
+    const ids = claims.flat().map((c) => c.id);
+    expect(ids.length).toBe(20);
+    expect(new Set(ids).size).toBe(20);
+    expect(
+      await claimDue(store.db, store.dialect, { owner: 'e', now: now + 59_999, leaseMs: 60_000, limit: 50 }),
+    ).toHaveLength(0);
+    const again = await claimDue(store.db, store.dialect, {
+      owner: 'e',
+      now: now + 60_000,
+      leaseMs: 60_000,
+      limit: 50,
+    });
+    expect(again).toHaveLength(20);
+  });
+
+  it('stop() waits for deliveries in flight to be sent and recorded', async () => {
+    const ws = await seedWorkspace(store.db);
+    const ep = await seedEndpoint(store.db, { ...ws, url: `${receiver.url}/slow`, events: ['call.ended'] });
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    receiver.respond = (_r, res) => void released.then(() => res.writeHead(204).end());
+    await emit(ws);
+    const w = worker();
+    w.start();
+    await receiver.waitFor(1);
+    let stopped = false;
+    const stopping = w.stop().then(() => (stopped = true));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    const [d] = await delivery(ep.id);
+    expect(d).toMatchObject({ status: 'succeeded', attempt_count: 1 });
+  });
+});

@@ -1,0 +1,238 @@
+// The webhook worker: polls the delivery table for due deliveries, claims them under a lease,
+// sends with bounded concurrency and records every attempt with its next retry time. It keeps no
+// state of its own between polls, so any number of workers (processes or nodes) can run against
+// one database, and a restarted one resumes the schedule the database holds.
+import os from 'node:os';
+import type { Dispatcher } from 'undici';
+import type { Clock, TimerHandle } from '../shared/clock.js';
+import { newId as defaultNewId, type IdGenerator } from '../shared/ids.js';
+import type { Logger } from '../shared/logger.js';
+import type { Store } from '../store/database.js';
+import { sendAttempt } from './deliver.js';
+import {
+  claimDue,
+  recordResults,
+  type ClaimedDelivery,
+  type DeliveryResult,
+  type PausedEndpoint,
+} from './delivery-store.js';
+import { ENDPOINT_PAUSED_ERROR } from './event-types.js';
+import type { OwnerNotifier } from './owner-notifier.js';
+
+export interface SecretOpener {
+  open(sealed: string): string;
+}
+
+export interface WebhookWorkerOptions {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  dispatcher: Dispatcher;
+  secrets: SecretOpener;
+  notifier: OwnerNotifier;
+  /** Deliveries in flight at most. */
+  concurrency?: number;
+  /** How long a claim is held; must outlast the 10 s attempt plus recording. */
+  leaseMs?: number;
+  /** Idle poll interval when nothing was due. */
+  pollIntervalMs?: number;
+  random?: () => number;
+  newId?: IdGenerator;
+  workerId?: string;
+}
+
+export class WebhookWorker {
+  readonly workerId: string;
+  private readonly concurrency: number;
+  private readonly leaseMs: number;
+  private readonly pollIntervalMs: number;
+  private readonly random: () => number;
+  private readonly newId: IdGenerator;
+  private readonly secretCache = new Map<string, string>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private queue: Array<{ result: DeliveryResult; done: () => void }> = [];
+  private flushing: Promise<void> | null = null;
+  private timer: TimerHandle | null = null;
+  private pumping = false;
+  private running = false;
+
+  constructor(private readonly o: WebhookWorkerOptions) {
+    this.concurrency = o.concurrency ?? 32;
+    this.leaseMs = o.leaseMs ?? 60_000;
+    this.pollIntervalMs = o.pollIntervalMs ?? 1_000;
+    this.random = o.random ?? Math.random;
+    this.newId = o.newId ?? defaultNewId;
+    this.workerId = o.workerId ?? `${os.hostname()}:${process.pid}:${this.newId().slice(-12)}`;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    void this.pump();
+  }
+
+  /** Asks for a poll now, e.g. right after a transaction emitted events. */
+  wake(): void {
+    if (this.running) void this.pump();
+  }
+
+  /** Stops claiming and waits for every delivery in flight to be sent and recorded. */
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) this.o.clock.clearTimeout(this.timer);
+    this.timer = null;
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    if (this.flushing) await this.flushing;
+  }
+
+  /** One claim of up to `concurrency` due deliveries, sent and recorded; returns how many. */
+  async runOnce(): Promise<number> {
+    const claimed = await this.claim(this.concurrency);
+    await Promise.all(claimed.map((c) => this.track(c)));
+    return claimed.length;
+  }
+
+  get inFlightCount(): number {
+    return this.inFlight.size;
+  }
+
+  private async claim(limit: number): Promise<ClaimedDelivery[]> {
+    return claimDue(this.o.store.db, this.o.store.dialect, {
+      owner: this.workerId,
+      now: this.o.clock.now(),
+      leaseMs: this.leaseMs,
+      limit,
+    });
+  }
+
+  private async pump(): Promise<void> {
+    if (this.pumping || !this.running) return;
+    this.pumping = true;
+    try {
+      while (this.running) {
+        const free = this.concurrency - this.inFlight.size;
+        if (free <= 0) return;
+        const claimed = await this.claim(free);
+        for (const c of claimed) void this.track(c);
+        if (claimed.length < free) break;
+      }
+    } catch (err) {
+      this.o.logger.error({ err }, 'webhook worker: claiming deliveries failed');
+    } finally {
+      this.pumping = false;
+    }
+    this.schedulePoll();
+  }
+
+  private schedulePoll(): void {
+    if (!this.running) return;
+    if (this.timer) this.o.clock.clearTimeout(this.timer);
+    this.timer = this.o.clock.setTimeout(() => {
+      this.timer = null;
+      void this.pump();
+    }, this.pollIntervalMs);
+  }
+
+  private track(c: ClaimedDelivery): Promise<void> {
+    const p = this.process(c)
+      .catch((err: unknown) =>
+        this.o.logger.error({ err, delivery_id: c.id }, 'webhook delivery failed to record'),
+      )
+      .finally(() => {
+        this.inFlight.delete(p);
+        // Refill once half the slots are free: one claim query per batch, not per delivery.
+        if (this.running && this.inFlight.size <= this.concurrency / 2) void this.pump();
+      });
+    this.inFlight.add(p);
+    return p;
+  }
+
+  private async process(c: ClaimedDelivery): Promise<void> {
+    let result: DeliveryResult;
+    if (!c.endpoint) {
+      result = { claim: c, skipped: 'endpoint deleted: not sent' };
+    } else if (c.endpoint.status !== 'active') {
+      result = { claim: c, skipped: ENDPOINT_PAUSED_ERROR };
+    } else {
+      const outcome = await sendAttempt(
+        {
+          url: c.endpoint.url,
+          eventType: c.eventType,
+          body: c.body,
+          secret: this.secret(c.endpoint.secretEnc),
+          attemptId: this.newId(),
+        },
+        { dispatcher: this.o.dispatcher, clock: this.o.clock },
+      );
+      result = { claim: c, outcome };
+    }
+    await new Promise<void>((done) => {
+      this.queue.push({ result, done });
+      void this.flush();
+    });
+  }
+
+  private secret(sealed: string): string {
+    let s = this.secretCache.get(sealed);
+    if (s === undefined) {
+      s = this.o.secrets.open(sealed);
+      if (this.secretCache.size > 10_000) this.secretCache.clear();
+      this.secretCache.set(sealed, s);
+    }
+    return s;
+  }
+
+  /** Group commit: results that finish while a write is running share the next transaction. */
+  private flush(): Promise<void> {
+    if (this.flushing) return this.flushing;
+    this.flushing = (async () => {
+      while (this.queue.length > 0) {
+        const batch = this.queue;
+        this.queue = [];
+        try {
+          const paused = await recordResults(
+            this.o.store.db,
+            this.workerId,
+            batch.map((b) => b.result),
+            this.o.clock.now(),
+            this.random,
+          );
+          for (const p of paused) await this.notifyPaused(p);
+        } catch (err) {
+          // Unrecorded attempts are sent again once their lease expires: at-least-once.
+          this.o.logger.error({ err, count: batch.length }, 'webhook worker: recording attempts failed');
+        } finally {
+          for (const b of batch) b.done();
+        }
+      }
+    })().finally(() => {
+      this.flushing = null;
+      // A result queued between the loop's last check and here would otherwise wait forever.
+      if (this.queue.length > 0) void this.flush();
+    });
+    return this.flushing;
+  }
+
+  private async notifyPaused(p: PausedEndpoint): Promise<void> {
+    try {
+      const ws = await this.o.store.db
+        .selectFrom('workspaces')
+        .select('owner_email')
+        .where('id', '=', p.workspaceId)
+        .executeTakeFirst();
+      this.o.logger.warn(
+        { endpoint_id: p.endpointId, failing_since: p.failingSince },
+        'webhook endpoint auto-paused',
+      );
+      await this.o.notifier.endpointPaused({
+        to: ws?.owner_email ?? null,
+        workspaceId: p.workspaceId,
+        endpointId: p.endpointId,
+        url: p.url,
+        failingSince: p.failingSince,
+      });
+    } catch (err) {
+      this.o.logger.error({ err, endpoint_id: p.endpointId }, 'could not tell the owner of an auto-pause');
+    }
+  }
+}
