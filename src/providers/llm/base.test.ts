@@ -32,6 +32,10 @@ function make(options: HttpLlmOptions = {}): OpenAiChatProvider {
   return p;
 }
 
+function iterate<T>(stream: AsyncIterable<T>): AsyncIterator<T> {
+  return stream[Symbol.asyncIterator]();
+}
+
 beforeEach(async () => {
   server = await startFakeLlmServer('openai');
   clock = new FakeClock();
@@ -133,9 +137,7 @@ describe('retries', () => {
 describe('timeouts on the injected clock', () => {
   it('fails when the first byte does not come in time, without retrying', async () => {
     server.replyRaw({ kind: 'hang' });
-    const it = make({ timeouts: { firstByteMs: 5000 } })
-      .stream(ask)
-      [Symbol.asyncIterator]();
+    const it = iterate(make({ timeouts: { firstByteMs: 5000 } }).stream(ask));
     const next = it.next();
     let settled = false;
     next.then(
@@ -159,9 +161,7 @@ describe('timeouts on the injected clock', () => {
   it('fails when the stream goes silent longer than the idle timeout', async () => {
     const frames = server.frames({ text: ['one', 'two'] });
     server.replyRaw({ kind: 'stream', frames, holdAfter: 2 });
-    const it = make({ timeouts: { idleMs: 1000 } })
-      .stream(ask)
-      [Symbol.asyncIterator]();
+    const it = iterate(make({ timeouts: { idleMs: 1000 } }).stream(ask));
     expect(await it.next()).toEqual({ done: false, value: { type: 'text', delta: 'one' } });
     const next = it.next();
     clock.advance(1000);
@@ -175,9 +175,7 @@ describe('abort', () => {
   it('stops mid-stream with the signal reason and closes the connection', async () => {
     server.replyRaw({ kind: 'stream', frames: server.frames({ text: ['a', 'b'] }), holdAfter: 2 });
     const ctl = new AbortController();
-    const it = make()
-      .stream({ ...ask, signal: ctl.signal })
-      [Symbol.asyncIterator]();
+    const it = iterate(make().stream({ ...ask, signal: ctl.signal }));
     expect((await it.next()).value).toEqual({ type: 'text', delta: 'a' });
     const next = it.next();
     const gone = server.waitForClientGone();
@@ -215,7 +213,7 @@ describe('metrics and configuration', () => {
       frames: server.frames({ text: ['hi'], usage: { input: 7, output: 1 } }),
       holdAfter: 1,
     });
-    const it = make().stream(ask)[Symbol.asyncIterator]();
+    const it = iterate(make().stream(ask));
     const first = it.next();
     await server.waitForRequests(1);
     clock.advance(420);
