@@ -63,6 +63,15 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     },
   });
 
+  // An empty body with Content-Type: application/json counts as "no body" (POST /publish takes
+  // none); routes that need a body then answer 400. Anything else goes to fastify's safe parser.
+  const jsonParser = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
+    jsonParser(req, body as string, done);
+  });
+
   registerErrorHandling(app);
   registerAuth(app, deps, deps.rateLimiter);
   registerIdempotency(app, deps);

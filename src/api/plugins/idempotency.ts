@@ -80,13 +80,13 @@ export function registerIdempotency(app: FastifyInstance, deps: ServiceDeps): vo
           .execute();
         continue;
       }
+      if (existing.state === 'processing') {
+        return sendError(reply, 409, 'A request with this Idempotency-Key is still being processed.');
+      }
       if (existing.request_hash !== hash) {
         return sendError(reply, 422, 'This Idempotency-Key was already used with a different request.', {
           'Idempotency-Key': ['was already used with a different request'],
         });
-      }
-      if (existing.state === 'processing') {
-        return sendError(reply, 409, 'A request with this Idempotency-Key is still being processed.');
       }
       reply.header('Idempotent-Replayed', 'true');
       return reply

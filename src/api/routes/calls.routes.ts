@@ -1,0 +1,55 @@
+// /calls
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { Call, CallListQuery, CreateCall } from '../../modules/calls/calls.schema.js';
+import type { ServiceDeps } from '../../modules/context.js';
+import type { Services } from '../../modules/services.js';
+import { pageParams, renderPage } from '../paging.js';
+import { actorOf } from '../plugins/auth.js';
+import { errorResponses, IdParams, PageQuery, Paginated, Single } from '../schemas.js';
+import { pageRequest, typed } from './route-helpers.js';
+
+export async function callRoutes(app: FastifyInstance, s: Services, deps: ServiceDeps): Promise<void> {
+  const r = typed(app);
+  const tags = ['calls'];
+
+  r.get(
+    '/calls',
+    {
+      config: { scope: 'read' },
+      schema: {
+        tags,
+        querystring: Type.Object({ ...PageQuery, ...CallListQuery }),
+        response: { 200: Paginated(Call), ...errorResponses(422) },
+      },
+    },
+    async (req) => {
+      const page = pageParams(req.query);
+      const { project_id, direction, status, from, to } = req.query;
+      const { items, total } = await s.calls.list(
+        actorOf(req),
+        { project_id, direction, status, from, to },
+        page,
+      );
+      return renderPage(items, total, page, pageRequest(req, deps));
+    },
+  );
+
+  r.post(
+    '/calls',
+    {
+      config: { scope: 'calls:write' },
+      schema: { tags, body: CreateCall, response: { 201: Single(Call), ...errorResponses(400, 402, 422) } },
+    },
+    async (req, reply) => reply.code(201).send({ data: await s.calls.create(actorOf(req), req.body) }),
+  );
+
+  r.get(
+    '/calls/:id',
+    {
+      config: { scope: 'read' },
+      schema: { tags, params: IdParams, response: { 200: Single(Call), ...errorResponses(404) } },
+    },
+    async (req) => ({ data: await s.calls.get(actorOf(req), req.params.id) }),
+  );
+}

@@ -1,0 +1,151 @@
+// /workflows: drafts, validation, publishing, versions.
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { ServiceDeps } from '../../modules/context.js';
+import type { Services } from '../../modules/services.js';
+import {
+  CreateWorkflow,
+  PublishBody,
+  Published,
+  UpdateWorkflow,
+  ValidationResultSchema,
+  VersionDetail,
+  VersionItem,
+  Workflow,
+} from '../../modules/workflows/workflows.schema.js';
+import { pageParams, renderPage } from '../paging.js';
+import { actorOf } from '../plugins/auth.js';
+import { errorResponses, IdParams, PageQuery, Paginated, Single } from '../schemas.js';
+import { pageRequest, typed } from './route-helpers.js';
+
+export async function workflowRoutes(app: FastifyInstance, s: Services, deps: ServiceDeps): Promise<void> {
+  const r = typed(app);
+  const tags = ['workflows'];
+
+  r.get(
+    '/workflows',
+    {
+      config: { scope: 'read' },
+      schema: {
+        tags,
+        querystring: Type.Object({ ...PageQuery, project_id: Type.Optional(Type.String()) }),
+        response: { 200: Paginated(Workflow), ...errorResponses(422) },
+      },
+    },
+    async (req) => {
+      const page = pageParams(req.query);
+      const { items, total } = await s.workflows.list(
+        actorOf(req),
+        { project_id: req.query.project_id },
+        page,
+      );
+      return renderPage(items, total, page, pageRequest(req, deps));
+    },
+  );
+
+  r.post(
+    '/workflows',
+    {
+      config: { scope: 'write' },
+      schema: {
+        tags,
+        body: CreateWorkflow,
+        response: { 201: Single(Workflow), ...errorResponses(400, 422) },
+      },
+    },
+    async (req, reply) => reply.code(201).send({ data: await s.workflows.create(actorOf(req), req.body) }),
+  );
+
+  r.get(
+    '/workflows/:id',
+    {
+      config: { scope: 'read' },
+      schema: { tags, params: IdParams, response: { 200: Single(Workflow), ...errorResponses(404) } },
+    },
+    async (req) => ({ data: await s.workflows.get(actorOf(req), req.params.id) }),
+  );
+
+  r.patch(
+    '/workflows/:id',
+    {
+      config: { scope: 'write' },
+      schema: {
+        tags,
+        params: IdParams,
+        body: UpdateWorkflow,
+        response: { 200: Single(Workflow), ...errorResponses(400, 404, 422) },
+      },
+    },
+    async (req) => ({ data: await s.workflows.update(actorOf(req), req.params.id, req.body) }),
+  );
+
+  r.delete(
+    '/workflows/:id',
+    {
+      config: { scope: 'write' },
+      schema: { tags, params: IdParams, response: { 204: Type.Null(), ...errorResponses(404, 409) } },
+    },
+    async (req, reply) => {
+      await s.workflows.delete(actorOf(req), req.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  r.post(
+    '/workflows/:id/validate',
+    {
+      config: { scope: 'read' },
+      schema: {
+        tags,
+        params: IdParams,
+        response: { 200: Single(ValidationResultSchema), ...errorResponses(404) },
+      },
+    },
+    async (req) => ({ data: await s.workflows.validate(actorOf(req), req.params.id) }),
+  );
+
+  r.post(
+    '/workflows/:id/publish',
+    {
+      config: { scope: 'write' },
+      schema: {
+        tags,
+        params: IdParams,
+        body: Type.Optional(PublishBody),
+        response: { 200: Single(Published), ...errorResponses(404, 422) },
+      },
+    },
+    async (req) => ({ data: await s.workflows.publish(actorOf(req), req.params.id, req.body?.version) }),
+  );
+
+  r.get(
+    '/workflows/:id/versions',
+    {
+      config: { scope: 'read' },
+      schema: {
+        tags,
+        params: IdParams,
+        querystring: Type.Object(PageQuery),
+        response: { 200: Paginated(VersionItem), ...errorResponses(404, 422) },
+      },
+    },
+    async (req) => {
+      const page = pageParams(req.query);
+      const { items, total } = await s.workflows.versions(actorOf(req), req.params.id, page);
+      return renderPage(items, total, page, pageRequest(req, deps));
+    },
+  );
+
+  r.get(
+    '/workflows/:id/versions/:version',
+    {
+      config: { scope: 'read' },
+      schema: {
+        tags,
+        params: Type.Object({ id: Type.String(), version: Type.Integer({ minimum: 1 }) }),
+        response: { 200: Single(VersionDetail), ...errorResponses(404) },
+      },
+    },
+    async (req) => ({ data: await s.workflows.version(actorOf(req), req.params.id, req.params.version) }),
+  );
+}

@@ -1,0 +1,172 @@
+// Wires configuration, store and parts, and runs the chosen role:
+//   all (default): API + webhook worker (+ SIP when the telephony stack lands) in one process
+//   api | worker | sip: one part, for scaling out on PostgreSQL + Redis.
+// On an empty store it creates the `default` workspace and prints its key once.
+import path from 'node:path';
+import { buildApp } from './api/app.js';
+import { MemoryRateLimiter, type RateLimiter } from './api/rate-limit/rate-limiter.js';
+import { RedisRateLimiter } from './api/rate-limit/redis-rate-limiter.js';
+import type { Config } from './config/config.js';
+import { AddressPolicy } from './events/address-policy.js';
+import { createOwnerNotifier } from './events/owner-notifier.js';
+import { createGuardedAgent } from './events/ssrf-guard.js';
+import { WebhookWorker } from './events/webhook-worker.js';
+import type { ServiceDeps } from './modules/context.js';
+import { createWorkspace } from './modules/workspaces/workspaces.service.js';
+import { systemClock } from './shared/clock.js';
+import { newId } from './shared/ids.js';
+import { createLogger, type Logger } from './shared/logger.js';
+import { SecretBox } from './shared/secret-box.js';
+import { deriveServerKeys, loadMasterKey } from './shared/server-key.js';
+import { migrateToLatest, openStore, type Store } from './store/database.js';
+
+export type Role = 'all' | 'api' | 'sip' | 'worker';
+export const ROLES: readonly Role[] = ['all', 'api', 'sip', 'worker'];
+
+/** How long shutdown waits for requests, deliveries and calls in flight before giving up. */
+export const SHUTDOWN_GRACE_MS = 30_000;
+
+export function sqlitePathFor(config: Config): string {
+  return path.join(config.dataDir, 'switchboard.db');
+}
+
+/** Opens and migrates the configured store (used by serve and every CLI command). */
+export async function openConfiguredStore(config: Config): Promise<Store> {
+  const store = config.databaseUrl
+    ? await openStore({ databaseUrl: config.databaseUrl })
+    : await openStore({ sqlitePath: sqlitePathFor(config) });
+  await migrateToLatest(store.db);
+  return store;
+}
+
+export function serviceDeps(config: Config, store: Store, logger: Logger): ServiceDeps {
+  const keys = deriveServerKeys(loadMasterKey(config.secretKey, config.dataDir));
+  return {
+    db: store.db,
+    dialect: store.dialect,
+    clock: systemClock,
+    newId,
+    config,
+    keys,
+    secretBox: new SecretBox(keys.secretBox),
+    logger,
+  };
+}
+
+/** On an empty store: the `default` workspace, its key printed once to stdout. */
+async function firstRun(deps: ServiceDeps, config: Config, out: NodeJS.WritableStream): Promise<void> {
+  const any = await deps.db.selectFrom('workspaces').select('id').limit(1).executeTakeFirst();
+  if (any) return;
+  const { workspace, apiKey } = await createWorkspace(deps, { name: 'default' });
+  out.write(
+    [
+      '',
+      'Created workspace "default" (first start). Its API key, shown only this once:',
+      '',
+      `  ${apiKey}`,
+      '',
+      `  workspace id:  ${workspace.id}`,
+      `  SIP address:   sip:${workspace.sip_label}.${config.sip.domain} (the origination_uri host of its trunks)`,
+      '',
+    ].join('\n') + '\n',
+  );
+}
+
+export interface RunningService {
+  close(): Promise<void>;
+}
+
+export async function startService(
+  config: Config,
+  role: Role,
+  out: NodeJS.WritableStream = process.stdout,
+): Promise<RunningService> {
+  const logger = createLogger(config.logLevel);
+  const store = await openConfiguredStore(config);
+  const deps = serviceDeps(config, store, logger);
+  await firstRun(deps, config, out);
+  const closers: Array<() => Promise<void>> = [];
+
+  if (role === 'all' || role === 'worker') {
+    const notifier = createOwnerNotifier({ smtpUrl: config.smtpUrl, logger });
+    const worker = new WebhookWorker({
+      store,
+      clock: systemClock,
+      logger: logger.child({ part: 'webhooks' }),
+      dispatcher: createGuardedAgent({ policy: new AddressPolicy(config.webhookAllowedCidrs) }),
+      secrets: deps.secretBox,
+      notifier,
+    });
+    worker.start();
+    closers.push(async () => {
+      await worker.stop();
+      notifier.close();
+    });
+  }
+
+  if (role === 'all' || role === 'api') {
+    const rateLimiter: RateLimiter = config.redisUrl
+      ? new RedisRateLimiter(config.redisUrl, config.rateLimitPerMinute)
+      : new MemoryRateLimiter(config.rateLimitPerMinute, systemClock);
+    const { app } = await buildApp({ ...deps, rateLimiter, httpLogger: logger.child({ part: 'api' }) });
+    await app.listen({ host: config.host, port: config.port });
+    out.write(
+      [
+        `Switchboard ${role === 'all' ? '' : `(${role}) `}is listening.`,
+        `  API:        ${config.publicBaseUrl}/api/v1   (OpenAPI: ${config.publicBaseUrl}/api/v1/openapi.json)`,
+        `  Health:     ${config.publicBaseUrl}/healthz`,
+        `  Dashboard:  ${config.publicBaseUrl}/ (not built yet)`,
+        `  Store:      ${store.dialect === 'sqlite' ? sqlitePathFor(config) : 'PostgreSQL'}`,
+        '',
+      ].join('\n'),
+    );
+    // The API stops first (no new work), then the worker drains, then the store closes.
+    closers.unshift(async () => {
+      await app.close();
+      await rateLimiter.close?.();
+    });
+  }
+
+  if (role === 'sip') {
+    logger.warn('the SIP role has no telephony stack to run yet; nothing to do');
+  }
+
+  let closing: Promise<void> | null = null;
+  return {
+    close() {
+      closing ??= (async () => {
+        for (const close of closers) {
+          await close().catch((err: unknown) => logger.error({ err }, 'error during shutdown'));
+        }
+        await store.close();
+        logger.flush?.();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** `switchboard serve`: runs until SIGTERM/SIGINT, then drains and exits. */
+export async function runService(config: Config, role: Role): Promise<void> {
+  const service = await startService(config, role);
+  await new Promise<void>((resolve) => {
+    let signals = 0;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (++signals > 1) {
+        process.stderr.write(`second ${signal}: exiting now\n`);
+        process.exit(1);
+      }
+      process.stderr.write(
+        `${signal}: draining requests and deliveries (up to ${SHUTDOWN_GRACE_MS / 1000} s)…\n`,
+      );
+      const timer = setTimeout(() => {
+        process.stderr.write('shutdown grace period over: exiting\n');
+        process.exit(1);
+      }, SHUTDOWN_GRACE_MS);
+      timer.unref();
+      void service.close().then(resolve);
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+}

@@ -1,0 +1,185 @@
+// Agents: an LLM persona the workflow's agent nodes run. Changes apply to future calls at once
+// (nodes look the agent up when they start). Deletion is refused while a workflow uses it.
+import type { PageParams } from '../../api/paging.js';
+import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.js';
+import { apiTime } from '../../shared/time.js';
+import { inTransaction, parseJson, toDbTime, type Executor } from '../../store/database.js';
+import { paginate } from '../../store/paginate.js';
+import type { AgentTable } from '../../store/schema.js';
+import { referencedAgentIds } from '../../workflow/agent-refs.js';
+import type { Actor, ServiceDeps } from '../context.js';
+import { projectsRepo } from '../projects/projects.repo.js';
+import { AGENT_DEFAULTS, type Agent, type CreateAgent, type UpdateAgent } from './agents.schema.js';
+
+export function toAgent(row: AgentTable): Agent {
+  return {
+    id: row.id,
+    project_id: row.project_id,
+    name: row.name,
+    system_prompt: row.system_prompt,
+    llm_provider: row.llm_provider as Agent['llm_provider'],
+    llm_model: row.llm_model,
+    temperature: row.temperature,
+    stt_provider: row.stt_provider as Agent['stt_provider'],
+    stt_language: row.stt_language,
+    tts_provider: row.tts_provider as Agent['tts_provider'],
+    tts_voice: row.tts_voice,
+    greeting: row.greeting,
+    tools: parseJson(row.tools, []),
+    knowledge_base_ids: parseJson(row.knowledge_base_ids, []),
+    mcp_server_ids: parseJson(row.mcp_server_ids, []),
+    created_at: apiTime(row.created_at),
+    updated_at: apiTime(row.updated_at),
+  };
+}
+
+export function findAgent(ex: Executor, workspaceId: string, id: string): Promise<AgentTable | undefined> {
+  return ex
+    .selectFrom('agents')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** Names of workflows whose draft or latest published graph has an agent node using this agent. */
+export async function workflowsUsingAgent(
+  ex: Executor,
+  workspaceId: string,
+  agentId: string,
+): Promise<string[]> {
+  const flows = await ex
+    .selectFrom('workflows')
+    .leftJoin('workflow_versions', (j) =>
+      j
+        .onRef('workflow_versions.workflow_id', '=', 'workflows.id')
+        .onRef('workflow_versions.version', '=', 'workflows.published_version'),
+    )
+    .select(['workflows.name', 'workflows.graph as draft', 'workflow_versions.graph as published'])
+    .where('workflows.workspace_id', '=', workspaceId)
+    .where((eb) =>
+      eb.or([
+        eb('workflows.graph', 'like', `%${agentId}%`),
+        eb('workflow_versions.graph', 'like', `%${agentId}%`),
+      ]),
+    )
+    .execute();
+  return flows
+    .filter(
+      (f) =>
+        referencedAgentIds(parseJson(f.draft, {})).includes(agentId) ||
+        referencedAgentIds(parseJson(f.published, {})).includes(agentId),
+    )
+    .map((f) => f.name);
+}
+
+export class AgentsService {
+  constructor(private readonly deps: ServiceDeps) {}
+
+  async list(actor: Actor, filter: { project_id?: string }, page: PageParams) {
+    let base = this.deps.db.selectFrom('agents').where('workspace_id', '=', actor.workspaceId);
+    if (filter.project_id) base = base.where('project_id', '=', filter.project_id);
+    const { rows, total } = await paginate(base, page, (qb) => qb.selectAll());
+    return { items: rows.map(toAgent), total };
+  }
+
+  async get(actor: Actor, id: string): Promise<Agent> {
+    const row = await findAgent(this.deps.db, actor.workspaceId, id);
+    if (!row) throw new NotFoundError('Agent');
+    return toAgent(row);
+  }
+
+  async create(actor: Actor, input: CreateAgent): Promise<Agent> {
+    return inTransaction(this.deps.db, async (trx) => {
+      if (!(await projectsRepo.find(trx, actor.workspaceId, input.project_id))) {
+        throw ValidationError.field('project_id', 'does not name a project of this workspace');
+      }
+      const now = toDbTime(this.deps.clock.now());
+      const row: AgentTable = {
+        id: this.deps.newId(),
+        workspace_id: actor.workspaceId,
+        project_id: input.project_id,
+        name: input.name,
+        system_prompt: input.system_prompt,
+        llm_provider: input.llm_provider,
+        llm_model: input.llm_model,
+        temperature: input.temperature ?? AGENT_DEFAULTS.temperature,
+        stt_provider: input.stt_provider ?? AGENT_DEFAULTS.stt_provider,
+        stt_language: input.stt_language ?? AGENT_DEFAULTS.stt_language,
+        tts_provider: input.tts_provider ?? AGENT_DEFAULTS.tts_provider,
+        tts_voice: input.tts_voice ?? AGENT_DEFAULTS.tts_voice,
+        greeting: input.greeting ?? AGENT_DEFAULTS.greeting,
+        tools: JSON.stringify(input.tools ?? []),
+        knowledge_base_ids: JSON.stringify(input.knowledge_base_ids ?? []),
+        mcp_server_ids: JSON.stringify(input.mcp_server_ids ?? []),
+        created_at: now,
+        updated_at: now,
+      };
+      assertUniqueToolNames(input.tools);
+      await trx.insertInto('agents').values(row).execute();
+      return toAgent(row);
+    });
+  }
+
+  async update(actor: Actor, id: string, input: UpdateAgent): Promise<Agent> {
+    return inTransaction(this.deps.db, async (trx) => {
+      const row = await findAgent(trx, actor.workspaceId, id);
+      if (!row) throw new NotFoundError('Agent');
+      assertUniqueToolNames(input.tools);
+      const next: AgentTable = {
+        ...row,
+        ...(input.name !== undefined && { name: input.name }),
+        ...(input.system_prompt !== undefined && { system_prompt: input.system_prompt }),
+        ...(input.llm_provider !== undefined && { llm_provider: input.llm_provider }),
+        ...(input.llm_model !== undefined && { llm_model: input.llm_model }),
+        ...(input.temperature !== undefined && { temperature: input.temperature }),
+        ...(input.stt_provider !== undefined && { stt_provider: input.stt_provider }),
+        ...(input.stt_language !== undefined && { stt_language: input.stt_language }),
+        ...(input.tts_provider !== undefined && { tts_provider: input.tts_provider }),
+        ...(input.tts_voice !== undefined && { tts_voice: input.tts_voice }),
+        ...(input.greeting !== undefined && { greeting: input.greeting }),
+        ...(input.tools !== undefined && { tools: JSON.stringify(input.tools) }),
+        ...(input.knowledge_base_ids !== undefined && {
+          knowledge_base_ids: JSON.stringify(input.knowledge_base_ids),
+        }),
+        ...(input.mcp_server_ids !== undefined && { mcp_server_ids: JSON.stringify(input.mcp_server_ids) }),
+        updated_at: toDbTime(this.deps.clock.now()),
+      };
+      const { id: _id, workspace_id: _ws, project_id: _p, created_at: _c, ...changes } = next;
+      await trx
+        .updateTable('agents')
+        .set(changes)
+        .where('id', '=', id)
+        .where('workspace_id', '=', actor.workspaceId)
+        .execute();
+      return toAgent(next);
+    });
+  }
+
+  async delete(actor: Actor, id: string): Promise<void> {
+    await inTransaction(this.deps.db, async (trx) => {
+      const row = await findAgent(trx, actor.workspaceId, id);
+      if (!row) throw new NotFoundError('Agent');
+      const users = await workflowsUsingAgent(trx, actor.workspaceId, id);
+      if (users.length) {
+        throw new ConflictError(`The agent is used by workflow ${users.map((n) => `"${n}"`).join(', ')}.`, {
+          workflows: users,
+        });
+      }
+      await trx
+        .deleteFrom('agents')
+        .where('id', '=', id)
+        .where('workspace_id', '=', actor.workspaceId)
+        .execute();
+    });
+  }
+}
+
+function assertUniqueToolNames(tools: { name: string }[] | undefined): void {
+  if (!tools) return;
+  const seen = new Set<string>();
+  tools.forEach((t, i) => {
+    if (seen.has(t.name)) throw ValidationError.field(`tools.${i}.name`, 'must be unique within the agent');
+    seen.add(t.name);
+  });
+}

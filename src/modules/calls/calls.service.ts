@@ -1,0 +1,109 @@
+// Calls: outbound calls are created queued by POST /calls and handed to the Dialer; inbound ones
+// are created by the call controller. Set-up failures show on the call, never as HTTP errors.
+import type { PageParams } from '../../api/paging.js';
+import { e164FromQuery, isE164 } from '../../shared/e164.js';
+import { FieldErrorBag, NotFoundError } from '../../shared/errors.js';
+import { inTransaction, toDbTime } from '../../store/database.js';
+import { paginate } from '../../store/paginate.js';
+import type { CallTable } from '../../store/schema.js';
+import type { Actor, ServiceDeps } from '../context.js';
+import { requirePublishedWorkflow } from '../sessions/sessions.service.js';
+import { consumeQuota } from '../usage/quota.service.js';
+import { toCall } from './call-lifecycle.js';
+import type { Call, CreateCall } from './calls.schema.js';
+import type { Dialer } from './dialer.js';
+
+export interface CallFilter {
+  project_id?: string;
+  direction?: string;
+  status?: string;
+  from?: string;
+  to?: string;
+}
+
+export class CallsService {
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly dialer: Dialer,
+  ) {}
+
+  async list(actor: Actor, filter: CallFilter, page: PageParams) {
+    let base = this.deps.db.selectFrom('calls').where('workspace_id', '=', actor.workspaceId);
+    if (filter.project_id) base = base.where('project_id', '=', filter.project_id);
+    if (filter.direction) base = base.where('direction', '=', filter.direction);
+    if (filter.status) base = base.where('status', '=', filter.status);
+    if (filter.from) base = base.where('from_number', '=', e164FromQuery(filter.from));
+    if (filter.to) base = base.where('to_number', '=', e164FromQuery(filter.to));
+    const { rows, total } = await paginate(base, page, (qb) => qb.selectAll());
+    return { items: rows.map(toCall), total };
+  }
+
+  async get(actor: Actor, id: string): Promise<Call> {
+    const row = await this.deps.db
+      .selectFrom('calls')
+      .selectAll()
+      .where('workspace_id', '=', actor.workspaceId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!row) throw new NotFoundError('Call');
+    return toCall(row);
+  }
+
+  async create(actor: Actor, input: CreateCall): Promise<Call> {
+    const { deps } = this;
+    const bag = new FieldErrorBag();
+    if (!isE164(input.to)) bag.add('to', 'must be an E.164 number such as +14155550100');
+    if (!isE164(input.from)) bag.add('from', 'must be an E.164 number such as +14155550100');
+    bag.throwIfAny();
+
+    const row = await inTransaction(deps.db, async (trx) => {
+      const workflow = await requirePublishedWorkflow(
+        trx,
+        actor.workspaceId,
+        input.project_id,
+        input.workflow_id,
+      );
+      const number = await trx
+        .selectFrom('phone_numbers')
+        .select(['id'])
+        .where('workspace_id', '=', actor.workspaceId)
+        .where('project_id', '=', input.project_id)
+        .where('number', '=', input.from)
+        .executeTakeFirst();
+      if (!number) bag.add('from', 'is not a phone number registered to this project');
+      bag.throwIfAny();
+      await consumeQuota(trx, deps, {
+        workspaceId: actor.workspaceId,
+        projectId: input.project_id,
+        kind: 'calls',
+      });
+      const now = toDbTime(deps.clock.now());
+      const call: CallTable = {
+        id: deps.newId(),
+        workspace_id: actor.workspaceId,
+        project_id: input.project_id,
+        workflow_id: workflow.id,
+        workflow_version: workflow.published_version,
+        session_id: null,
+        phone_number_id: number!.id,
+        direction: 'outbound',
+        status: 'queued',
+        from_number: input.from,
+        to_number: input.to,
+        duration_seconds: null,
+        hangup_reason: null,
+        metadata: JSON.stringify(input.metadata ?? {}),
+        variables: JSON.stringify(input.variables ?? {}),
+        sip_call_id: null,
+        started_at: null,
+        ended_at: null,
+        created_at: now,
+        updated_at: now,
+      };
+      await trx.insertInto('calls').values(call).execute();
+      return call;
+    });
+    this.dialer.dial(row);
+    return toCall(row);
+  }
+}

@@ -1,0 +1,41 @@
+// Join tokens: a signed JWT (HS256, server key) bound to one session, its workspace and an expiry.
+// The realtime socket accepts a session only with a token whose subject and workspace match.
+import { SignJWT, jwtVerify } from 'jose';
+
+const AUDIENCE = 'switchboard:session-join';
+
+export interface JoinClaims {
+  sessionId: string;
+  workspaceId: string;
+  expiresAt: number;
+}
+
+export async function mintJoinToken(key: Uint8Array, claims: JoinClaims): Promise<string> {
+  return new SignJWT({ ws: claims.workspaceId })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(claims.sessionId)
+    .setAudience(AUDIENCE)
+    .setIssuedAt(Math.floor((claims.expiresAt - 1) / 1000))
+    .setExpirationTime(Math.floor(claims.expiresAt / 1000))
+    .sign(key);
+}
+
+/** Returns the claims, or null for a forged, expired or foreign token. */
+export async function verifyJoinToken(
+  key: Uint8Array,
+  token: string,
+  nowMs: number,
+): Promise<JoinClaims | null> {
+  try {
+    const { payload } = await jwtVerify(token, key, {
+      audience: AUDIENCE,
+      algorithms: ['HS256'],
+      currentDate: new Date(nowMs),
+    });
+    if (typeof payload.sub !== 'string' || typeof payload.ws !== 'string' || typeof payload.exp !== 'number')
+      return null;
+    return { sessionId: payload.sub, workspaceId: payload.ws, expiresAt: payload.exp * 1000 };
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,95 @@
+// Ending a session, wherever it happens (DELETE, the engine finishing, a call hanging up): the row
+// becomes `ended` and `session.ended` is written to the outbox in the same transaction.
+import { emitEvent } from '../../events/outbox.js';
+import { apiTime, secondsBetween } from '../../shared/time.js';
+import { parseJson, toDbTime, type Executor } from '../../store/database.js';
+import type { SessionTable } from '../../store/schema.js';
+import type { ServiceDeps } from '../context.js';
+import type { Session } from './sessions.schema.js';
+
+/** Why a session ended. */
+export const SESSION_END_REASONS = [
+  'completed', // the workflow reached end or hangup
+  'transferred', // handed to a human or another number
+  'failed', // the workflow aborted (node error, maximum duration)
+  'force_ended', // DELETE /sessions/{id}
+  'client_disconnected', // the web client went away
+  'caller_hangup', // the phone caller hung up
+  'expired', // minted but never joined before its join token expired
+  'shutdown', // the server stopped while the session was live
+] as const;
+export type SessionEndReason = (typeof SESSION_END_REASONS)[number];
+
+export function toSession(row: SessionTable): Session {
+  return {
+    id: row.id,
+    project_id: row.project_id,
+    workflow_id: row.workflow_id,
+    workflow_version: row.workflow_version,
+    channel: row.channel,
+    status: row.status,
+    call_id: row.call_id,
+    metadata: parseJson(row.metadata, {}),
+    end_reason: row.end_reason,
+    duration_seconds:
+      row.ended_at === null
+        ? null
+        : row.started_at === null
+          ? 0
+          : secondsBetween(row.started_at, row.ended_at),
+    started_at: apiTime(row.started_at),
+    ended_at: apiTime(row.ended_at),
+    created_at: apiTime(row.created_at),
+  };
+}
+
+/**
+ * Ends a live session inside the caller's transaction. Returns the ended session, or null when it
+ * had already ended (nothing is emitted twice).
+ */
+export async function endSession(
+  trx: Executor,
+  deps: Pick<ServiceDeps, 'clock' | 'newId'>,
+  row: SessionTable,
+  reason: SessionEndReason,
+): Promise<Session | null> {
+  if (row.status === 'ended') return null;
+  const now = deps.clock.now();
+  const endedAt = toDbTime(now);
+  const updated = await trx
+    .updateTable('sessions')
+    .set({ status: 'ended', end_reason: reason, ended_at: endedAt, updated_at: endedAt })
+    .where('id', '=', row.id)
+    .where('status', '!=', 'ended')
+    .executeTakeFirst();
+  if (Number(updated.numUpdatedRows) === 0) return null;
+  const session = toSession({ ...row, status: 'ended', end_reason: reason, ended_at: endedAt });
+  await emitEvent(
+    trx,
+    {
+      workspaceId: row.workspace_id,
+      projectId: row.project_id,
+      type: 'session.ended',
+      data: { ...session },
+      now,
+    },
+    deps.newId,
+  );
+  return session;
+}
+
+/** Marks a pending session active when its first participant joins. */
+export async function activateSession(
+  trx: Executor,
+  deps: Pick<ServiceDeps, 'clock'>,
+  id: string,
+): Promise<boolean> {
+  const at = toDbTime(deps.clock.now());
+  const r = await trx
+    .updateTable('sessions')
+    .set({ status: 'active', started_at: at, updated_at: at })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}

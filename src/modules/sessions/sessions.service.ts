@@ -1,0 +1,139 @@
+// Web sessions: minted through the API with a join token, joined over the realtime socket, and
+// force-ended by DELETE. Phone sessions are made by calls (the call controller).
+import type { PageParams } from '../../api/paging.js';
+import { isoSeconds } from '../../shared/clock.js';
+import { NotFoundError, ValidationError } from '../../shared/errors.js';
+import { inTransaction, toDbTime, type Executor } from '../../store/database.js';
+import { paginate } from '../../store/paginate.js';
+import type { SessionTable, WorkflowTable } from '../../store/schema.js';
+import type { Actor, ServiceDeps } from '../context.js';
+import { projectsRepo } from '../projects/projects.repo.js';
+import { consumeQuota } from '../usage/quota.service.js';
+import { workflowsRepo } from '../workflows/workflows.repo.js';
+import { mintJoinToken } from './join-token.js';
+import { endSession, toSession } from './session-lifecycle.js';
+import type { CreateSession, Session } from './sessions.schema.js';
+
+/** What the engine's live-session registry offers the API (abort a running session). */
+export interface LiveSessionControl {
+  /** Aborts the running execution of a session, if it runs in this process. */
+  abort(sessionId: string, reason: string): void;
+}
+
+/**
+ * Checks that project and workflow belong to the workspace and that the workflow has a published
+ * version; the 422s of POST /sessions and POST /calls.
+ */
+export async function requirePublishedWorkflow(
+  ex: Executor,
+  workspaceId: string,
+  projectId: string,
+  workflowId: string,
+): Promise<WorkflowTable & { published_version: number }> {
+  const errors: Record<string, string[]> = {};
+  const project = await projectsRepo.find(ex, workspaceId, projectId);
+  if (!project) errors.project_id = ['does not name a project of this workspace'];
+  const workflow = await workflowsRepo.find(ex, workspaceId, workflowId);
+  if (!workflow || (project && workflow.project_id !== project.id)) {
+    errors.workflow_id = ['does not name a workflow of this project'];
+  } else if (workflow.published_version === null) {
+    errors.workflow_id = ['has no published version; publish the workflow first'];
+  }
+  if (Object.keys(errors).length) throw new ValidationError(errors);
+  return workflow as WorkflowTable & { published_version: number };
+}
+
+export class SessionsService {
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly live?: LiveSessionControl,
+  ) {}
+
+  async list(
+    actor: Actor,
+    filter: { project_id?: string; channel?: string; status?: string },
+    page: PageParams,
+  ) {
+    let base = this.deps.db.selectFrom('sessions').where('workspace_id', '=', actor.workspaceId);
+    if (filter.project_id) base = base.where('project_id', '=', filter.project_id);
+    if (filter.channel) base = base.where('channel', '=', filter.channel);
+    if (filter.status) base = base.where('status', '=', filter.status);
+    const { rows, total } = await paginate(base, page, (qb) => qb.selectAll());
+    return { items: rows.map(toSession), total };
+  }
+
+  async find(ex: Executor, actor: Actor, id: string): Promise<SessionTable> {
+    const row = await ex
+      .selectFrom('sessions')
+      .selectAll()
+      .where('workspace_id', '=', actor.workspaceId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!row) throw new NotFoundError('Session');
+    return row;
+  }
+
+  async get(actor: Actor, id: string): Promise<Session> {
+    return toSession(await this.find(this.deps.db, actor, id));
+  }
+
+  /** Mints a web session and its join token (shown only in this response). */
+  async create(actor: Actor, input: CreateSession) {
+    const { deps } = this;
+    const row = await inTransaction(deps.db, async (trx) => {
+      const workflow = await requirePublishedWorkflow(
+        trx,
+        actor.workspaceId,
+        input.project_id,
+        input.workflow_id,
+      );
+      await consumeQuota(trx, deps, {
+        workspaceId: actor.workspaceId,
+        projectId: input.project_id,
+        kind: 'sessions',
+      });
+      const now = toDbTime(deps.clock.now());
+      const session: SessionTable = {
+        id: deps.newId(),
+        workspace_id: actor.workspaceId,
+        project_id: input.project_id,
+        workflow_id: workflow.id,
+        workflow_version: workflow.published_version,
+        channel: 'web',
+        status: 'pending',
+        variables: JSON.stringify(input.variables ?? {}),
+        metadata: JSON.stringify(input.metadata ?? {}),
+        call_id: null,
+        end_reason: null,
+        started_at: null,
+        ended_at: null,
+        created_at: now,
+        updated_at: now,
+      };
+      await trx.insertInto('sessions').values(session).execute();
+      return session;
+    });
+    const expiresAt = deps.clock.now() + deps.config.joinTokenTtlSeconds * 1000;
+    const joinToken = await mintJoinToken(deps.keys.joinToken, {
+      sessionId: row.id,
+      workspaceId: actor.workspaceId,
+      expiresAt,
+    });
+    const wsBase = deps.config.publicBaseUrl.replace(/^http/, 'ws');
+    return {
+      ...toSession(row),
+      join_token: joinToken,
+      join_token_expires_at: isoSeconds(expiresAt),
+      realtime_url: `${wsBase}/api/v1/sessions/${row.id}/realtime`,
+    };
+  }
+
+  /** Force-ends a pending or active session; ending an ended one again changes nothing. */
+  async end(actor: Actor, id: string): Promise<void> {
+    const ended = await inTransaction(this.deps.db, async (trx) => {
+      const row = await this.find(trx, actor, id);
+      return endSession(trx, this.deps, row, 'force_ended');
+    });
+    if (ended) this.live?.abort(id, 'force_ended');
+  }
+}
