@@ -24,8 +24,8 @@ const QUOTA_LOCK_CLASS = 0x51554f54; // "QUOT"
 interface Allowance {
   metric: 'sessions' | 'calls' | 'voice_minutes';
   limit: number;
-  /** How the allowance and its usage read in the 402 message. */
-  unit: string;
+  /** How the allowance reads in the 402 message: singular, plural. */
+  unit: [string, string];
 }
 
 export interface QuotaPeriod {
@@ -51,14 +51,19 @@ async function allowancesFor(ex: Executor, workspaceId: string, kind: QuotaKind)
   if (!ws) throw new NotFoundError('Workspace');
   const out: Allowance[] = [];
   if (kind === 'sessions' && ws.plan_sessions !== null) {
-    out.push({ metric: 'sessions', limit: Number(ws.plan_sessions), unit: 'sessions' });
+    out.push({ metric: 'sessions', limit: Number(ws.plan_sessions), unit: ['session', 'sessions'] });
   }
   if (kind === 'calls') {
-    if (ws.plan_calls !== null) out.push({ metric: 'calls', limit: Number(ws.plan_calls), unit: 'calls' });
+    if (ws.plan_calls !== null)
+      out.push({ metric: 'calls', limit: Number(ws.plan_calls), unit: ['call', 'calls'] });
     // Minutes are recorded when a call ends, so a call is refused once the minutes are used up,
     // not when the call about to start would go over.
     if (ws.plan_voice_minutes !== null) {
-      out.push({ metric: 'voice_minutes', limit: Number(ws.plan_voice_minutes), unit: 'voice minutes' });
+      out.push({
+        metric: 'voice_minutes',
+        limit: Number(ws.plan_voice_minutes),
+        unit: ['voice minute', 'voice minutes'],
+      });
     }
   }
   return out;
@@ -88,7 +93,7 @@ export async function assertQuota(
     const used = await usageRepo.total(trx, workspaceId, a.metric, range);
     if (used >= a.limit) {
       throw new QuotaExceededError(
-        `The plan allows ${formatAmount(a.metric, a.limit)} ${a.unit} per month; ` +
+        `The plan allows ${formatAmount(a.metric, a.limit)} ${a.unit[a.limit === 1 ? 0 : 1]} per month; ` +
           `${formatAmount(a.metric, used)} used this period. It resets at ${isoSeconds(period.resetsAt)}.`,
       );
     }
