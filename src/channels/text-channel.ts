@@ -186,6 +186,7 @@ export class TextChannel implements Channel {
     const first = poll();
     if (first !== undefined) return Promise.resolve(first);
     if (idleIsSilence && this.silenceWhenIdle) return Promise.resolve(null);
+    if (timeoutMs !== undefined && timeoutMs <= 0) return Promise.resolve(null);
     return new Promise<T | null>((resolve, reject) => {
       let timer: TimerHandle | undefined;
       const cleanup = (): void => {
