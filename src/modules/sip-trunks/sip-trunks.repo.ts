@@ -1,0 +1,70 @@
+// SQL for SIP trunks, always scoped by workspace.
+import type { PageParams } from '../../api/paging.js';
+import type { Dialect, Executor } from '../../store/database.js';
+import { paginate } from '../../store/paginate.js';
+import type { SipTrunkTable } from '../../store/schema.js';
+
+export const sipTrunksRepo = {
+  /** `lock` takes a row lock on PostgreSQL so a delete and a number joining the trunk serialize. */
+  find(ex: Executor, workspaceId: string, id: string, lock?: Dialect): Promise<SipTrunkTable | undefined> {
+    let qb = ex
+      .selectFrom('sip_trunks')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', id);
+    if (lock === 'postgres') qb = qb.forUpdate();
+    return qb.executeTakeFirst();
+  },
+
+  list(ex: Executor, workspaceId: string, page: PageParams) {
+    return paginate(ex.selectFrom('sip_trunks').where('workspace_id', '=', workspaceId), page, (qb) =>
+      qb.selectAll(),
+    );
+  },
+
+  async sipLabel(ex: Executor, workspaceId: string): Promise<string> {
+    const row = await ex
+      .selectFrom('workspaces')
+      .select('sip_label')
+      .where('id', '=', workspaceId)
+      .executeTakeFirstOrThrow();
+    return row.sip_label;
+  },
+
+  async insert(ex: Executor, row: SipTrunkTable): Promise<void> {
+    await ex.insertInto('sip_trunks').values(row).execute();
+  },
+
+  async update(ex: Executor, row: SipTrunkTable): Promise<void> {
+    await ex
+      .updateTable('sip_trunks')
+      .set({
+        name: row.name,
+        termination_uri: row.termination_uri,
+        auth_username: row.auth_username,
+        auth_password_enc: row.auth_password_enc,
+        transport: row.transport,
+        allowed_ips: row.allowed_ips,
+        updated_at: row.updated_at,
+      })
+      .where('workspace_id', '=', row.workspace_id)
+      .where('id', '=', row.id)
+      .execute();
+  },
+
+  async delete(ex: Executor, workspaceId: string, id: string): Promise<void> {
+    await ex.deleteFrom('sip_trunks').where('workspace_id', '=', workspaceId).where('id', '=', id).execute();
+  },
+
+  /** E.164 numbers carried by the trunk (what blocks its deletion). */
+  async numbersOn(ex: Executor, workspaceId: string, trunkId: string): Promise<string[]> {
+    const rows = await ex
+      .selectFrom('phone_numbers')
+      .select('number')
+      .where('workspace_id', '=', workspaceId)
+      .where('sip_trunk_id', '=', trunkId)
+      .orderBy('number')
+      .execute();
+    return rows.map((r) => r.number);
+  },
+};
