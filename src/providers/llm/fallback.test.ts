@@ -8,23 +8,26 @@ import type { Config } from '../../config/config.js';
 import { FallbackProvider } from './fallback.js';
 import { LlmError, type LlmRequest } from './llm.types.js';
 import { createLlmProvider, createLlmRegistry } from './registry.js';
-import { ScriptedLlmProvider } from './scripted.js';
+import { FakeClock } from '../../shared/clock.js';
+import { FakeLlm, type FakeReply } from '../testing/fake-llm.js';
 
+const clock = new FakeClock();
+const fake = (id: string, ...replies: FakeReply[]) => new FakeLlm({ id, clock, replies });
 const ask: LlmRequest = { model: 'primary-model', messages: [{ role: 'user', content: 'hi' }] };
 
 describe('FallbackProvider', () => {
   it('answers with the second provider when the first fails before any output, using its model', async () => {
-    const first = new ScriptedLlmProvider([{ error: new LlmError('down', 'a', 503, true) }], { id: 'a' });
-    const second = new ScriptedLlmProvider([{ text: ['from b'] }], { id: 'b' });
+    const first = fake('a', { error: 'down' });
+    const second = fake('b', { text: 'from b' });
     const switches: string[] = [];
     const fb = new FallbackProvider([{ provider: first }, { provider: second, model: 'b-model' }], {
       onFallback: ({ from, to, error }) => void switches.push(`${from}->${to}:${error.status}`),
     });
     const events = await collect(fb.stream(ask));
-    expect(events[0]).toEqual({ type: 'text', delta: 'from b' });
+    expect(events.filter((e) => e.type === 'text').map((e) => e.delta)).toEqual(['from ', 'b']);
     expect(fb.id).toBe('a');
     expect(second.requests[0]!.model).toBe('b-model');
-    expect(switches).toEqual(['a->b:503']);
+    expect(switches).toEqual(['a->b:500']);
   });
 
   it('does not switch after output has been streamed', async () => {
@@ -35,7 +38,7 @@ describe('FallbackProvider', () => {
         throw new LlmError('cut', 'a');
       },
     };
-    const second = new ScriptedLlmProvider([{ text: ['never'] }], { id: 'b' });
+    const second = fake('b', { text: 'never' });
     const fb = new FallbackProvider([{ provider: first }, { provider: second }]);
     await expect(collect(fb.stream(ask))).rejects.toThrow('cut');
     expect(second.requests).toHaveLength(0);
@@ -44,16 +47,16 @@ describe('FallbackProvider', () => {
   it('does not switch when the caller aborted', async () => {
     const ctl = new AbortController();
     ctl.abort(new Error('hangup'));
-    const first = new ScriptedLlmProvider([{ text: ['x'] }], { id: 'a' });
-    const second = new ScriptedLlmProvider([{ text: ['y'] }], { id: 'b' });
+    const first = fake('a', { text: 'x' });
+    const second = fake('b', { text: 'y' });
     const fb = new FallbackProvider([{ provider: first }, { provider: second }]);
     await expect(collect(fb.stream({ ...ask, signal: ctl.signal }))).rejects.toThrow('hangup');
     expect(second.requests).toHaveLength(0);
   });
 
   it('throws the last provider error when every provider fails', async () => {
-    const first = new ScriptedLlmProvider([{ error: new LlmError('a down', 'a', 500, true) }], { id: 'a' });
-    const second = new ScriptedLlmProvider([{ error: new LlmError('b down', 'b', 429, true) }], { id: 'b' });
+    const first = fake('a', { error: 'a down' });
+    const second = fake('b', { error: 'b down' });
     await expect(
       collect(new FallbackProvider([{ provider: first }, { provider: second }]).stream(ask)),
     ).rejects.toMatchObject({
@@ -103,7 +106,7 @@ describe('createLlmProvider and createLlmRegistry against fake vendor servers', 
   });
 
   it('gives each id its adapter, key and base URL, caches it, and wraps configured fallbacks', async () => {
-    const scripted = new ScriptedLlmProvider([{ text: ['fake'] }], { id: 'llm_vendor_3' });
+    const scripted = fake('llm_vendor_3', { text: 'fake' });
     const registry = createLlmRegistry(config, {
       fallbacks: { llm_vendor_2: 'llm_vendor_1' },
       overrides: { llm_vendor_3: scripted },

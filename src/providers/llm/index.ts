@@ -1,4 +1,5 @@
-// What the engine imports from the LLM providers: the contract, the registry, fallback, the fake.
+// What the engine imports from the LLM providers: the contract, the registry, fallback. The
+// scripted fake for tests lives in ../testing/fake-llm.ts.
 export * from './llm.types.js';
 export {
   createLlmAdapter,
@@ -15,7 +16,6 @@ export {
   type LlmRegistryOptions,
 } from './registry.js';
 export { FallbackProvider, type FallbackLeg, type FallbackOptions } from './fallback.js';
-export { ScriptedLlmProvider, type Script, type ScriptedLlmOptions, type ScriptedTurn } from './scripted.js';
 export type { HttpLlmOptions, LlmCallMetrics, Sleep } from './base.js';
 export { LlmTransportError, type LlmFailureKind } from './errors.js';
 export type { HttpTimeouts } from './http-stream.js';
