@@ -5,7 +5,9 @@ import { CallsService } from './calls/calls.service.js';
 import { UnavailableDialer, type Dialer } from './calls/dialer.js';
 import type { ServiceDeps } from './context.js';
 import { ConversationsService } from './conversations/conversations.service.js';
+import { PhoneNumbersService } from './phone-numbers/phone-numbers.service.js';
 import { ProjectsService } from './projects/projects.service.js';
+import { SipTrunksService } from './sip-trunks/sip-trunks.service.js';
 import { UsageService } from './usage/usage.service.js';
 import { SessionsService, type LiveSessionControl } from './sessions/sessions.service.js';
 import { WorkflowsService } from './workflows/workflows.service.js';
@@ -19,6 +21,8 @@ export interface Services {
   calls: CallsService;
   conversations: ConversationsService;
   usage: UsageService;
+  sipTrunks: SipTrunksService;
+  phoneNumbers: PhoneNumbersService;
 }
 
 /** Parts a test or a role may replace. */
@@ -35,6 +39,8 @@ export function createServices(deps: ServiceDeps, overrides: ServiceOverrides = 
     apiKeys: new ApiKeysService(deps),
     conversations: new ConversationsService(deps),
     usage: new UsageService(deps),
+    sipTrunks: new SipTrunksService(deps),
+    phoneNumbers: new PhoneNumbersService(deps),
     agents: new AgentsService(deps),
     workflows: new WorkflowsService(deps),
     sessions: new SessionsService(deps, overrides.liveSessions),

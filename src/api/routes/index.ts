@@ -6,7 +6,9 @@ import { agentRoutes } from './agents.routes.js';
 import { apiKeyRoutes } from './api-keys.routes.js';
 import { conversationRoutes } from './conversations.routes.js';
 import { callRoutes } from './calls.routes.js';
+import { phoneNumberRoutes } from './phone-numbers.routes.js';
 import { projectRoutes } from './projects.routes.js';
+import { sipTrunkRoutes } from './sip-trunks.routes.js';
 import { usageRoutes } from './usage.routes.js';
 import { sessionRoutes } from './sessions.routes.js';
 import { workflowRoutes } from './workflows.routes.js';
@@ -20,4 +22,6 @@ export async function registerRoutes(app: FastifyInstance, s: Services, deps: Se
   await workflowRoutes(app, s, deps);
   await sessionRoutes(app, s, deps);
   await callRoutes(app, s, deps);
+  await sipTrunkRoutes(app, s, deps);
+  await phoneNumberRoutes(app, s, deps);
 }
