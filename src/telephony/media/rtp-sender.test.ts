@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../../shared/clock.js';
+import { G711Codec } from './codecs/g711.js';
+import { PipelineCodec } from './codecs/pipeline-codec.js';
+import { DtmfReceiver, parseTelephoneEvent } from './dtmf.js';
+import { parseRtp, type RtpPacket } from './rtp-packet.js';
+import { RtpSender, type RtpSenderOptions } from './rtp-sender.js';
+
+function setup(options: Partial<RtpSenderOptions> = {}) {
+  const clock = new FakeClock();
+  const sent: { at: number; p: RtpPacket }[] = [];
+  const sender = new RtpSender({
+    clock,
+    codec: new PipelineCodec(new G711Codec('ulaw')),
+    ssrc: 0x1234,
+    sequence: 65000,
+    timestamp: 0xfffff000,
+    transmit: (b) => sent.push({ at: clock.monotonic(), p: parseRtp(b) }),
+    ...options,
+  });
+  return { clock, sender, sent };
+}
+
+describe('RtpSender', () => {
+  it('sends one 20 ms frame per 20 ms for 10 simulated minutes with no drift', () => {
+    const { clock, sender, sent } = setup();
+    sender.start();
+    clock.advance(10 * 60 * 1000);
+    expect(sent).toHaveLength(30001); // frames at 0, 20, ..., 600000
+    for (let i = 0; i < sent.length; i++) {
+      const { at, p } = sent[i];
+      if (
+        at !== i * 20 ||
+        p.timestamp !== (0xfffff000 + i * 160) >>> 0 ||
+        p.sequenceNumber !== (65000 + i) % 65536
+      ) {
+        throw new Error(`packet ${i} off: at ${at} ts ${p.timestamp} seq ${p.sequenceNumber}`);
+      }
+    }
+    expect(sent[0].p.marker).toBe(true);
+    expect(sent.slice(1).some((s) => s.p.marker)).toBe(false);
+    expect(sender.stats).toMatchObject({ packets: 30001, octets: 30001 * 160, skippedFrames: 0 });
+    expect(sender.timestampAt(600_000)).toBe((0xfffff000 + 30000 * 160) >>> 0);
+  });
+
+  it('sends queued audio in order, then silence', () => {
+    const { clock, sender, sent } = setup();
+    const pcm = Int16Array.from({ length: 320 * 3 + 100 }, () => 8000);
+    sender.enqueue(pcm);
+    expect(sender.queuedMs).toBe(66.25);
+    sender.start();
+    clock.advance(100);
+    const loud = sent.map((s) => s.p.payload()[80] !== 0xff);
+    expect(loud).toEqual([true, true, true, true, false, false]);
+    sender.enqueue(pcm);
+    sender.clear();
+    expect(sender.queuedMs).toBe(0);
+  });
+
+  it('pauses instead of sending silence when asked, marking the next talkspurt', () => {
+    const { clock, sender, sent } = setup({ idle: 'pause' });
+    sender.start();
+    clock.advance(100);
+    expect(sent).toHaveLength(0);
+    sender.enqueue(new Int16Array(640).fill(1000));
+    clock.advance(100);
+    expect(sent.map((s) => [s.at, s.p.marker])).toEqual([
+      [120, true],
+      [140, false],
+    ]);
+    // Timestamps still follow the clock across the pause.
+    expect(sent[0].p.timestamp).toBe((0xfffff000 + 6 * 160) >>> 0);
+  });
+
+  it('sends a press as start, 50 ms continuations and three end packets, muting audio', async () => {
+    const { clock, sender, sent } = setup();
+    sender.start();
+    clock.advance(40);
+    let done = false;
+    void sender.sendDigits('5', { durationMs: 100, gapMs: 40 }).then(() => (done = true));
+    await clock.advanceAsync(400, 10);
+    expect(done).toBe(true);
+    const events = sent.filter((s) => s.p.payloadType === 101);
+    expect(events.map((s) => [s.at, s.p.marker, parseTelephoneEvent(s.p.payload())])).toEqual([
+      [60, true, { event: 5, end: false, volume: 10, duration: 400 }],
+      [110, false, { event: 5, end: false, volume: 10, duration: 800 }],
+      [160, false, { event: 5, end: true, volume: 10, duration: 800 }],
+      [180, false, { event: 5, end: true, volume: 10, duration: 800 }],
+      [200, false, { event: 5, end: true, volume: 10, duration: 800 }],
+    ]);
+    expect(new Set(events.map((s) => s.p.timestamp))).toEqual(new Set([(0xfffff000 + 3 * 160) >>> 0]));
+    const audio = sent.filter((s) => s.p.payloadType === 0).map((s) => s.at);
+    expect(audio.filter((t) => t >= 60 && t < 240)).toEqual([]);
+    expect(audio).toContain(240);
+    // Sequence numbers run on across audio and events.
+    const seqs = sent.map((s) => s.p.sequenceNumber);
+    expect(seqs).toEqual(seqs.map((_, i) => (65000 + i) % 65536));
+  });
+
+  it('sends a digit string the receiver reads back in order', async () => {
+    const { clock, sender, sent } = setup();
+    const digits: string[] = [];
+    const rx = new DtmfReceiver(8000, (d) => digits.push(d.digit));
+    sender.start();
+    void sender.sendDigits('1*9#');
+    await clock.advanceAsync(2000, 20);
+    for (const s of sent) if (s.p.payloadType === 101) rx.handle(s.p.timestamp, s.p.payload());
+    expect(digits.join('')).toBe('1*9#');
+  });
+});

@@ -1,0 +1,222 @@
+// The sending half of a call's media: takes pipeline-rate PCM (queued by TTS or a bridge), cuts it
+// into 20 ms frames, encodes and sends one every 20 ms on the Pacer, so RTP timestamps advance by
+// exactly one frame per tick and never drift from the monotonic clock. Key presses go out as RFC
+// 4733 events in place of audio, on the same clock and the same sequence-number space.
+
+import type { Clock, TimerHandle } from '../../shared/clock.js';
+import type { PipelineCodec } from './codecs/pipeline-codec.js';
+import { FRAME_MS } from './codecs/audio-codec.js';
+import { planDigit } from './dtmf.js';
+import { Pacer } from './pacer.js';
+import { serializeRtp } from './rtp-packet.js';
+
+export interface RtpSenderOptions {
+  clock: Clock;
+  codec: PipelineCodec;
+  ssrc: number;
+  /** Random initial sequence number and timestamp (RFC 3550 5.1). */
+  sequence: number;
+  timestamp: number;
+  /** The payload type agreed in SDP, when it differs from the codec's default. */
+  payloadType?: number;
+  telephoneEventPayloadType?: number;
+  /** Puts one packet on the wire. The buffer is not reused afterwards. */
+  transmit: (packet: Buffer) => void;
+  /** With nothing queued: send encoded silence (default, keeps NAT bindings and strict peers happy) or pause. */
+  idle?: 'silence' | 'pause';
+  maxBurst?: number;
+}
+
+export interface DigitOptions {
+  durationMs?: number;
+  /** Silence between presses. */
+  gapMs?: number;
+}
+
+export interface SenderStats {
+  packets: number;
+  /** Payload octets, as the SR's sender octet count wants. */
+  octets: number;
+  eventPackets: number;
+  /** Frames the pacer skipped after a stall (their time passed unsent). */
+  skippedFrames: number;
+}
+
+interface PendingDigit {
+  digit: string;
+  options: DigitOptions;
+  done: () => void;
+}
+
+export class RtpSender {
+  readonly stats: SenderStats = { packets: 0, octets: 0, eventPackets: 0, skippedFrames: 0 };
+  private readonly pacer: Pacer;
+  private readonly samplesPerTick: number;
+  private readonly queue: Int16Array[] = [];
+  private queuedSamples = 0;
+  private queueOffset = 0;
+  private sequence: number;
+  private readonly payloadType: number;
+  private readonly eventPayloadType: number;
+  private talkspurt = true;
+  private readonly digits: PendingDigit[] = [];
+  /** Audio stays muted until this tick while a press (and its gap) is on the wire. */
+  private mutedUntilTick = -1;
+  private lastTick = -1;
+  private eventTimer: TimerHandle | null = null;
+  private finishDigit: (() => void) | null = null;
+
+  constructor(private readonly options: RtpSenderOptions) {
+    this.sequence = options.sequence & 0xffff;
+    this.payloadType = options.payloadType ?? options.codec.codec.payloadType;
+    this.eventPayloadType = options.telephoneEventPayloadType ?? 101;
+    this.samplesPerTick = (options.codec.codec.clockRate * FRAME_MS) / 1000;
+    this.pacer = new Pacer(options.clock, { periodMs: FRAME_MS, maxBurst: options.maxBurst ?? 3 }, (i) =>
+      this.tick(i),
+    );
+  }
+
+  get ssrc(): number {
+    return this.options.ssrc;
+  }
+
+  start(): void {
+    this.pacer.start();
+  }
+
+  /** Stops sending; a press on the wire is cut short and every pending sendDigits resolves. */
+  stop(): void {
+    this.pacer.stop();
+    if (this.eventTimer) this.options.clock.clearTimeout(this.eventTimer);
+    this.eventTimer = null;
+    this.finishDigit?.();
+    this.finishDigit = null;
+    for (const d of this.digits.splice(0)) d.done();
+  }
+
+  /** Queues pipeline-rate PCM to be sent after what is already queued. */
+  enqueue(pcm: Int16Array): void {
+    if (pcm.length === 0) return;
+    this.queue.push(pcm);
+    this.queuedSamples += pcm.length;
+  }
+
+  /** Drops queued audio at once (barge-in). */
+  clear(): void {
+    this.queue.length = 0;
+    this.queuedSamples = 0;
+    this.queueOffset = 0;
+  }
+
+  /** Milliseconds of audio waiting to be sent. */
+  get queuedMs(): number {
+    return ((this.queuedSamples - this.queueOffset) * 1000) / this.options.codec.rate;
+  }
+
+  /** Sends key presses as RFC 4733 events; resolves when the last end packet is out. */
+  sendDigits(digits: string, options: DigitOptions = {}): Promise<void> {
+    const all = [...digits].map(
+      (digit) =>
+        new Promise<void>((done) => {
+          this.digits.push({ digit, options, done });
+        }),
+    );
+    return Promise.all(all).then(() => undefined);
+  }
+
+  /** RTP timestamp for the current instant, for a sender report. */
+  timestampAt(monotonicMs: number): number {
+    const ticks = (monotonicMs - this.pacer.dueAt(0)) / FRAME_MS;
+    return (this.options.timestamp + Math.round(ticks * this.samplesPerTick)) >>> 0;
+  }
+
+  private timestampOf(tick: number): number {
+    return (this.options.timestamp + tick * this.samplesPerTick) >>> 0;
+  }
+
+  private tick(index: number): void {
+    this.stats.skippedFrames += Math.max(0, index - this.lastTick - 1);
+    this.lastTick = index;
+    if (index < this.mutedUntilTick) return;
+    const pending = this.digits.shift();
+    if (pending) {
+      this.startDigit(index, pending);
+      return;
+    }
+    const frame = this.takeFrame();
+    if (!frame) {
+      this.talkspurt = true;
+      return;
+    }
+    const payload = this.options.codec.encode(frame);
+    this.send(false, this.payloadType, this.timestampOf(index), payload);
+  }
+
+  private takeFrame(): Int16Array | null {
+    const n = this.options.codec.frameSamples;
+    const available = this.queuedSamples - this.queueOffset;
+    if (available <= 0 && this.options.idle === 'pause') return null;
+    const frame = new Int16Array(n);
+    let filled = 0;
+    while (filled < n && this.queue.length > 0) {
+      const head = this.queue[0];
+      const take = Math.min(n - filled, head.length - this.queueOffset);
+      frame.set(head.subarray(this.queueOffset, this.queueOffset + take), filled);
+      filled += take;
+      this.queueOffset += take;
+      if (this.queueOffset === head.length) {
+        this.queue.shift();
+        this.queuedSamples -= head.length;
+        this.queueOffset = 0;
+      }
+    }
+    return frame; // a short tail is padded with silence
+  }
+
+  private startDigit(tick: number, pending: PendingDigit): void {
+    const { clock } = this.options;
+    const clockRate = this.options.codec.codec.clockRate;
+    const plan = planDigit(pending.digit, { clockRate, durationMs: pending.options.durationMs });
+    const timestamp = this.timestampOf(tick);
+    const startAt = this.pacer.dueAt(tick);
+    const lastAt = plan[plan.length - 1].atMs;
+    const gap = pending.options.gapMs ?? 60;
+    this.mutedUntilTick = tick + Math.ceil((lastAt + gap) / FRAME_MS);
+    let i = 0;
+    this.finishDigit = pending.done;
+    const next = (): void => {
+      this.eventTimer = null;
+      const p = plan[i++];
+      this.stats.eventPackets++;
+      this.send(p.marker, this.eventPayloadType, timestamp, p.payload);
+      if (i < plan.length) {
+        // Absolute due time, like the pacer, so the 50 ms spacing holds whatever the timer lateness.
+        this.eventTimer = clock.setTimeout(next, Math.max(0, startAt + plan[i].atMs - clock.monotonic()));
+      } else {
+        this.talkspurt = true;
+        this.finishDigit = null;
+        pending.done();
+      }
+    };
+    next();
+  }
+
+  private send(marker: boolean, payloadType: number, timestamp: number, payload: Buffer): void {
+    const isAudio = payloadType === this.payloadType;
+    const packet = serializeRtp(
+      {
+        marker: marker || (isAudio && this.talkspurt),
+        payloadType,
+        sequenceNumber: this.sequence,
+        timestamp,
+        ssrc: this.options.ssrc,
+      },
+      payload,
+    );
+    if (isAudio) this.talkspurt = false;
+    this.sequence = (this.sequence + 1) & 0xffff;
+    this.stats.packets++;
+    this.stats.octets += payload.length;
+    this.options.transmit(packet);
+  }
+}
