@@ -55,6 +55,7 @@ export class WebhookWorker {
   private timer: TimerHandle | null = null;
   private pumping = false;
   private running = false;
+  private attempts = 0;
 
   constructor(private readonly o: WebhookWorkerOptions) {
     this.concurrency = o.concurrency ?? 32;
@@ -94,6 +95,11 @@ export class WebhookWorker {
 
   get inFlightCount(): number {
     return this.inFlight.size;
+  }
+
+  /** Attempts this worker has sent since it was created. */
+  get attemptsSent(): number {
+    return this.attempts;
   }
 
   private async claim(limit: number): Promise<ClaimedDelivery[]> {
@@ -164,6 +170,7 @@ export class WebhookWorker {
         },
         { dispatcher: this.o.dispatcher, clock: this.o.clock },
       );
+      this.attempts++;
       result = { claim: c, outcome };
     }
     await new Promise<void>((done) => {

@@ -67,7 +67,7 @@ export async function seedEndpoint(
       description: null,
       events: JSON.stringify(o.events),
       status: o.status ?? 'active',
-      secret_enc: testBox.seal(secret),
+      secret_enc: (o.box ?? testBox).seal(secret),
       failing_since: null,
       last_success_at: null,
       paused_reason: o.status === 'paused' ? 'manual' : null,
