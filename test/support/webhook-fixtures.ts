@@ -52,6 +52,7 @@ export async function seedEndpoint(
     status?: string;
     secret?: string;
     now?: number;
+    box?: SecretBox;
   },
 ) {
   const id = newId();
