@@ -3,6 +3,8 @@
 // serialization and the OpenAPI document all come from it.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
 import type { Logger } from '../shared/logger.js';
 import { newId } from '../shared/ids.js';
 import { pingStore } from '../store/database.js';
@@ -36,9 +38,6 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
       return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : newId();
     },
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
-    ajv: {
-      customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true },
-    },
     routerOptions: { ignoreTrailingSlash: true },
   }) as unknown as FastifyInstance;
 
@@ -71,6 +70,25 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
     jsonParser(req, body as string, done);
   });
+
+  // Query strings and path params arrive as text and are coerced to the schema's types; JSON
+  // bodies never are (42 stays a number, null stays null: metadata is echoed verbatim).
+  const makeAjv = (coerceTypes: boolean | 'array') => {
+    const ajv = new Ajv({
+      removeAdditional: false,
+      useDefaults: true,
+      allErrors: true,
+      strict: false,
+      coerceTypes,
+    });
+    addFormats.default(ajv);
+    return ajv;
+  };
+  const bodyAjv = makeAjv(false);
+  const textAjv = makeAjv('array');
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === 'body' ? bodyAjv : textAjv).compile(schema),
+  );
 
   registerErrorHandling(app);
   registerAuth(app, deps, deps.rateLimiter);

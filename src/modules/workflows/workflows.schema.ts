@@ -50,7 +50,7 @@ export const ValidationResultSchema = Type.Object({
 });
 
 export const PublishBody = Type.Union([
-  Type.Object({ version: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
+  Type.Object({ version: Type.Optional(Type.Integer({ minimum: 1 })) }, { additionalProperties: false }),
   Type.Null(),
 ]);
 

@@ -1,0 +1,240 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Dialer } from '../../src/modules/calls/dialer.js';
+import { verifyJoinToken } from '../../src/modules/sessions/join-token.js';
+import { setPlan } from '../../src/modules/workspaces/workspaces.service.js';
+import type { CallTable } from '../../src/store/schema.js';
+import { startTestApi, type TestApi } from '../support/api.js';
+import { createProject, createPublishedWorkflow, registerNumber } from '../support/fixtures.js';
+import { storeKinds } from '../support/stores.js';
+
+type One = { data: Record<string, unknown> };
+type List = { data: Record<string, unknown>[]; meta: { total: number } };
+
+class RecordingDialer implements Dialer {
+  readonly dialed: CallTable[] = [];
+  dial(call: CallTable): void {
+    this.dialed.push(call);
+  }
+}
+
+describe.each(storeKinds())('sessions on $name', (kind) => {
+  let t: TestApi;
+  let projectId: string;
+  let workflowId: string;
+  beforeAll(async () => {
+    t = await startTestApi(kind);
+    projectId = await createProject(t);
+    workflowId = await createPublishedWorkflow(t, projectId);
+  });
+  afterAll(() => t.close());
+
+  it('mints a web session with a join token that GET never returns', async () => {
+    const res = await t.call('POST', '/api/v1/sessions', {
+      body: {
+        project_id: projectId,
+        workflow_id: workflowId,
+        variables: { name: 'Ann' },
+        metadata: { order: 42, vip: true },
+      },
+    });
+    expect(res.statusCode).toBe(201);
+    const s = (res.data as One).data;
+    expect(s).toMatchObject({
+      project_id: projectId,
+      workflow_id: workflowId,
+      workflow_version: 1,
+      channel: 'web',
+      status: 'pending',
+      metadata: { order: 42, vip: true },
+      end_reason: null,
+      realtime_url: `ws://localhost:8080/api/v1/sessions/${s.id}/realtime`,
+    });
+    const claims = await verifyJoinToken(t.deps.keys.joinToken, s.join_token as string, t.clock.now());
+    expect(claims).toMatchObject({ sessionId: s.id, workspaceId: t.workspaceId });
+    expect(
+      await verifyJoinToken(t.deps.keys.joinToken, s.join_token as string, t.clock.now() + 3601_000),
+    ).toBeNull();
+
+    const got = await t.call('GET', `/api/v1/sessions/${s.id}`);
+    expect(got.body).not.toContain(s.join_token as string);
+    expect((got.data as One).data).not.toHaveProperty('join_token');
+  });
+
+  it('answers 422 for an unpublished workflow and for bad metadata', async () => {
+    const draft = (
+      (await t.call('POST', '/api/v1/workflows', { body: { project_id: projectId, name: 'draft' } }))
+        .data as One
+    ).data;
+    const res = await t.call('POST', '/api/v1/sessions', {
+      body: { project_id: projectId, workflow_id: draft.id },
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.data).toMatchObject({ errors: { workflow_id: [expect.stringContaining('published')] } });
+    const meta: Record<string, number> = {};
+    for (let i = 0; i < 21; i++) meta[`k${i}`] = i;
+    const tooMany = await t.call('POST', '/api/v1/sessions', {
+      body: { project_id: projectId, workflow_id: workflowId, metadata: meta },
+    });
+    expect(tooMany.statusCode).toBe(422);
+    expect(tooMany.data).toMatchObject({ errors: { metadata: expect.any(Array) } });
+    const nested = await t.call('POST', '/api/v1/sessions', {
+      body: { project_id: projectId, workflow_id: workflowId, metadata: { a: { b: 1 } } },
+    });
+    expect(nested.statusCode).toBe(422);
+  });
+
+  it('force-ends a session once, writing session.ended to the outbox', async () => {
+    const s = (
+      (
+        await t.call('POST', '/api/v1/sessions', {
+          body: { project_id: projectId, workflow_id: workflowId, metadata: { ref: 'x' } },
+        })
+      ).data as One
+    ).data;
+    t.clock.advance(5000);
+    expect((await t.call('DELETE', `/api/v1/sessions/${s.id}`)).statusCode).toBe(204);
+    const ended = ((await t.call('GET', `/api/v1/sessions/${s.id}`)).data as One).data;
+    expect(ended).toMatchObject({ status: 'ended', end_reason: 'force_ended', duration_seconds: 0 });
+    expect((await t.call('DELETE', `/api/v1/sessions/${s.id}`)).statusCode).toBe(204);
+
+    const events = await t.store.db
+      .selectFrom('webhook_events')
+      .selectAll()
+      .where('type', '=', 'session.ended')
+      .execute();
+    const mine = events.map((e) => JSON.parse(e.body)).filter((b) => b.data.id === s.id);
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatchObject({
+      type: 'session.ended',
+      project_id: projectId,
+      data: { id: s.id, end_reason: 'force_ended', duration_seconds: 0, metadata: { ref: 'x' } },
+    });
+  });
+
+  it('filters by project, channel and status, and hides foreign sessions', async () => {
+    const list = (await t.call('GET', `/api/v1/sessions?status=ended&channel=web&project_id=${projectId}`))
+      .data as List;
+    expect(list.data.length).toBeGreaterThan(0);
+    expect(list.data.every((x) => x.status === 'ended' && x.channel === 'web')).toBe(true);
+    expect((await t.call('GET', '/api/v1/sessions?status=bogus')).statusCode).toBe(422);
+    const id = list.data[0]!.id;
+    const other = await t.newWorkspace('o');
+    expect((await t.call('GET', `/api/v1/sessions/${id}`, { key: other.key })).statusCode).toBe(404);
+    expect((await t.call('DELETE', `/api/v1/sessions/${id}`, { key: other.key })).statusCode).toBe(404);
+    const foreign = await t.call('POST', '/api/v1/sessions', {
+      key: other.key,
+      body: { project_id: projectId, workflow_id: workflowId },
+    });
+    expect(foreign.statusCode).toBe(422);
+  });
+
+  it('answers 402 naming the allowance when the sessions quota is used up, until the period rolls over', async () => {
+    const ws = await t.newWorkspace('quota');
+    const p = await createProject(t, ws.key);
+    const wf = await createPublishedWorkflow(t, p, ws.key);
+    await setPlan(t.deps, ws.workspaceId, { voice_minutes: null, sessions: 1, calls: null });
+    const body = { project_id: p, workflow_id: wf };
+    expect((await t.call('POST', '/api/v1/sessions', { key: ws.key, body })).statusCode).toBe(201);
+    const denied = await t.call('POST', '/api/v1/sessions', { key: ws.key, body });
+    expect(denied.statusCode).toBe(402);
+    const quota = (denied.data as { errors: { quota: string[] } }).errors.quota[0]!;
+    expect(quota).toMatch(/session/);
+    expect(quota).toMatch(/1/);
+    expect(quota).toMatch(/2026-12-01T00:00:00Z/);
+    t.clock.set('2026-12-01T00:00:00Z');
+    expect((await t.call('POST', '/api/v1/sessions', { key: ws.key, body })).statusCode).toBe(201);
+  });
+});
+
+describe.each(storeKinds())('calls on $name', (kind) => {
+  let t: TestApi;
+  let dialer: RecordingDialer;
+  let projectId: string;
+  let workflowId: string;
+  beforeAll(async () => {
+    dialer = new RecordingDialer();
+    t = await startTestApi(kind, { overrides: { dialer } });
+    projectId = await createProject(t);
+    workflowId = await createPublishedWorkflow(t, projectId);
+    await registerNumber(t, t.workspaceId, projectId, '+14155550100');
+  });
+  afterAll(() => t.close());
+
+  const body = (over: Record<string, unknown> = {}) => ({
+    project_id: projectId,
+    workflow_id: workflowId,
+    from: '+14155550100',
+    to: '+442071838750',
+    ...over,
+  });
+
+  it('creates a queued outbound call and hands it to the dialer', async () => {
+    const res = await t.call('POST', '/api/v1/calls', { body: body({ metadata: { crm: 'abc' } }) });
+    expect(res.statusCode).toBe(201);
+    const call = (res.data as One).data;
+    expect(call).toMatchObject({
+      status: 'queued',
+      direction: 'outbound',
+      from: '+14155550100',
+      to: '+442071838750',
+      workflow_id: workflowId,
+      workflow_version: 1,
+      metadata: { crm: 'abc' },
+      hangup_reason: null,
+      duration_seconds: null,
+    });
+    expect(dialer.dialed.map((c) => c.id)).toContain(call.id);
+    expect(((await t.call('GET', `/api/v1/calls/${call.id}`)).data as One).data).toEqual(call);
+  });
+
+  it('validates E.164, the registered from number and the published workflow', async () => {
+    const bad = await t.call('POST', '/api/v1/calls', { body: body({ to: '0207 183 8750', from: '+1' }) });
+    expect(bad.statusCode).toBe(422);
+    expect(Object.keys((bad.data as { errors: object }).errors).sort()).toEqual(['from', 'to']);
+    const unregistered = await t.call('POST', '/api/v1/calls', { body: body({ from: '+14155550199' }) });
+    expect(unregistered.data).toMatchObject({ errors: { from: [expect.stringContaining('registered')] } });
+    const draft = (
+      (await t.call('POST', '/api/v1/workflows', { body: { project_id: projectId, name: 'd' } })).data as One
+    ).data;
+    const unpublished = await t.call('POST', '/api/v1/calls', { body: body({ workflow_id: draft.id }) });
+    expect(unpublished.data).toMatchObject({ errors: { workflow_id: expect.any(Array) } });
+    const before = dialer.dialed.length;
+    expect(before).toBeGreaterThan(0);
+    expect(dialer.dialed.length).toBe(before);
+  });
+
+  it('lists with filters; from/to take E.164 with + encoded or not', async () => {
+    await t.call('POST', '/api/v1/calls', { body: body({ to: '+14155550123' }) });
+    for (const q of ['to=%2B14155550123', 'to=+14155550123']) {
+      const list = (await t.call('GET', `/api/v1/calls?${q}`)).data as List;
+      expect(
+        list.data.map((c) => c.to),
+        q,
+      ).toEqual(['+14155550123']);
+    }
+    const byStatus = (
+      await t.call('GET', `/api/v1/calls?status=queued&direction=outbound&from=%2B14155550100`)
+    ).data as List;
+    expect(byStatus.meta.total).toBeGreaterThanOrEqual(2);
+    expect(((await t.call('GET', '/api/v1/calls?direction=inbound')).data as List).meta.total).toBe(0);
+  });
+
+  it('answers 402 when the calls allowance is used up, and hides foreign calls', async () => {
+    const ws = await t.newWorkspace('q');
+    const p = await createProject(t, ws.key);
+    const wf = await createPublishedWorkflow(t, p, ws.key);
+    await registerNumber(t, ws.workspaceId, p, '+14155550100');
+    await setPlan(t.deps, ws.workspaceId, { voice_minutes: null, sessions: null, calls: 0 });
+    const denied = await t.call('POST', '/api/v1/calls', {
+      key: ws.key,
+      body: { ...body(), project_id: p, workflow_id: wf },
+    });
+    expect(denied.statusCode).toBe(402);
+    expect(denied.data).toMatchObject({
+      message: expect.any(String),
+      errors: { quota: [expect.stringMatching(/calls/)] },
+    });
+    const mine = ((await t.call('GET', '/api/v1/calls')).data as List).data[0]!;
+    expect((await t.call('GET', `/api/v1/calls/${mine.id}`, { key: ws.key })).statusCode).toBe(404);
+  });
+});
