@@ -210,3 +210,35 @@ describe.each(storeKinds())('agents and workflows on $name', (kind) => {
     }
   });
 });
+
+describe('workflow schema', () => {
+  it('serves the graph JSON Schema publicly, with every node type', async () => {
+    const [kind] = storeKinds();
+    const t = await startTestApi(kind!);
+    try {
+      const res = await t.call('GET', '/api/v1/workflow-schema', { key: null });
+      expect(res.statusCode).toBe(200);
+      const text = res.body;
+      for (const type of [
+        'start',
+        'speak',
+        'agent',
+        'dtmf',
+        'condition',
+        'set_variables',
+        'transform',
+        'webhook',
+        'dial',
+        'transfer_to_human',
+        'transfer_call',
+        'end',
+        'hangup',
+      ]) {
+        expect(text, type).toContain(`"${type}"`);
+      }
+      expect(text).toContain('save_to_variable');
+    } finally {
+      await t.close();
+    }
+  });
+});

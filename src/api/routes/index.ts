@@ -11,6 +11,7 @@ import { projectRoutes } from './projects.routes.js';
 import { sipTrunkRoutes } from './sip-trunks.routes.js';
 import { usageRoutes } from './usage.routes.js';
 import { sessionRoutes } from './sessions.routes.js';
+import { workflowSchemaRoutes } from './workflow-schema.routes.js';
 import { workflowRoutes } from './workflows.routes.js';
 
 export async function registerRoutes(app: FastifyInstance, s: Services, deps: ServiceDeps): Promise<void> {
@@ -20,6 +21,7 @@ export async function registerRoutes(app: FastifyInstance, s: Services, deps: Se
   await usageRoutes(app, s, deps);
   await agentRoutes(app, s, deps);
   await workflowRoutes(app, s, deps);
+  await workflowSchemaRoutes(app);
   await sessionRoutes(app, s, deps);
   await callRoutes(app, s, deps);
   await sipTrunkRoutes(app, s, deps);
