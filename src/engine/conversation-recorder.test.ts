@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storeKinds } from '../../test/support/stores.js';
+import { TextChannel } from '../channels/text-channel.js';
+import { FakeLlm } from '../providers/testing/fake-llm.js';
+import { FakeClock } from '../shared/clock.js';
+import type { Store } from '../store/database.js';
+import { recordSession } from './session-recording.js';
+import { SessionRegistry } from './session-runtime.js';
+import { graph, settle, testAgent } from './testing/harness.js';
+
+// Two agents in a row so agent_name becomes visible (spec 2.10), with a speak node before them.
+const flow = graph(
+  [
+    ['start', 'start'],
+    ['hello', 'speak', { text: 'Welcome' }],
+    ['a', 'agent', { agent_id: 'a1', exits: [{ handle: 'next', description: 'hand over' }] }],
+    ['b', 'agent', { agent_id: 'a2', max_turns: 1 }],
+    ['bye', 'end'],
+  ],
+  [
+    ['start', 'hello'],
+    ['hello', 'a'],
+    ['a', 'b', 'next'],
+    ['a', 'bye'],
+    ['b', 'bye'],
+  ],
+);
+
+for (const kind of storeKinds()) {
+  describe(`conversation recorder and usage meter (${kind.name})`, () => {
+    let store: Store;
+    beforeAll(async () => {
+      store = await kind.open();
+    });
+    afterAll(() => store.close());
+
+    it('writes one conversation, numbered messages with latency, agent names and usage', async () => {
+      const clock = new FakeClock('2026-03-01T10:00:00Z');
+      const llm = new FakeLlm({
+        clock,
+        firstTokenMs: 250,
+        replies: [
+          {
+            text: 'Passing you on.',
+            toolCalls: [{ name: 'next' }],
+            usage: { inputTokens: 10, outputTokens: 4 },
+          },
+          { text: 'Bob here.', usage: { inputTokens: 20, outputTokens: 3 } },
+        ],
+      });
+      const agents = [testAgent({ id: 'a1', name: 'Ada' }), testAgent({ id: 'a2', name: 'Bob' })];
+      const session = new SessionRegistry().create({
+        sessionId: `sess-${kind.name}`,
+        clock,
+        channel: new TextChannel({ clock }),
+        graph: flow,
+        llm: { fake: llm },
+        getAgent: async (id) => agents.find((a) => a.id === id),
+      });
+      const rec = recordSession(session, {
+        db: store.db,
+        workspaceId: 'w1',
+        projectId: 'p1',
+        now: clock.now(),
+      });
+      session.start();
+      await settle();
+      session.sendText('billing please');
+      await settle(100);
+      await clock.advanceAsync(250);
+      session.sendText('thanks');
+      await settle(100);
+      await clock.advanceAsync(250);
+      await session.done;
+      await rec.flush();
+
+      const conv = await store.db.selectFrom('conversations').selectAll().execute();
+      expect(conv).toHaveLength(1);
+      expect(conv[0]).toMatchObject({
+        session_id: `sess-${kind.name}`,
+        workspace_id: 'w1',
+        project_id: 'p1',
+      });
+      const msgs = await store.db
+        .selectFrom('messages')
+        .select(['sequence', 'role', 'content', 'agent_name', 'latency_ms', 'spoken_at'])
+        .where('conversation_id', '=', conv[0]!.id)
+        .orderBy('sequence')
+        .execute();
+      expect(msgs.map((m) => [m.sequence, m.role, m.content, m.agent_name, m.latency_ms])).toEqual([
+        [1, 'assistant', 'Welcome', null, null],
+        [2, 'user', 'billing please', null, null],
+        [3, 'assistant', 'Passing you on.', 'Ada', 250],
+        [4, 'user', 'thanks', null, null],
+        [5, 'assistant', 'Bob here.', 'Bob', 250],
+      ]);
+      expect(msgs[2]!.spoken_at).toBe('2026-03-01T10:00:00.250Z');
+
+      const usage = await store.db
+        .selectFrom('usage_events')
+        .select(['metric', 'provider', 'quantity', 'workspace_id'])
+        .orderBy('metric')
+        .orderBy('quantity')
+        .execute();
+      expect(usage.map((u) => [u.metric, u.provider, Number(u.quantity)])).toEqual([
+        ['llm_input_tokens', 'fake', 10],
+        ['llm_input_tokens', 'fake', 20],
+        ['llm_output_tokens', 'fake', 3],
+        ['llm_output_tokens', 'fake', 4],
+        ['sessions', null, 1],
+      ]);
+    });
+  });
+}

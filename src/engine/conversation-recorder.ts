@@ -1,0 +1,116 @@
+// Fills the transcript live from the event stream: one `conversations` row per session (created
+// when the recorder attaches) and one `messages` row per message event, numbered from 1.
+// spoken_at is the event's time; latency_ms (assistant messages after a user turn) is rounded.
+// agent_name is stored only once a second agent has spoken in the session (spec 2.10: "present
+// when multiple agents ran"); at that moment earlier agent messages get their names filled in.
+import { toDbTime, type Executor } from '../store/database.js';
+import { newId as defaultNewId, type IdGenerator } from '../shared/ids.js';
+import type { EngineEvent, EventStream } from './events.js';
+import { WriteQueue } from './write-queue.js';
+
+export interface RecorderOptions {
+  db: Executor;
+  workspaceId: string;
+  projectId: string;
+  sessionId: string;
+  newId?: IdGenerator;
+  onError?: (err: unknown) => void;
+}
+
+export class ConversationRecorder {
+  private readonly queue: WriteQueue;
+  private readonly newId: IdGenerator;
+  private conversationId: string | null = null;
+  private sequence = 0;
+  /** Agent name → sequences of its messages, kept until a second agent makes names visible. */
+  private readonly agentMessages = new Map<string, number[]>();
+  private namesVisible = false;
+
+  constructor(private readonly options: RecorderOptions) {
+    this.queue = new WriteQueue(options.onError);
+    this.newId = options.newId ?? defaultNewId;
+  }
+
+  /** Subscribes to the stream; returns the unsubscribe function. */
+  attach(stream: EventStream, now: number): () => void {
+    this.queue.push(() => this.ensureConversation(now));
+    return stream.subscribe((e) => this.handle(e));
+  }
+
+  /** The conversation id once created (after the first flush). */
+  get id(): string | null {
+    return this.conversationId;
+  }
+
+  flush(): Promise<void> {
+    return this.queue.flush();
+  }
+
+  handle(event: EngineEvent): void {
+    if (event.type !== 'message') return;
+    const sequence = ++this.sequence;
+    const agent = event.agent_name;
+    let backfill: [string, number[]][] = [];
+    if (agent !== undefined) {
+      const list = this.agentMessages.get(agent) ?? [];
+      list.push(sequence);
+      this.agentMessages.set(agent, list);
+      if (!this.namesVisible && this.agentMessages.size > 1) {
+        this.namesVisible = true;
+        backfill = [...this.agentMessages].map(([name, seqs]) => [name, seqs.filter((s) => s !== sequence)]);
+      }
+    }
+    const row = {
+      sequence,
+      role: event.role,
+      content: event.content,
+      agent_name: this.namesVisible && agent !== undefined ? agent : null,
+      spoken_at: toDbTime(event.at),
+      latency_ms: event.latency_ms === undefined ? null : Math.round(event.latency_ms),
+    };
+    this.queue.push(async () => {
+      const conversationId = this.conversationId!;
+      await this.options.db
+        .insertInto('messages')
+        .values({ id: this.newId(), conversation_id: conversationId, ...row })
+        .execute();
+      for (const [name, seqs] of backfill) {
+        if (seqs.length === 0) continue;
+        await this.options.db
+          .updateTable('messages')
+          .set({ agent_name: name })
+          .where('conversation_id', '=', conversationId)
+          .where('sequence', 'in', seqs)
+          .execute();
+      }
+      await this.options.db
+        .updateTable('conversations')
+        .set({ updated_at: row.spoken_at })
+        .where('id', '=', conversationId)
+        .execute();
+    });
+  }
+
+  private async ensureConversation(now: number): Promise<void> {
+    const { db, sessionId } = this.options;
+    const at = toDbTime(now);
+    await db
+      .insertInto('conversations')
+      .values({
+        id: this.newId(),
+        workspace_id: this.options.workspaceId,
+        project_id: this.options.projectId,
+        session_id: sessionId,
+        created_at: at,
+        updated_at: at,
+      })
+      .onConflict((oc) => oc.column('session_id').doNothing())
+      .execute();
+    const row = await db
+      .selectFrom('conversations')
+      .select(['id'])
+      .where('session_id', '=', sessionId)
+      .executeTakeFirstOrThrow();
+    this.conversationId = row.id;
+  }
+}

@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import { TextChannel } from '../channels/text-channel.js';
+import { FakeClock } from '../shared/clock.js';
+import { parseClientMessage, RealtimeConnection, type ServerMessage } from './realtime-protocol.js';
+import { SessionRegistry } from './session-runtime.js';
+import { graph, settle } from './testing/harness.js';
+
+const flow = graph(
+  [
+    ['start', 'start'],
+    ['ask', 'dtmf', { prompt: 'Press 1', num_digits: 1, save_to_variable: 'choice' }],
+    ['bye', 'speak', { text: 'You chose {{choice}}' }],
+    ['end', 'end'],
+  ],
+  [
+    ['start', 'ask'],
+    ['ask', 'bye', 'success'],
+    ['ask', 'end', 'timeout'],
+    ['bye', 'end'],
+  ],
+);
+
+function connect() {
+  const clock = new FakeClock();
+  const session = new SessionRegistry().create({
+    sessionId: 's1',
+    clock,
+    channel: new TextChannel({ clock }),
+    graph: flow,
+  });
+  const frames: ServerMessage[] = [];
+  const conn = new RealtimeConnection(session, (f) => frames.push(JSON.parse(f) as ServerMessage));
+  return { session, frames, conn };
+}
+
+describe('parseClientMessage', () => {
+  it('accepts the documented messages', () => {
+    expect(parseClientMessage('{"type":"user_text","text":"hi","x":1}')).toEqual({
+      ok: true,
+      message: { type: 'user_text', text: 'hi' },
+    });
+    expect(parseClientMessage('{"type":"dtmf","digits":"12#"}')).toMatchObject({ ok: true });
+    expect(parseClientMessage('{"type":"end"}')).toMatchObject({ ok: true });
+  });
+
+  it('refuses bad frames with a code', () => {
+    expect(parseClientMessage('nope')).toMatchObject({ ok: false, code: 'invalid_json' });
+    expect(parseClientMessage('[1]')).toMatchObject({ ok: false, code: 'invalid_json' });
+    expect(parseClientMessage('{"type":"dtmf","digits":"12x"}')).toMatchObject({
+      ok: false,
+      code: 'invalid_message',
+    });
+    expect(parseClientMessage('{"type":"user_text","text":""}')).toMatchObject({
+      ok: false,
+      code: 'invalid_message',
+    });
+    expect(parseClientMessage('{"type":"audio"}')).toMatchObject({ ok: false, code: 'unknown_type' });
+  });
+});
+
+describe('RealtimeConnection', () => {
+  it('starts the session and streams node, text, status and ended frames', async () => {
+    const { frames, conn, session } = connect();
+    await settle();
+    conn.receive('{"type":"dtmf","digits":"1"}');
+    await session.done;
+    expect(frames.map((f) => f.type)).toEqual([
+      'ready',
+      'status',
+      'node',
+      'node',
+      'node',
+      'assistant_text',
+      'node',
+      'node',
+      'assistant_text',
+      'node',
+      'node',
+      'node',
+      'status',
+      'status',
+      'ended',
+    ]);
+    expect(frames).toContainEqual({ type: 'assistant_text', text: 'You chose 1' });
+    expect(frames.at(-3)).toEqual({ type: 'status', status: 'active', execution_status: 'completed' });
+    expect(frames.at(-1)).toEqual({ type: 'ended', end_reason: 'completed', duration_seconds: 0 });
+  });
+
+  it('answers errors and pings; end ends the session as client_ended', async () => {
+    const { frames, conn, session } = connect();
+    conn.receive('{"type":"bogus"}');
+    conn.receive('{"type":"ping","id":"7"}');
+    expect(frames.filter((f) => f.type === 'error' || f.type === 'pong')).toEqual([
+      { type: 'error', code: 'unknown_type', message: 'Unknown message type "bogus".' },
+      { type: 'pong', id: '7' },
+    ]);
+    conn.receive('{"type":"end"}');
+    expect((await session.done).endReason).toBe('client_ended');
+    conn.receive('{"type":"user_text","text":"late"}');
+    expect(frames.at(-1)).toMatchObject({ type: 'error', code: 'session_ended' });
+  });
+
+  it('closing the socket ends the session as client_disconnected', async () => {
+    const { conn, session } = connect();
+    await settle();
+    conn.close();
+    expect((await session.done).endReason).toBe('client_disconnected');
+  });
+});

@@ -1,0 +1,158 @@
+// The realtime session protocol (docs/realtime-protocol.md) as a pure adapter: socket text frames
+// in → session calls; engine events → JSON frames out. The lead's WebSocket route
+// (/api/v1/sessions/{id}/realtime?token=…) only moves strings between a socket and this class, so
+// the protocol is tested without sockets. Audio frames will travel on the same socket later.
+import type { EngineEvent, SessionEndReason, SessionStatus } from './events.js';
+import { SessionNotActiveError, type LiveSession } from './session-runtime.js';
+
+export const PROTOCOL_VERSION = 1;
+const MAX_TEXT_CHARS = 4000;
+const DTMF = /^[0-9*#A-D]{1,32}$/;
+
+export type ClientMessage =
+  | { type: 'user_text'; text: string }
+  | { type: 'dtmf'; digits: string }
+  | { type: 'end' }
+  | { type: 'ping'; id?: string };
+
+export type ServerMessage =
+  | { type: 'ready'; protocol: number; session_id: string; status: SessionStatus }
+  | { type: 'assistant_text'; text: string; agent_name?: string; latency_ms?: number }
+  | { type: 'user_text'; text: string }
+  | { type: 'node'; event: 'entered' | 'exited'; node_id: string; node_type: string; handle?: string }
+  | { type: 'status'; status: SessionStatus; execution_status?: string }
+  | { type: 'ended'; end_reason: SessionEndReason; duration_seconds: number }
+  | { type: 'error'; code: string; message: string }
+  | { type: 'pong'; id?: string };
+
+export type ParseResult = { ok: true; message: ClientMessage } | { ok: false; code: string; message: string };
+
+/** Validates one client frame. Unknown fields are ignored; unknown types are refused. */
+export function parseClientMessage(raw: string): ParseResult {
+  let data: unknown;
+  try {
+    data = JSON.parse(raw);
+  } catch {
+    return { ok: false, code: 'invalid_json', message: 'Frames must be JSON objects.' };
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+    return { ok: false, code: 'invalid_json', message: 'Frames must be JSON objects.' };
+  }
+  const m = data as Record<string, unknown>;
+  switch (m.type) {
+    case 'user_text':
+      if (typeof m.text !== 'string' || m.text.trim() === '' || m.text.length > MAX_TEXT_CHARS) {
+        return {
+          ok: false,
+          code: 'invalid_message',
+          message: `text must be 1 to ${MAX_TEXT_CHARS} characters.`,
+        };
+      }
+      return { ok: true, message: { type: 'user_text', text: m.text } };
+    case 'dtmf':
+      if (typeof m.digits !== 'string' || !DTMF.test(m.digits)) {
+        return { ok: false, code: 'invalid_message', message: 'digits must be 1 to 32 of 0-9 * # A-D.' };
+      }
+      return { ok: true, message: { type: 'dtmf', digits: m.digits } };
+    case 'end':
+      return { ok: true, message: { type: 'end' } };
+    case 'ping':
+      return { ok: true, message: typeof m.id === 'string' ? { type: 'ping', id: m.id } : { type: 'ping' } };
+    default:
+      return { ok: false, code: 'unknown_type', message: `Unknown message type ${JSON.stringify(m.type)}.` };
+  }
+}
+
+/** An engine event as the frame a client sees, or null for events that stay server-side. */
+export function toServerMessage(event: EngineEvent): ServerMessage | null {
+  switch (event.type) {
+    case 'message':
+      if (event.role === 'assistant') {
+        return {
+          type: 'assistant_text',
+          text: event.content,
+          ...(event.agent_name !== undefined ? { agent_name: event.agent_name } : {}),
+          ...(event.latency_ms !== undefined ? { latency_ms: Math.round(event.latency_ms) } : {}),
+        };
+      }
+      return event.role === 'user' ? { type: 'user_text', text: event.content } : null;
+    case 'node.entered':
+      return { type: 'node', event: 'entered', node_id: event.node_id, node_type: event.node_type };
+    case 'node.exited':
+      return {
+        type: 'node',
+        event: 'exited',
+        node_id: event.node_id,
+        node_type: event.node_type,
+        handle: event.handle,
+      };
+    case 'session.status':
+      return { type: 'status', status: event.status };
+    case 'execution.completed':
+    case 'execution.failed':
+    case 'execution.transferred':
+    case 'execution.cancelled':
+      return { type: 'status', status: 'active', execution_status: event.status };
+    case 'session.ended':
+      return { type: 'ended', end_reason: event.end_reason, duration_seconds: event.duration_seconds };
+    default:
+      return null;
+  }
+}
+
+export interface RealtimeConnectionOptions {
+  /** Starts a pending session when the client connects (default true). */
+  startOnConnect?: boolean;
+  /** Ends the session with client_disconnected when the socket closes (default true). */
+  endOnClose?: boolean;
+}
+
+/** One client socket attached to one live session. */
+export class RealtimeConnection {
+  private readonly unsubscribe: () => void;
+  private closed = false;
+
+  constructor(
+    private readonly session: LiveSession,
+    private readonly send: (frame: string) => void,
+    private readonly options: RealtimeConnectionOptions = {},
+  ) {
+    this.unsubscribe = session.subscribe((event) => {
+      const msg = toServerMessage(event);
+      if (msg) this.emit(msg);
+      if (event.type === 'session.ended') this.unsubscribe();
+    });
+    this.emit({ type: 'ready', protocol: PROTOCOL_VERSION, session_id: session.id, status: session.status });
+    if (options.startOnConnect ?? true) session.start();
+  }
+
+  /** One text frame from the client. */
+  receive(raw: string): void {
+    const parsed = parseClientMessage(raw);
+    if (!parsed.ok) return this.emit({ type: 'error', code: parsed.code, message: parsed.message });
+    const m = parsed.message;
+    try {
+      if (m.type === 'user_text') this.session.sendText(m.text);
+      else if (m.type === 'dtmf') this.session.sendDtmf(m.digits);
+      else if (m.type === 'end') void this.session.end('client_ended');
+      else this.emit(m.id !== undefined ? { type: 'pong', id: m.id } : { type: 'pong' });
+    } catch (err) {
+      const code = err instanceof SessionNotActiveError ? 'session_ended' : 'unsupported';
+      this.emit({ type: 'error', code, message: (err as Error).message });
+    }
+  }
+
+  /** The socket closed. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.unsubscribe();
+    if ((this.options.endOnClose ?? true) && this.session.status !== 'ended') {
+      void this.session.end('client_disconnected');
+    }
+  }
+
+  private emit(msg: ServerMessage): void {
+    if (!this.closed) this.send(JSON.stringify(msg));
+  }
+}

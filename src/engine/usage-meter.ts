@@ -1,0 +1,64 @@
+// Meters usage from the event stream into `usage_events`: `sessions` (1, when a session becomes
+// active), `llm_input_tokens` and `llm_output_tokens` (per model call, with the provider id).
+// GET /usage sums these rows in every grouping. stt_seconds, tts_characters and voice_minutes come
+// with the voice pipeline and the call controller.
+import { toDbTime, type Executor } from '../store/database.js';
+import { newId as defaultNewId, type IdGenerator } from '../shared/ids.js';
+import type { EngineEvent, EventStream } from './events.js';
+import { WriteQueue } from './write-queue.js';
+
+export interface UsageMeterOptions {
+  db: Executor;
+  workspaceId: string;
+  projectId: string | null;
+  newId?: IdGenerator;
+  onError?: (err: unknown) => void;
+}
+
+export class UsageMeter {
+  private readonly queue: WriteQueue;
+  private readonly newId: IdGenerator;
+  private sessionCounted = false;
+
+  constructor(private readonly options: UsageMeterOptions) {
+    this.queue = new WriteQueue(options.onError);
+    this.newId = options.newId ?? defaultNewId;
+  }
+
+  attach(stream: EventStream): () => void {
+    return stream.subscribe((e) => this.handle(e));
+  }
+
+  flush(): Promise<void> {
+    return this.queue.flush();
+  }
+
+  handle(event: EngineEvent): void {
+    if (event.type === 'session.status' && event.status === 'active' && !this.sessionCounted) {
+      this.sessionCounted = true;
+      this.record('sessions', 1, null, event.at);
+    } else if (event.type === 'usage') {
+      if (event.llm_input_tokens > 0) {
+        this.record('llm_input_tokens', event.llm_input_tokens, event.provider, event.at);
+      }
+      if (event.llm_output_tokens > 0) {
+        this.record('llm_output_tokens', event.llm_output_tokens, event.provider, event.at);
+      }
+    }
+  }
+
+  private record(metric: string, quantity: number, provider: string | null, at: number): void {
+    const row = {
+      id: this.newId(),
+      workspace_id: this.options.workspaceId,
+      project_id: this.options.projectId,
+      metric,
+      provider,
+      quantity,
+      occurred_at: toDbTime(at),
+    };
+    this.queue.push(async () => {
+      await this.options.db.insertInto('usage_events').values(row).execute();
+    });
+  }
+}
