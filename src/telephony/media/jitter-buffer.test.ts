@@ -123,6 +123,20 @@ describe('JitterBuffer', () => {
     expect(frames).toEqual([...frames].sort((a, b) => a - b));
   });
 
+  it('skips sequence numbers spent on telephone-events without counting a loss', () => {
+    const clock = new FakeClock();
+    const jb = new JitterBuffer({ clockRate: 8000 });
+    const out: JitterOutput[] = [];
+    for (let i = 0; i < 20; i++) {
+      clock.advance(20);
+      if (i >= 8 && i < 12) jb.skip(100 + i);
+      else jb.push(100 + i, i * 160, Buffer.from([i]), false, clock.monotonic());
+      out.push(jb.pull());
+    }
+    expect(played(out)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 12, 13, 14, 15, 16, 17, 18]);
+    expect(jb.stats.concealed).toBe(0);
+  });
+
   it('refills after a pause and restarts on a sequence jump', () => {
     const arrivals = [...steady(20), ...steady(20, 1020).map((a) => ({ ...a, at: a.at + 1000 }))];
     const { jb, out } = run(arrivals, 1600);

@@ -47,10 +47,12 @@ interface Slot {
   ext: number;
   timestamp: number;
   marker: boolean;
-  payload: Buffer;
+  /** Null for a sequence number spent on something else (a telephone-event): skipped, not lost. */
+  payload: Buffer | null;
 }
 
 const EMPTY: JitterOutput = Object.freeze({ kind: 'empty' });
+const SKIPPED: JitterOutput = Object.freeze({ kind: 'empty' });
 const RESET_DISTANCE = 3000;
 
 export class JitterBuffer {
@@ -114,12 +116,31 @@ export class JitterBuffer {
     return this.count === 0 ? 0 : this.highest - this.nextSeq + 1;
   }
 
+  /**
+   * Notes a packet of the same stream that carries no audio (an RFC 4733 event shares the
+   * sequence space), so its number reads as skipped rather than lost.
+   */
+  skip(seq: number): void {
+    if (!this.started) return;
+    this.insert(seq, 0, null, false);
+  }
+
   /** Adds an arriving packet; `arrivalMs` is the local monotonic time. The payload is kept, not copied. */
   push(seq: number, timestamp: number, payload: Buffer, marker: boolean, arrivalMs: number): void {
     this.stats.received++;
     if (!this.started) {
       this.restart(seq);
     }
+    this.insert(seq, timestamp, payload, marker, arrivalMs);
+  }
+
+  private insert(
+    seq: number,
+    timestamp: number,
+    payload: Buffer | null,
+    marker: boolean,
+    arrivalMs?: number,
+  ): void {
     let ext = this.highest + seqDiff(seq, this.highest & 0xffff);
     if (ext - this.highest > RESET_DISTANCE || this.nextSeq - ext > RESET_DISTANCE) {
       // The sender restarted its sequence (or a new source took over): start again.
@@ -127,10 +148,12 @@ export class JitterBuffer {
       this.restart(seq);
       ext = this.highest;
     }
-    this.measure(timestamp, arrivalMs);
+    if (arrivalMs !== undefined) this.measure(timestamp, arrivalMs);
     if (ext <= this.lastOut) {
-      this.stats.late++;
-      this.raiseAfterLate();
+      if (payload) {
+        this.stats.late++;
+        this.raiseAfterLate();
+      }
       return;
     }
     if (ext < this.nextSeq) {
@@ -142,7 +165,7 @@ export class JitterBuffer {
     const i = ext % this.capacity;
     const held = this.slots[i];
     if (held && held.ext === ext) {
-      this.stats.duplicates++;
+      if (payload) this.stats.duplicates++;
       return;
     }
     this.slots[i] = { ext, timestamp, marker, payload };
@@ -162,7 +185,14 @@ export class JitterBuffer {
       this.stats.underruns++;
       return EMPTY;
     }
-    const out = this.take();
+    let out = this.take();
+    while (out === SKIPPED) {
+      if (this.count === 0 || this.nextSeq > this.highest) {
+        this.playing = false;
+        return EMPTY;
+      }
+      out = this.take();
+    }
     this.adapt();
     return out;
   }
@@ -176,6 +206,7 @@ export class JitterBuffer {
     if (slot && slot.ext === ext) {
       this.slots[i] = undefined;
       this.count--;
+      if (!slot.payload) return SKIPPED;
       this.stats.played++;
       return {
         kind: 'frame',
@@ -199,6 +230,7 @@ export class JitterBuffer {
       if (++this.surplusPulls >= this.shrinkAfter) {
         this.surplusPulls = 0;
         const dropped = this.take();
+        if (dropped === SKIPPED) return;
         if (dropped.kind === 'frame') this.stats.played--;
         else this.stats.concealed--;
         this.stats.dropped++;

@@ -67,14 +67,15 @@ export function ntpMiddle(seconds: number, fraction: number): number {
 
 /**
  * Round-trip time from a report block about our stream (RFC 3550 6.4.1): arrival time A minus
- * LSR minus DLSR, in milliseconds; null when the peer has not seen our SR yet or the clocks give
- * nonsense (a negative result).
+ * LSR minus DLSR, in milliseconds; null when the peer has not seen our SR yet or the result is
+ * clearly negative (a peer with a broken clock or DLSR).
  */
 export function roundTripMs(arrivalWallMs: number, lsr: number, dlsr: number): number | null {
   if (lsr === 0) return null;
   const { seconds, fraction } = ntpFromMs(arrivalWallMs);
-  const rtt = (ntpMiddle(seconds, fraction) - lsr - dlsr) >>> 0;
-  if (rtt >= 0x80000000) return null;
+  const rtt = (ntpMiddle(seconds, fraction) - lsr - dlsr) | 0;
+  // Both ends round to 1/65536 s, so a loopback RTT can come out a hair below zero.
+  if (rtt < 0) return rtt > -66 ? 0 : null;
   return (rtt * 1000) / 65536;
 }
 

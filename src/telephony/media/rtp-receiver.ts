@@ -1,0 +1,153 @@
+// The receiving half of a call's media: takes decoded RTP packets from the session, keeps RFC 3550
+// statistics for RTCP, sends telephone-events to the DTMF receiver and audio through the jitter
+// buffer, and on its own 20 ms playout clock hands pipeline-rate PCM frames to the call (a
+// concealed frame when a packet is missing, nothing while the buffer refills or the far end is
+// silent).
+
+import type { Clock } from '../../shared/clock.js';
+import { FRAME_MS } from './codecs/audio-codec.js';
+import type { PipelineCodec } from './codecs/pipeline-codec.js';
+import { DtmfReceiver, type DigitEnd, type DigitEvent } from './dtmf.js';
+import { JitterBuffer, type JitterBufferOptions } from './jitter-buffer.js';
+import { Pacer } from './pacer.js';
+import type { RtpPacket } from './rtp-packet.js';
+import { ReceptionStats } from './rtp-stats.js';
+
+export interface AudioFrameInfo {
+  /** True when the frame stands in for a lost packet. */
+  concealed: boolean;
+  /** RTP sequence number of the frame (of the missing packet when concealed). */
+  sequence: number;
+}
+
+export interface MediaReceiverOptions {
+  clock: Clock;
+  codec: PipelineCodec;
+  /** Payload types agreed in SDP. */
+  payloadType?: number;
+  telephoneEventPayloadType?: number;
+  jitter?: Omit<JitterBufferOptions, 'clockRate'>;
+  onAudio?: (pcm: Int16Array, info: AudioFrameInfo) => void;
+  onDigit?: (digit: DigitEvent) => void;
+  onDigitEnd?: (digit: DigitEnd) => void;
+}
+
+export interface ReceiverCounters {
+  /** Audio packets accepted past probation. */
+  audioPackets: number;
+  eventPackets: number;
+  /** Packets of a payload type this call did not agree on. */
+  unknownPayload: number;
+  /** Packets of a source still on probation or out of window (RFC 3550 A.1). */
+  rejected: number;
+  /** Times the remote SSRC changed. */
+  sourceChanges: number;
+}
+
+export class MediaReceiver {
+  readonly counters: ReceiverCounters = {
+    audioPackets: 0,
+    eventPackets: 0,
+    unknownPayload: 0,
+    rejected: 0,
+    sourceChanges: 0,
+  };
+  private remoteSsrc: number | null = null;
+  private stats: ReceptionStats | null = null;
+  private jitter: JitterBuffer;
+  private readonly dtmf: DtmfReceiver;
+  private readonly pacer: Pacer;
+  private readonly payloadType: number;
+  private readonly eventPayloadType: number;
+
+  constructor(private readonly options: MediaReceiverOptions) {
+    const codec = options.codec.codec;
+    this.payloadType = options.payloadType ?? codec.payloadType;
+    this.eventPayloadType = options.telephoneEventPayloadType ?? 101;
+    this.jitter = this.newJitterBuffer();
+    this.dtmf = new DtmfReceiver(
+      codec.clockRate,
+      (d) => options.onDigit?.(d),
+      (d) => options.onDigitEnd?.(d),
+    );
+    this.pacer = new Pacer(options.clock, { periodMs: FRAME_MS }, () => this.playout());
+  }
+
+  /** The remote source's statistics, for receiver reports; null before the first packet. */
+  get reception(): ReceptionStats | null {
+    return this.stats;
+  }
+
+  get ssrc(): number | null {
+    return this.remoteSsrc;
+  }
+
+  get jitterBuffer(): JitterBuffer {
+    return this.jitter;
+  }
+
+  start(): void {
+    this.pacer.start();
+  }
+
+  stop(): void {
+    this.pacer.stop();
+  }
+
+  /** Takes one received packet; `arrivalMs` is monotonic. The packet's buffer must stay untouched. */
+  handle(p: RtpPacket, arrivalMs: number): void {
+    const pt = p.payloadType;
+    if (pt !== this.payloadType && pt !== this.eventPayloadType) {
+      this.counters.unknownPayload++;
+      return;
+    }
+    if (this.remoteSsrc !== p.ssrc) {
+      if (this.remoteSsrc !== null) this.counters.sourceChanges++;
+      // A new source (re-INVITE to another media server, a transfer): fresh statistics and buffer.
+      this.remoteSsrc = p.ssrc;
+      this.stats = new ReceptionStats(this.options.codec.codec.clockRate);
+      this.jitter = this.newJitterBuffer();
+    }
+    const stats = this.stats!;
+    if (!stats.updateSeq(p.sequenceNumber)) {
+      // Probation: the first packet of a source is held back by A.1, but a DTMF start may be it.
+      if (pt === this.eventPayloadType) this.dtmf.handle(p.timestamp, p.payload());
+      this.counters.rejected++;
+      return;
+    }
+    if (pt === this.eventPayloadType) {
+      this.counters.eventPackets++;
+      this.dtmf.handle(p.timestamp, p.payload());
+      // Audio pauses during a press; its sequence numbers are not lost audio.
+      this.jitter.skip(p.sequenceNumber);
+      return;
+    }
+    this.counters.audioPackets++;
+    stats.updateJitter(p.timestamp, arrivalMs);
+    this.jitter.push(p.sequenceNumber, p.timestamp, p.payload(), p.marker, arrivalMs);
+  }
+
+  private playout(): void {
+    const out = this.jitter.pull();
+    if (out.kind === 'empty') return;
+    const codec = this.options.codec;
+    if (out.kind === 'frame') {
+      let pcm: Int16Array;
+      try {
+        pcm = codec.decode(out.payload);
+      } catch {
+        // A payload the decoder rejects is a lost frame, not a reason to stop the call.
+        pcm = codec.conceal();
+        this.options.onAudio?.(pcm, { concealed: true, sequence: out.seq });
+        return;
+      }
+      this.options.onAudio?.(pcm, { concealed: false, sequence: out.seq });
+    } else {
+      this.options.onAudio?.(codec.conceal(), { concealed: true, sequence: out.seq });
+    }
+  }
+
+  private newJitterBuffer(): JitterBuffer {
+    return new JitterBuffer({ clockRate: this.options.codec.codec.clockRate, ...this.options.jitter });
+  }
+}

@@ -1,0 +1,308 @@
+// One call's media over UDP: binds an even port from the allocator (and the odd one for RTCP
+// unless rtcp-mux), sends what the RtpSender paces and feeds what arrives to the MediaReceiver,
+// runs RTCP, and does symmetric RTP for callers behind NAT: replies go to where the peer's
+// packets come from, not only to the address its SDP claims.
+//
+// Latching rule: until latched, media goes to the SDP address. The first valid RTP packet latches
+// the session to its source ('any' mode, the default: a NATed phone's SDP carries its private
+// address), or, in 'sdp-address' mode, the first one from the SDP's IP address (the port may
+// differ). Once latched, packets from other sources are dropped and counted, and the session
+// moves only after `relatchAfter` valid packets in a row from one new source, so a stray or
+// injected packet cannot steal the stream (RTP bleed).
+
+import dgram from 'node:dgram';
+import { isIP } from 'node:net';
+import type { Clock } from '../../shared/clock.js';
+import type { AudioCodec } from './codecs/audio-codec.js';
+import { PipelineCodec } from './codecs/pipeline-codec.js';
+import type { DigitEnd, DigitEvent } from './dtmf.js';
+import type { JitterBufferOptions } from './jitter-buffer.js';
+import type { RtpPortAllocator } from './port-allocator.js';
+import { isRtcp, parseRtcp } from './rtcp.js';
+import { RtcpReporter, type RemoteReport } from './rtcp-reporter.js';
+import { decodeRtp, RtpPacket, RtpStatus } from './rtp-packet.js';
+import { MediaReceiver, type AudioFrameInfo } from './rtp-receiver.js';
+import { RtpSender, type DigitOptions } from './rtp-sender.js';
+
+export interface MediaAddress {
+  address: string;
+  port: number;
+  /** RTCP port when not muxed; RTP port + 1 by default (RFC 3605's a=rtcp may say otherwise). */
+  rtcpPort?: number;
+}
+
+export interface RtpSessionOptions {
+  clock: Clock;
+  ports: RtpPortAllocator;
+  /** Local address to bind (the SIP host). */
+  host: string;
+  codec: AudioCodec;
+  payloadType?: number;
+  telephoneEventPayloadType?: number;
+  /** RTP and RTCP on one port (RFC 5761). */
+  rtcpMux?: boolean;
+  /** The peer's media address from its SDP, if known yet. */
+  remote?: MediaAddress;
+  latch?: 'any' | 'sdp-address';
+  relatchAfter?: number;
+  cname?: string;
+  /** Randomness for SSRC, initial sequence and timestamp, and the RTCP interval. */
+  random?: () => number;
+  idle?: 'silence' | 'pause';
+  jitter?: Omit<JitterBufferOptions, 'clockRate'>;
+  rtcpIntervalMs?: number;
+  onAudio?: (pcm: Int16Array, info: AudioFrameInfo) => void;
+  onDigit?: (digit: DigitEvent) => void;
+  onDigitEnd?: (digit: DigitEnd) => void;
+  onLatch?: (source: MediaAddress) => void;
+  onRemoteReport?: (report: RemoteReport) => void;
+  onBye?: (reason?: string) => void;
+  onError?: (err: Error) => void;
+}
+
+export interface SessionCounters {
+  rtpIn: number;
+  rtpOut: number;
+  rtcpIn: number;
+  rtcpOut: number;
+  malformed: number;
+  /** Valid packets from a source other than the latched one. */
+  stray: number;
+}
+
+const BIND_ATTEMPTS = 16;
+
+export class RtpSession {
+  readonly counters: SessionCounters = { rtpIn: 0, rtpOut: 0, rtcpIn: 0, rtcpOut: 0, malformed: 0, stray: 0 };
+  readonly sender: RtpSender;
+  readonly receiver: MediaReceiver;
+  readonly rtcp: RtcpReporter;
+  readonly ssrc: number;
+  private rtpSocket: dgram.Socket | null = null;
+  private rtcpSocket: dgram.Socket | null = null;
+  private port = 0;
+  private remote: MediaAddress | null;
+  private latched: MediaAddress | null = null;
+  private rtcpRemote: MediaAddress | null = null;
+  private candidate: { key: string; count: number } | null = null;
+  private readonly packet = new RtpPacket();
+  private closed = false;
+
+  constructor(private readonly options: RtpSessionOptions) {
+    const random = options.random ?? Math.random;
+    const codec = new PipelineCodec(options.codec);
+    this.ssrc = Math.floor(random() * 0x100000000) >>> 0;
+    this.remote = options.remote ?? null;
+    this.sender = new RtpSender({
+      clock: options.clock,
+      codec,
+      ssrc: this.ssrc,
+      sequence: Math.floor(random() * 0x10000),
+      timestamp: Math.floor(random() * 0x100000000),
+      payloadType: options.payloadType,
+      telephoneEventPayloadType: options.telephoneEventPayloadType,
+      idle: options.idle,
+      transmit: (b) => this.sendRtp(b),
+    });
+    this.receiver = new MediaReceiver({
+      clock: options.clock,
+      codec: new PipelineCodec(options.codec),
+      payloadType: options.payloadType,
+      telephoneEventPayloadType: options.telephoneEventPayloadType,
+      jitter: options.jitter,
+      onAudio: options.onAudio,
+      onDigit: options.onDigit,
+      onDigitEnd: options.onDigitEnd,
+    });
+    this.rtcp = new RtcpReporter(
+      {
+        ssrc: this.ssrc,
+        cname: options.cname ?? `switchboard-${this.ssrc.toString(16)}@${options.host}`,
+        sender: () => {
+          const s = this.sender.stats;
+          return s.packets === 0
+            ? null
+            : { packets: s.packets, octets: s.octets, rtpTimestampAt: (m) => this.sender.timestampAt(m) };
+        },
+        remote: () => {
+          const ssrc = this.receiver.ssrc;
+          const stats = this.receiver.reception;
+          return ssrc === null || !stats ? null : { ssrc, stats };
+        },
+      },
+      {
+        clock: options.clock,
+        intervalMs: options.rtcpIntervalMs,
+        random,
+        transmit: (b) => void this.sendRtcp(b),
+        onReport: options.onRemoteReport,
+        onBye: (_ssrc, reason) => options.onBye?.(reason),
+      },
+    );
+  }
+
+  /** The bound RTP port (RTCP is port + 1 unless muxed); 0 before start. */
+  get localPort(): number {
+    return this.port;
+  }
+
+  /** Where media goes now: the latched source, else the SDP address. */
+  get destination(): MediaAddress | null {
+    return this.latched ?? this.remote;
+  }
+
+  get isLatched(): boolean {
+    return this.latched !== null;
+  }
+
+  /** Binds the sockets; media starts flowing with start(). */
+  async bind(): Promise<number> {
+    const type = isIP(this.options.host) === 6 ? 'udp6' : 'udp4';
+    for (let attempt = 0; attempt < BIND_ATTEMPTS; attempt++) {
+      const port = this.options.ports.allocate();
+      if (port === null) throw new Error('RTP port range exhausted');
+      try {
+        this.rtpSocket = await bindSocket(type, this.options.host, port);
+        if (!this.options.rtcpMux) {
+          try {
+            this.rtcpSocket = await bindSocket(type, this.options.host, port + 1);
+          } catch (err) {
+            this.rtpSocket.close();
+            this.rtpSocket = null;
+            throw err;
+          }
+        }
+        this.port = port;
+        break;
+      } catch (err) {
+        // Another process holds it: put it back at the end of the line and try the next one.
+        this.options.ports.release(port);
+        if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+      }
+    }
+    if (!this.rtpSocket) throw new Error('no free RTP port after several attempts');
+    this.rtpSocket.on('message', (msg, rinfo) => this.onDatagram(msg, rinfo, false));
+    this.rtpSocket.on('error', (err) => this.options.onError?.(err));
+    this.rtcpSocket?.on('message', (msg, rinfo) => this.onDatagram(msg, rinfo, true));
+    this.rtcpSocket?.on('error', (err) => this.options.onError?.(err));
+    return this.port;
+  }
+
+  /** Sets or changes the peer's SDP address (answer received, re-INVITE). */
+  setRemote(remote: MediaAddress): void {
+    this.remote = remote;
+  }
+
+  start(): void {
+    this.sender.start();
+    this.receiver.start();
+    this.rtcp.start();
+  }
+
+  /** Sends the final RTCP BYE, stops everything and frees the port. */
+  async close(reason?: string): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.sender.stop();
+    this.receiver.stop();
+    this.rtcp.stop();
+    // Wait for the BYE to leave: closing the socket first would drop it.
+    if (this.rtpSocket && this.destination) await this.sendRtcp(this.rtcp.buildBye(reason));
+    await Promise.all([closeSocket(this.rtpSocket), closeSocket(this.rtcpSocket)]);
+    if (this.port) this.options.ports.release(this.port);
+  }
+
+  enqueue(pcm: Int16Array): void {
+    this.sender.enqueue(pcm);
+  }
+
+  sendDigits(digits: string, options?: DigitOptions): Promise<void> {
+    return this.sender.sendDigits(digits, options);
+  }
+
+  private onDatagram(msg: Buffer, rinfo: dgram.RemoteInfo, onRtcpPort: boolean): void {
+    if (this.closed) return;
+    if (onRtcpPort || isRtcp(msg)) {
+      const packets = parseRtcp(msg);
+      if (!packets) {
+        this.counters.malformed++;
+        return;
+      }
+      this.counters.rtcpIn++;
+      if (!this.rtcpRemote) this.rtcpRemote = { address: rinfo.address, port: rinfo.port };
+      this.rtcp.handle(packets);
+      return;
+    }
+    if (decodeRtp(msg, this.packet) !== RtpStatus.Ok) {
+      this.counters.malformed++;
+      return;
+    }
+    if (!this.accept(rinfo)) {
+      this.counters.stray++;
+      return;
+    }
+    this.counters.rtpIn++;
+    this.receiver.handle(this.packet, this.options.clock.monotonic());
+  }
+
+  /** Applies the latching rule to a valid RTP packet's source; true when it may be played. */
+  private accept(rinfo: dgram.RemoteInfo): boolean {
+    const latched = this.latched;
+    if (latched && latched.address === rinfo.address && latched.port === rinfo.port) {
+      this.candidate = null;
+      return true;
+    }
+    const fromSdp = this.remote !== null && this.remote.address === rinfo.address;
+    const immediate = !latched && (this.options.latch !== 'sdp-address' || fromSdp);
+    if (!immediate) {
+      const key = `${rinfo.address}|${rinfo.port}`;
+      this.candidate =
+        this.candidate?.key === key ? { key, count: this.candidate.count + 1 } : { key, count: 1 };
+      if (this.candidate.count < (this.options.relatchAfter ?? 5)) return false;
+    }
+    this.candidate = null;
+    this.latched = { address: rinfo.address, port: rinfo.port };
+    // RTCP follows media: muxed on the same port, else the port above unless RTCP already came in.
+    if (this.options.rtcpMux) this.rtcpRemote = this.latched;
+    else if (!this.rtcpRemote || this.rtcpRemote.address !== rinfo.address) {
+      this.rtcpRemote = { address: rinfo.address, port: rinfo.port + 1 };
+    }
+    this.options.onLatch?.(this.latched);
+    return true;
+  }
+
+  private sendRtp(packet: Buffer): void {
+    const to = this.destination;
+    if (!to || !this.rtpSocket || this.closed) return;
+    this.counters.rtpOut++;
+    this.rtpSocket.send(packet, to.port, to.address);
+  }
+
+  private sendRtcp(compound: Buffer): Promise<void> {
+    const socket = this.options.rtcpMux ? this.rtpSocket : this.rtcpSocket;
+    let to = this.rtcpRemote;
+    if (!to && this.remote) {
+      const port = this.options.rtcpMux ? this.remote.port : (this.remote.rtcpPort ?? this.remote.port + 1);
+      to = { address: this.remote.address, port };
+    }
+    if (!socket || !to) return Promise.resolve();
+    this.counters.rtcpOut++;
+    const dest = to;
+    return new Promise((resolve) => socket.send(compound, dest.port, dest.address, () => resolve()));
+  }
+}
+
+function bindSocket(type: 'udp4' | 'udp6', host: string, port: number): Promise<dgram.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = dgram.createSocket({ type, reuseAddr: false });
+    socket.once('error', reject);
+    socket.bind(port, host, () => {
+      socket.off('error', reject);
+      resolve(socket);
+    });
+  });
+}
+
+function closeSocket(socket: dgram.Socket | null): Promise<void> {
+  return new Promise((resolve) => (socket ? socket.close(() => resolve()) : resolve()));
+}
