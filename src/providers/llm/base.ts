@@ -2,11 +2,12 @@
 // abort, metrics. A vendor adapter only builds its request and decodes its stream (StreamDecoder).
 import type { Dispatcher } from 'undici';
 import { systemClock, type Clock } from '../../shared/clock.js';
-import { LlmTransportError, asLlmError } from './errors.js';
-import { DEFAULT_TIMEOUTS, createDispatcher, postSse, type HttpTimeouts } from './http-stream.js';
+import { DEFAULT_TIMEOUTS, createDispatcher, postStream, type HttpTimeouts } from '../shared/http-stream.js';
+import { DEFAULT_RETRY_POLICY, clockSleep, type RetryPolicy, type Sleep } from '../shared/retry.js';
+import { retryingStream } from '../shared/retrying-stream.js';
+import { readSse, type SseEvent } from '../shared/sse.js';
+import { LlmTransportError, asLlmError, llmFailure } from './errors.js';
 import type { LlmProvider, LlmRequest, LlmStreamEvent, LlmUsage } from './llm.types.js';
-import { DEFAULT_RETRY_POLICY, retryDelayMs, type RetryPolicy } from './retry.js';
-import type { SseEvent } from './sse.js';
 
 /** Turns one attempt's SSE events into contract events. A fresh decoder per attempt. */
 export interface StreamDecoder {
@@ -38,7 +39,7 @@ export interface LlmCallMetrics {
   status?: number;
 }
 
-export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+export type { Sleep };
 
 export interface HttpLlmOptions {
   apiKey?: string;
@@ -60,22 +61,6 @@ export interface VendorSpec {
   defaultBaseUrl: string;
   /** A trailing path segment users often include in base URLs (`/v1`); dropped so it isn't doubled. */
   versionSuffix?: string;
-}
-
-export function clockSleep(clock: Clock): Sleep {
-  return (ms, signal) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const onAbort = () => {
-        clock.clearTimeout(timer);
-        reject(signal?.reason);
-      };
-      const timer = clock.setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
 }
 
 export abstract class HttpLlmProvider implements LlmProvider {
@@ -132,33 +117,29 @@ export abstract class HttpLlmProvider implements LlmProvider {
         );
       }
       const vendor = this.buildRequest(request);
-      for (;;) {
-        m.attempts++;
-        try {
-          for await (const ev of this.attempt(vendor, request)) {
-            if (ev.type === 'done') {
-              m.inputTokens = ev.usage.inputTokens;
-              m.outputTokens = ev.usage.outputTokens;
-              m.finishReason = ev.finishReason;
-            } else if (m.timeToFirstTokenMs === undefined) {
-              m.timeToFirstTokenMs = this.clock.monotonic() - started;
-            }
-            yield ev;
-          }
-          m.outcome = 'ok';
-          return;
-        } catch (err) {
-          if (request.signal?.aborted) throw err;
-          const e = asLlmError(err, this.id);
-          // Once the caller has heard part of an answer, a retry would repeat it: fail instead.
-          const delay =
-            m.timeToFirstTokenMs === undefined
-              ? retryDelayMs(e, m.attempts - 1, this.retry, this.random)
-              : undefined;
-          if (delay === undefined) throw e;
-          await this.sleep(delay, request.signal);
+      const events = retryingStream<LlmStreamEvent>({
+        run: (attempt) => {
+          m.attempts = attempt;
+          return this.attempt(vendor, request);
+        },
+        isOutput: (ev) => ev.type !== 'done',
+        normalize: (err) => asLlmError(err, this.id),
+        policy: this.retry,
+        sleep: this.sleep,
+        random: this.random,
+        signal: request.signal,
+      });
+      for await (const ev of events) {
+        if (ev.type === 'done') {
+          m.inputTokens = ev.usage.inputTokens;
+          m.outputTokens = ev.usage.outputTokens;
+          m.finishReason = ev.finishReason;
+        } else if (m.timeToFirstTokenMs === undefined) {
+          m.timeToFirstTokenMs = this.clock.monotonic() - started;
         }
+        yield ev;
       }
+      m.outcome = 'ok';
     } catch (err) {
       m.outcome = request.signal?.aborted ? 'aborted' : 'error';
       m.status = (err as { status?: number }).status;
@@ -172,17 +153,18 @@ export abstract class HttpLlmProvider implements LlmProvider {
   private async *attempt(vendor: VendorRequest, request: LlmRequest): AsyncGenerator<LlmStreamEvent> {
     const decoder = this.createDecoder(request);
     this.dispatcher ??= createDispatcher(this.timeouts.connectMs);
-    const events = postSse({
+    const body = postStream({
       provider: this.id,
       url: this.baseUrl + vendor.path,
-      headers: vendor.headers,
+      headers: { accept: 'text/event-stream', ...vendor.headers },
       body: vendor.body,
       signal: request.signal,
       clock: this.clock,
       timeouts: this.timeouts,
       dispatcher: this.dispatcher,
+      fail: llmFailure(this.id),
     });
-    for await (const sse of events) {
+    for await (const sse of readSse(body)) {
       for (const ev of decoder.onEvent(sse)) yield ev;
     }
     for (const ev of decoder.finish()) yield ev;

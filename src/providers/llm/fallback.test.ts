@@ -118,6 +118,8 @@ describe('createLlmProvider and createLlmRegistry against fake vendor servers', 
     expect(registry.has('llm_vendor_4')).toBe(true);
     expect(registry.has('llm_vendor_9')).toBe(false);
     expect(() => registry.get('llm_vendor_9')).toThrow(LlmError);
+    expect(registry.find('llm_vendor_9')).toBeUndefined();
+    expect(registry.find('llm_vendor_3')).toBe(scripted);
 
     openai.reply({ text: ['gpt'] });
     const events = await collect(registry.get('llm_vendor_1').stream(ask));

@@ -18,6 +18,6 @@ export {
 export { FallbackProvider, type FallbackLeg, type FallbackOptions } from './fallback.js';
 export type { HttpLlmOptions, LlmCallMetrics, Sleep } from './base.js';
 export { LlmTransportError, type LlmFailureKind } from './errors.js';
-export type { HttpTimeouts } from './http-stream.js';
-export type { RetryPolicy } from './retry.js';
+export type { HttpTimeouts } from '../shared/http-stream.js';
+export type { RetryPolicy } from '../shared/retry.js';
 export type { RouterRouting } from './vendor-4-router.js';

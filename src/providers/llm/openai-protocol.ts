@@ -4,7 +4,7 @@
 import { emptyUsage, parseData, protocolError, type StreamDecoder } from './base.js';
 import { LlmTransportError } from './errors.js';
 import type { LlmMessage, LlmRequest, LlmStreamEvent, LlmTool, LlmToolCall, LlmUsage } from './llm.types.js';
-import type { SseEvent } from './sse.js';
+import type { SseEvent } from '../shared/sse.js';
 
 type ChatMessage =
   | { role: 'system' | 'user'; content: string; name?: string }

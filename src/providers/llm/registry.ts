@@ -82,6 +82,8 @@ export interface LlmRegistry {
   /** The provider for an agent's `llm_provider`; throws LlmError for an unknown id. */
   get(id: string): LlmProvider;
   has(id: string): boolean;
+  /** Like get, but undefined for an unknown id (the engine's `llm` lookup takes this shape). */
+  find(id: string): LlmProvider | undefined;
   /** Closes pooled connections. */
   close(): Promise<void>;
 }
@@ -107,7 +109,7 @@ export function createLlmRegistry(config: ProvidersConfig, options: LlmRegistryO
     return a;
   };
   const known = (id: string) => id in overrides || isLlmProviderId(id);
-  return {
+  const registry: LlmRegistry = {
     get(id) {
       const hit = resolved.get(id);
       if (hit) return hit;
@@ -127,10 +129,12 @@ export function createLlmRegistry(config: ProvidersConfig, options: LlmRegistryO
       return provider;
     },
     has: known,
+    find: (id) => (known(id) ? registry.get(id) : undefined),
     async close() {
       await Promise.all([...adapters.values()].map((a) => a.close()));
       adapters.clear();
       resolved.clear();
     },
   };
+  return registry;
 }

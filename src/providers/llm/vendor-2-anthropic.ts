@@ -11,9 +11,10 @@ import {
   type StreamDecoder,
   type VendorRequest,
 } from './base.js';
-import { LlmTransportError, isRetryableStatus } from './errors.js';
+import { isRetryableStatus } from '../shared/failure.js';
+import { LlmTransportError } from './errors.js';
 import type { LlmMessage, LlmRequest, LlmStreamEvent, LlmUsage } from './llm.types.js';
-import type { SseEvent } from './sse.js';
+import type { SseEvent } from '../shared/sse.js';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 export const ANTHROPIC_VERSION = '2023-06-01';

@@ -15,7 +15,7 @@ import {
 } from './base.js';
 import { LlmTransportError } from './errors.js';
 import type { LlmMessage, LlmRequest, LlmStreamEvent, LlmUsage } from './llm.types.js';
-import type { SseEvent } from './sse.js';
+import type { SseEvent } from '../shared/sse.js';
 
 export const GEMINI_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
 

@@ -1,11 +1,11 @@
-// One HTTP attempt of a streaming LLM call: POST a JSON body with undici, enforce the first-byte,
-// idle and total timeouts on the injected clock, and hand back the SSE events of a 2xx response.
-// Error statuses become LlmTransportError with the vendor's message and Retry-After.
+// One streaming HTTP attempt for a provider adapter: POST with undici, enforce the first-byte,
+// idle and total timeouts on the injected clock, and yield the body's bytes of a 2xx response.
+// Error statuses and transport failures come out as the caller's error class (FailureFactory),
+// carrying the vendor's message and Retry-After.
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Clock, TimerHandle } from '../../shared/clock.js';
-import { LlmTransportError, isRetryableStatus, vendorErrorMessage } from './errors.js';
+import { isRetryableStatus, vendorErrorMessage, type FailureFactory } from './failure.js';
 import { parseRetryAfter } from './retry.js';
-import { readSse, type SseEvent } from './sse.js';
 
 export interface HttpTimeouts {
   /** TCP/TLS connect, enforced by undici's connector. */
@@ -29,11 +29,13 @@ export interface HttpCall {
   provider: string;
   url: string;
   headers: Record<string, string>;
+  /** Sent as JSON. */
   body: unknown;
   signal?: AbortSignal;
   clock: Clock;
   timeouts: HttpTimeouts;
   dispatcher: Dispatcher;
+  fail: FailureFactory;
 }
 
 /** An undici Agent whose only timeout is the connect one; the others run on our clock. */
@@ -48,15 +50,13 @@ export function createDispatcher(connectMs: number): Dispatcher {
 
 const MAX_ERROR_BODY = 64 * 1024;
 
-/** Streams the SSE events of one attempt. Aborting `signal` rejects with the signal's reason. */
-export async function* postSse(call: HttpCall): AsyncGenerator<SseEvent> {
+/** Streams the body of one attempt. Aborting `signal` rejects with the signal's reason. */
+export async function* postStream(call: HttpCall): AsyncGenerator<Uint8Array> {
   const { clock, timeouts, provider } = call;
   const ctl = new AbortController();
-  let timedOut: LlmTransportError | undefined;
+  let timedOut: Error | undefined;
   const fire = (what: string, ms: number) => () => {
-    timedOut = new LlmTransportError(`${provider}: ${what} timeout after ${ms} ms`, provider, 'timeout', {
-      retryable: true,
-    });
+    timedOut = call.fail(`${provider}: ${what} timeout after ${ms} ms`, 'timeout', { retryable: true });
     ctl.abort(timedOut);
   };
   let phase: TimerHandle | undefined = clock.setTimeout(
@@ -68,17 +68,12 @@ export async function* postSse(call: HttpCall): AsyncGenerator<SseEvent> {
   const onAbort = () => ctl.abort(call.signal?.reason);
   if (call.signal?.aborted) onAbort();
   else call.signal?.addEventListener('abort', onAbort, { once: true });
-  // Every body chunk (SSE comments and keep-alives included) proves the vendor is alive.
-  const onChunk = () => {
-    if (phase) clock.clearTimeout(phase);
-    phase = clock.setTimeout(fire('idle', timeouts.idleMs), timeouts.idleMs);
-  };
   let res: Dispatcher.ResponseData | undefined;
   try {
     try {
       res = await request(call.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...call.headers },
+        headers: { 'content-type': 'application/json', ...call.headers },
         body: JSON.stringify(call.body),
         dispatcher: call.dispatcher,
         signal: ctl.signal,
@@ -86,18 +81,18 @@ export async function* postSse(call: HttpCall): AsyncGenerator<SseEvent> {
       if (res.statusCode < 200 || res.statusCode >= 300) {
         const text = await readLimited(res.body, MAX_ERROR_BODY);
         const status = res.statusCode;
-        throw new LlmTransportError(
-          `${provider}: HTTP ${status}: ${vendorErrorMessage(text) || 'no details'}`,
-          provider,
-          'http',
-          {
-            status,
-            retryable: isRetryableStatus(status),
-            retryAfterMs: parseRetryAfter(res.headers, clock.now()),
-          },
-        );
+        throw call.fail(`${provider}: HTTP ${status}: ${vendorErrorMessage(text) || 'no details'}`, 'http', {
+          status,
+          retryable: isRetryableStatus(status),
+          retryAfterMs: parseRetryAfter(res.headers, clock.now()),
+        });
       }
-      for await (const ev of readSse(res.body, onChunk)) yield ev;
+      for await (const chunk of res.body) {
+        // Every chunk (SSE comments and keep-alives included) proves the vendor is alive.
+        if (phase) clock.clearTimeout(phase);
+        phase = clock.setTimeout(fire('idle', timeouts.idleMs), timeouts.idleMs);
+        yield chunk as Uint8Array;
+      }
     } catch (err) {
       throw translate(err, call, timedOut);
     }
@@ -111,17 +106,23 @@ export async function* postSse(call: HttpCall): AsyncGenerator<SseEvent> {
   }
 }
 
-function translate(err: unknown, call: HttpCall, timedOut: LlmTransportError | undefined): unknown {
+function translate(err: unknown, call: HttpCall, timedOut: Error | undefined): unknown {
   if (timedOut) return timedOut;
   if (call.signal?.aborted) return call.signal.reason ?? err;
-  if (err instanceof LlmTransportError) return err;
+  if (isFromFactory(err)) return err;
   const code = (err as { code?: string }).code;
   const message = err instanceof Error ? err.message : String(err);
-  return new LlmTransportError(
-    `${call.provider}: ${code ? `${code} ` : ''}${message}`,
-    call.provider,
-    'network',
-    { retryable: true, cause: err },
+  return call.fail(`${call.provider}: ${code ? `${code} ` : ''}${message}`, 'network', {
+    retryable: true,
+    cause: err,
+  });
+}
+
+/** Errors built by a FailureFactory carry a `kind`; undici's own errors do not. */
+function isFromFactory(err: unknown): boolean {
+  return (
+    typeof (err as { kind?: unknown }).kind === 'string' &&
+    typeof (err as { retryable?: unknown }).retryable === 'boolean'
   );
 }
 

@@ -1,7 +1,7 @@
-// When and how long to wait before trying a failed LLM request again. Retries happen only before
-// the caller has seen any output (the base adapter enforces that); this module only decides delays.
-import type { LlmError } from './llm.types.js';
-import { LlmTransportError } from './errors.js';
+// When and how long to wait before trying a failed provider request again. Retries happen only
+// before the caller has seen any output (retryingStream enforces that); this module decides delays.
+import type { Clock } from '../../shared/clock.js';
+import type { RetryableFailure } from './failure.js';
 
 export interface RetryPolicy {
   /** Extra attempts after the first one. */
@@ -29,17 +29,15 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
  * provider (fallback) is the better bet than a second wait on the same one.
  */
 export function retryDelayMs(
-  err: LlmError,
+  err: RetryableFailure,
   attempt: number,
   policy: RetryPolicy,
   random: () => number,
 ): number | undefined {
   if (!err.retryable || attempt >= policy.maxRetries) return undefined;
-  if (err instanceof LlmTransportError) {
-    if (err.kind === 'timeout' || err.kind === 'config') return undefined;
-    if (err.retryAfterMs !== undefined) {
-      return err.retryAfterMs <= policy.maxRetryAfterMs ? err.retryAfterMs : undefined;
-    }
+  if (err.kind === 'timeout' || err.kind === 'config') return undefined;
+  if (err.retryAfterMs !== undefined) {
+    return err.retryAfterMs <= policy.maxRetryAfterMs ? err.retryAfterMs : undefined;
   }
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** attempt);
   // Equal jitter: at least half the ceiling, so retries from many calls spread out but still wait.
@@ -62,4 +60,23 @@ export function parseRetryAfter(
   if (/^\d+(\.\d+)?$/.test(raw)) return Math.ceil(Number(raw) * 1000);
   const at = Date.parse(raw);
   return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
+}
+
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+/** A sleep on the injected clock, cut short (rejecting with the reason) when `signal` aborts. */
+export function clockSleep(clock: Clock): Sleep {
+  return (ms, signal) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const onAbort = () => {
+        clock.clearTimeout(timer);
+        reject(signal?.reason);
+      };
+      const timer = clock.setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
 }

@@ -1,4 +1,4 @@
-// Server-Sent Events parsing (the WHATWG event-stream format) for every streaming LLM adapter.
+// Server-Sent Events parsing (the WHATWG event-stream format) for the streaming HTTP adapters.
 // Bytes arrive split anywhere (mid-line, mid-UTF-8 sequence, between CR and LF), so the parser
 // keeps partial lines and the decoder keeps partial characters between chunks.
 
