@@ -1,18 +1,12 @@
 // Safe lookup of dotted variable paths (`caller`, `customer.tier`, `items.0.sku`), shared by
-// templates and the expression language. Only own properties of plain objects and indices of
-// arrays are followed, and the names that reach into JavaScript's machinery are refused, so a
+// templates and the expression language. Only own properties of objects and indices of arrays
+// are followed, and the names that reach into JavaScript's machinery are refused, so a
 // template or expression can never read `constructor`, `__proto__` or a prototype method.
 
 const FORBIDDEN_SEGMENTS: ReadonlySet<string> = new Set(['__proto__', 'prototype', 'constructor']);
 
 export function isForbiddenSegment(segment: string): boolean {
   return FORBIDDEN_SEGMENTS.has(segment);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto: unknown = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
 }
 
 /** The value at `segments` inside `root`, or undefined when any step is missing or not allowed. */
@@ -25,9 +19,10 @@ export function lookupPath(root: unknown, segments: readonly string[]): unknown 
       const index = Number(segment);
       if (index >= current.length) return undefined;
       current = current[index];
-    } else if (isPlainObject(current)) {
+    } else if (typeof current === 'object' && current !== null) {
+      // Own data only: inherited members (methods, prototypes) are never reachable.
       if (!Object.hasOwn(current, segment)) return undefined;
-      current = current[segment];
+      current = (current as Record<string, unknown>)[segment];
     } else {
       return undefined;
     }

@@ -171,9 +171,10 @@ function checkEdges(edges: unknown[], byId: ReadonlyMap<string, GraphNode>, out:
 
 function noHandle(node: GraphNode, sourceHandle: string | undefined): string {
   const handles = nodeHandles(node);
-  if (handles.length === 0) return `A ${node.type} node ends the flow; it cannot have outgoing edges.`;
+  if (handles.length === 0)
+    return `Node '${node.id}' (${node.type}) ends the flow; it cannot have outgoing edges.`;
   if (sourceHandle === undefined) {
-    return `A ${node.type} node has no default handle; set \`source_handle\` to one of: ${handles.join(', ')}.`;
+    return `Node '${node.id}' (${node.type}) has no default handle; set \`source_handle\` to one of: ${handles.join(', ')}.`;
   }
   return `Node '${node.id}' (${node.type}) has no handle '${sourceHandle}'; its handles are: ${handles.join(', ')}.`;
 }
