@@ -31,7 +31,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createIndex('api_keys_workspace')
     .on('api_keys')
-    .columns(['workspace_id', 'created_at'])
+    .columns(['workspace_id', 'created_at', 'id'])
     .execute();
 
   await db.schema
@@ -46,7 +46,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createIndex('projects_workspace')
     .on('projects')
-    .columns(['workspace_id', 'created_at'])
+    .columns(['workspace_id', 'created_at', 'id'])
     .execute();
 
   await db.schema
@@ -73,7 +73,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createIndex('agents_workspace')
     .on('agents')
-    .columns(['workspace_id', 'created_at'])
+    .columns(['workspace_id', 'created_at', 'id'])
     .execute();
   await db.schema.createIndex('agents_project').on('agents').column('project_id').execute();
 
@@ -92,7 +92,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createIndex('workflows_workspace')
     .on('workflows')
-    .columns(['workspace_id', 'created_at'])
+    .columns(['workspace_id', 'created_at', 'id'])
     .execute();
   await db.schema.createIndex('workflows_project').on('workflows').column('project_id').execute();
 
@@ -129,7 +129,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createIndex('sessions_workspace')
     .on('sessions')
-    .columns(['workspace_id', 'created_at'])
+    .columns(['workspace_id', 'created_at', 'id'])
     .execute();
 
   await db.schema
@@ -158,7 +158,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createIndex('calls_workspace')
     .on('calls')
-    .columns(['workspace_id', 'created_at'])
+    .columns(['workspace_id', 'created_at', 'id'])
     .execute();
   await db.schema.createIndex('calls_status').on('calls').column('status').execute();
 
@@ -178,7 +178,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createIndex('phone_numbers_workspace')
     .on('phone_numbers')
-    .columns(['workspace_id', 'created_at'])
+    .columns(['workspace_id', 'created_at', 'id'])
     .execute();
 
   await db.schema
@@ -199,7 +199,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createIndex('sip_trunks_workspace')
     .on('sip_trunks')
-    .columns(['workspace_id', 'created_at'])
+    .columns(['workspace_id', 'created_at', 'id'])
     .execute();
 
   await db.schema
@@ -214,7 +214,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createIndex('conversations_workspace')
     .on('conversations')
-    .columns(['workspace_id', 'created_at'])
+    .columns(['workspace_id', 'created_at', 'id'])
     .execute();
 
   await db.schema

@@ -1,0 +1,124 @@
+// The server side of bench:api, run as a child process: `bare` is a plain Fastify route with a
+// project-sized JSON body; `sqlite`/`postgres` is the full API with 10,000 calls stored.
+// Prints one JSON line {port, key, projectId} when ready.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Fastify from 'fastify';
+import { buildApp } from '../src/api/app.js';
+import { MemoryRateLimiter } from '../src/api/rate-limit/rate-limiter.js';
+import { loadConfig } from '../src/config/config.js';
+import { createWorkspace } from '../src/modules/workspaces/workspaces.service.js';
+import { systemClock } from '../src/shared/clock.js';
+import { newId } from '../src/shared/ids.js';
+import { silentLogger } from '../src/shared/logger.js';
+import { SecretBox } from '../src/shared/secret-box.js';
+import { deriveServerKeys } from '../src/shared/server-key.js';
+import { migrateToLatest, openStore, toDbTime } from '../src/store/database.js';
+
+const kind = process.argv[2] as 'bare' | 'sqlite' | 'postgres';
+
+async function bare(): Promise<void> {
+  const app = Fastify();
+  const body = {
+    data: {
+      id: newId(),
+      name: 'Support line',
+      description: null,
+      created_at: '2026-11-21T10:00:00Z',
+      updated_at: '2026-11-21T10:00:00Z',
+    },
+  };
+  app.get('/bare', async () => body);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const port = (app.server.address() as { port: number }).port;
+  process.stdout.write(`${JSON.stringify({ port, key: '', projectId: '' })}\n`);
+}
+
+async function full(): Promise<void> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-bench-'));
+  const url = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+  const schema = `bench_${process.pid}`;
+  const store =
+    kind === 'postgres'
+      ? await openStore({ databaseUrl: url!, pgSchema: schema, pgPoolSize: 10 })
+      : await openStore({ sqlitePath: path.join(dataDir, 'bench.db') });
+  await migrateToLatest(store.db);
+  const config = { ...loadConfig({ SWITCHBOARD_DATA_DIR: dataDir }), rateLimitPerMinute: 1_000_000_000 };
+  const keys = deriveServerKeys('bench');
+  const deps = {
+    db: store.db,
+    dialect: store.dialect,
+    clock: systemClock,
+    newId,
+    config,
+    keys,
+    secretBox: new SecretBox(keys.secretBox),
+    logger: silentLogger(),
+  };
+  const { workspace, apiKey } = await createWorkspace(deps, { name: 'bench' });
+  const now = Date.now();
+  const projectId = newId();
+  await store.db
+    .insertInto('projects')
+    .values({
+      id: projectId,
+      workspace_id: workspace.id,
+      name: 'bench',
+      description: null,
+      created_at: toDbTime(now),
+      updated_at: toDbTime(now),
+    })
+    .execute();
+  for (let batch = 0; batch < 100; batch++) {
+    const rows = Array.from({ length: 100 }, (_, i) => {
+      const at = toDbTime(now - (batch * 100 + i) * 1000);
+      return {
+        id: newId(),
+        workspace_id: workspace.id,
+        project_id: projectId,
+        workflow_id: null,
+        workflow_version: 1,
+        session_id: null,
+        phone_number_id: null,
+        direction: i % 2 ? 'inbound' : 'outbound',
+        status: 'completed',
+        from_number: '+14155550100',
+        to_number: '+14155550199',
+        duration_seconds: 42,
+        hangup_reason: 'callee_hangup',
+        metadata: '{"crm":"abc"}',
+        variables: '{}',
+        sip_call_id: null,
+        started_at: at,
+        ended_at: at,
+        created_at: at,
+        updated_at: at,
+      };
+    });
+    await store.db.insertInto('calls').values(rows).execute();
+  }
+  const { app } = await buildApp({
+    ...deps,
+    rateLimiter: new MemoryRateLimiter(config.rateLimitPerMinute, systemClock),
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const port = (app.server.address() as { port: number }).port;
+  process.stdout.write(`${JSON.stringify({ port, key: apiKey, projectId })}\n`);
+  process.on('SIGTERM', () => {
+    void app.close().then(async () => {
+      if (kind === 'postgres')
+        await store.db.schema
+          .dropSchema(schema)
+          .ifExists()
+          .cascade()
+          .execute()
+          .catch(() => undefined);
+      await store.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      process.exit(0);
+    });
+  });
+}
+
+void (kind === 'bare' ? bare() : full());
