@@ -161,6 +161,14 @@ describe.each(storeKinds())('phone numbers on $name', (kind) => {
     expect(res.statusCode).toBe(201);
   });
 
+  it('lets exactly one of two racing registrations of a number win', async () => {
+    const number = nextNumber();
+    const results = await Promise.all([create({ number }), create({ number })]);
+    expect(results.map((r) => r.statusCode).sort()).toEqual([201, 422]);
+    const loser = results.find((r) => r.statusCode === 422)!;
+    expect((loser.data as Errors).errors).toEqual({ number: ['is already registered in this workspace'] });
+  });
+
   it('stores dispatch rules as given, defaulting priority and variables', async () => {
     const n = ((await create()).data as Json).data;
     const rules = [

@@ -130,8 +130,11 @@ describe.each(storeKinds())('sip trunks on $name', (kind) => {
       .executeTakeFirstOrThrow();
     expect(decryptTrunkPassword(t.deps, row)).toBe('n3w-pass');
 
-    const untouched = await t.call('PATCH', `/api/v1/sip-trunks/${trunk.id}`, { body: { name: 'again' } });
+    const untouched = await t.call('PATCH', `/api/v1/sip-trunks/${trunk.id}`, {
+      body: { name: 'again', allowed_ips: ['10.0.0.1', '10.0.0.1/32', '::FFFF:10.0.0.1'] },
+    });
     expect(untouched.statusCode).toBe(200);
+    expect((untouched.data as Json).data.allowed_ips).toEqual(['10.0.0.1/32']);
     const row2 = await t.store.db
       .selectFrom('sip_trunks')
       .selectAll()

@@ -45,6 +45,8 @@ describe('normalizeCidr', () => {
     expect(normalizeCidr('2001:db8::1')).toBe('2001:db8::1/128');
     expect(normalizeCidr('10.0.0.7/24')).toBe('10.0.0.7/24');
     expect(normalizeCidr('0.0.0.0/0')).toBe('0.0.0.0/0');
+    expect(normalizeCidr('::ffff:10.0.0.0/104')).toBe('10.0.0.0/8');
+    expect(normalizeCidr('::FFFF:10.0.0.1')).toBe('10.0.0.1/32');
   });
 
   it.each([

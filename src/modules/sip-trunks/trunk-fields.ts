@@ -11,8 +11,8 @@
 // No headers (`?…`), no spaces; port 1-65535; at most 500 characters.
 //
 // allowed_ips: CIDR strings, IPv4 or IPv6. A bare address is accepted and stored as /32 or /128.
-// Addresses are stored in canonical form (IPv6 compressed, lower case); host bits are kept as
-// written and ignored when matching (10.0.0.7/24 admits 10.0.0.0-10.0.0.255).
+// Addresses are stored in canonical form (IPv6 compressed, lower case; IPv4-mapped IPv6 as IPv4);
+// host bits are kept as written and ignored when matching (10.0.0.7/24 admits 10.0.0.0-.255).
 import ipaddr from 'ipaddr.js';
 
 export interface TerminationTarget {
@@ -77,8 +77,13 @@ export function normalizeCidr(input: string): string | null {
   else return null;
   const max = addr.kind() === 'ipv4' ? 32 : 128;
   if (prefixText !== null && !/^\d{1,3}$/.test(prefixText)) return null;
-  const prefix = prefixText === null ? max : Number(prefixText);
+  let prefix = prefixText === null ? max : Number(prefixText);
   if (prefix > max) return null;
+  // Sources are matched as IPv4 when they come IPv4-mapped, so such ranges are kept as IPv4 too.
+  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress() && prefix >= 96) {
+    addr = (addr as ipaddr.IPv6).toIPv4Address();
+    prefix -= 96;
+  }
   const shown = addr.kind() === 'ipv4' ? addr.toString() : (addr as ipaddr.IPv6).toRFC5952String();
   return `${shown}/${prefix}`;
 }
