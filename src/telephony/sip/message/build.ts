@@ -1,9 +1,9 @@
 // Builds requests and responses from parts, through the same code that reads parsed messages, so
 // what we send is what we would accept. Content-Length is always set from the body.
 import { assemble } from './assemble.js';
-import { SipParseError, SyntaxFault } from './errors.js';
+import { SyntaxFault, parseError } from './errors.js';
 import { canonicalName } from './header-names.js';
-import { isToken } from './scanner.js';
+import { isToken, trimWs } from './scanner.js';
 import { withLimits } from './limits.js';
 import type { SipHeader, SipRequest, SipResponse } from './types.js';
 import type { Uri } from './uri.js';
@@ -25,7 +25,7 @@ function normalize(headers: readonly HeaderInit[], bodyLength: number): SipHeade
     if (!isToken(name)) throw new SyntaxFault(`bad header name ${JSON.stringify(name)}`);
     if (/[\r\n]/.test(value)) throw new SyntaxFault(`${name}: CR or LF in header value`);
     const canonical = canonicalName(name);
-    if (canonical !== 'Content-Length') out.push({ name: canonical, value: value.trim() });
+    if (canonical !== 'Content-Length') out.push({ name: canonical, value: trimWs(value) });
   }
   out.push({ name: 'Content-Length', value: String(bodyLength) });
   return out;
@@ -35,7 +35,7 @@ function guarded<T>(fn: () => T): T {
   try {
     return fn();
   } catch (e) {
-    if (e instanceof SyntaxFault) throw new SipParseError('discard', e.status, e.reason, e.message);
+    if (e instanceof SyntaxFault) throw parseError('discard', e.status, e.reason, e.message);
     throw e;
   }
 }

@@ -32,15 +32,34 @@ export class SipParseError extends Error {
 }
 
 /**
- * Raised by the grammar code; parse.ts turns it into a SipParseError once it knows whether a
- * response is possible. It never leaves the message layer.
+ * A SipParseError without a stack trace: the error describes bad input, not a place in our code,
+ * and capturing stacks was most of the cost of rejecting garbage (see bench/sip-fuzz.ts).
  */
-export class SyntaxFault extends Error {
+export function parseError(
+  action: ParseAction,
+  status: number,
+  reason: string,
+  message: string,
+  partial?: PartialMessage,
+): SipParseError {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new SipParseError(action, status, reason, message, partial);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
+/**
+ * Raised by the grammar code; parse.ts turns it into a SipParseError once it knows whether a
+ * response is possible. It never leaves the message layer, and is deliberately not an Error:
+ * it is thrown on every rejected input, and stack capture would dominate the cost.
+ */
+export class SyntaxFault {
   constructor(
-    message: string,
+    readonly message: string,
     readonly status = 400,
     readonly reason = 'Bad Request',
-  ) {
-    super(message);
-  }
+  ) {}
 }

@@ -7,7 +7,7 @@ import { canonicalName } from './header-names.js';
 import type { SipLimits } from './limits.js';
 import { withLimits } from './limits.js';
 import { salvage, toParseError } from './salvage.js';
-import { isToken } from './scanner.js';
+import { isToken, trimWs } from './scanner.js';
 import type { SipHeader, SipMessage } from './types.js';
 import { parseUri } from './uri.js';
 
@@ -58,14 +58,6 @@ export function parseStartLine(line: string): StartLine {
     throw new SyntaxFault(`Request-URI scheme ${scheme} not supported`, 416, 'Unsupported URI Scheme');
   }
   return { kind: 'request', method, uri: parseUri(target, 'Request-URI') };
-}
-
-function trimWs(s: string): string {
-  let a = 0;
-  let b = s.length;
-  while (a < b && (s.charCodeAt(a) === 32 || s.charCodeAt(a) === 9)) a++;
-  while (b > a && (s.charCodeAt(b - 1) === 32 || s.charCodeAt(b - 1) === 9)) b--;
-  return s.slice(a, b);
 }
 
 /** Header lines to fields: continuation lines join the previous field with one SP. */

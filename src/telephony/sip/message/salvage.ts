@@ -2,7 +2,8 @@
 // response by the top Via, so a request whose top Via is readable gets an error response, and
 // anything else (responses, ACKs, messages without a usable Via) is dropped.
 import type { PartialMessage } from './errors.js';
-import { SipParseError, SyntaxFault } from './errors.js';
+import { SyntaxFault, parseError } from './errors.js';
+import type { SipParseError } from './errors.js';
 import { canonicalName } from './header-names.js';
 import { parseViaList } from './headers.js';
 import type { SipLimits } from './limits.js';
@@ -93,11 +94,5 @@ export function salvage(lines: readonly string[], limits: SipLimits): PartialMes
 /** The SipParseError for a fault, answering only requests (never ACK) whose top Via was read. */
 export function toParseError(fault: SyntaxFault, partial: PartialMessage): SipParseError {
   const answerable = partial.kind !== 'response' && partial.method !== 'ACK' && partial.via.length > 0;
-  return new SipParseError(
-    answerable ? 'respond' : 'discard',
-    fault.status,
-    fault.reason,
-    fault.message,
-    partial,
-  );
+  return parseError(answerable ? 'respond' : 'discard', fault.status, fault.reason, fault.message, partial);
 }

@@ -40,6 +40,15 @@ export function isWs(c: number): boolean {
   return c === 32 || c === 9;
 }
 
+/** Trims SP and HTAB only: other Unicode spaces (NBSP, BOM) are content in SIP. */
+export function trimWs(s: string): string {
+  let a = 0;
+  let b = s.length;
+  while (a < b && isWs(s.charCodeAt(a))) a++;
+  while (b > a && isWs(s.charCodeAt(b - 1))) b--;
+  return s.slice(a, b);
+}
+
 export class Cursor {
   pos = 0;
 
