@@ -186,4 +186,13 @@ describe.each(storeKinds())('usage on $name', (kind) => {
     expect(res.statusCode).toBe(403);
     expect((await t.call('GET', '/api/v1/usage', { key: null })).statusCode).toBe(401);
   });
+
+  it('is in the OpenAPI document', async () => {
+    const doc = (await t.call('GET', '/api/v1/openapi.json', { key: null })).data as {
+      paths: Record<string, unknown>;
+    };
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/api/v1/usage', '/api/v1/conversations', '/api/v1/conversations/{id}']),
+    );
+  });
 });
