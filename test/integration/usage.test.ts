@@ -173,6 +173,12 @@ describe.each(storeKinds())('usage on $name', (kind) => {
         errors: { [field]: expect.any(Array) },
       });
     }
+    const week = await t.call('GET', '/api/v1/usage?group_by=week');
+    expect(week.data).toMatchObject({
+      errors: { group_by: ['must be one of: metric, day, project, provider'] },
+    });
+    const feb = await t.call('GET', '/api/v1/usage?from=2026-02-30');
+    expect(feb.data).toMatchObject({ errors: { from: ['must be a real date of the form YYYY-MM-DD'] } });
     const longest = await t.call('GET', '/api/v1/usage?from=2024-01-01&to=2024-12-31');
     expect(longest.statusCode).toBe(200);
   });

@@ -1,8 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, PageQuery, Timestamp } from '../../api/schemas.js';
 
+// Checked in the service (a real calendar date, from_date <= to_date); the schema documents them.
 const DateFilter = (description: string) =>
-  Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description }));
+  Type.Optional(Type.String({ description, examples: ['2026-11-01'] }));
 
 export const ConversationListQuery = Type.Object({
   ...PageQuery,

@@ -48,8 +48,8 @@ export function conversationDateFilters(query: ConversationListQuery): Conversat
   const bag = new FieldErrorBag();
   const from = query.from_date === undefined ? undefined : parseCalendarDate(query.from_date);
   const to = query.to_date === undefined ? undefined : parseCalendarDate(query.to_date);
-  if (from === null) bag.add('from_date', 'must be a date of the form YYYY-MM-DD');
-  if (to === null) bag.add('to_date', 'must be a date of the form YYYY-MM-DD');
+  if (from === null) bag.add('from_date', 'must be a real date of the form YYYY-MM-DD');
+  if (to === null) bag.add('to_date', 'must be a real date of the form YYYY-MM-DD');
   bag.throwIfAny();
   if (from != null && to != null && from > to) {
     throw ValidationError.field('from_date', 'must not be after to_date');

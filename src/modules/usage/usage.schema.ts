@@ -3,24 +3,29 @@ import { Nullable } from '../../api/schemas.js';
 
 const CalendarDate = Type.String({ description: 'A UTC calendar date, YYYY-MM-DD' });
 
+const GROUPINGS = ['metric', 'day', 'project', 'provider'] as const;
+
+// Dates are checked in the service (a real calendar date, from <= to), so every date mistake reads
+// the same; the schema only documents them.
 export const UsageQuery = Type.Object({
   from: Type.Optional(
     Type.String({
-      pattern: '^\\d{4}-\\d{2}-\\d{2}$',
-      description: 'First day, inclusive (UTC). Default: the first day of the month of `to`.',
+      description: 'First day, inclusive (UTC, YYYY-MM-DD). Default: the first day of the month of `to`.',
+      examples: ['2026-11-01'],
     }),
   ),
   to: Type.Optional(
     Type.String({
-      pattern: '^\\d{4}-\\d{2}-\\d{2}$',
-      description: 'Last day, inclusive (UTC). Default: today. At most 366 days after `from`.',
+      description: 'Last day, inclusive (UTC, YYYY-MM-DD). Default: today. At most 366 days from `from`.',
+      examples: ['2026-11-30'],
     }),
   ),
   group_by: Type.Optional(
-    Type.Union(
-      [Type.Literal('metric'), Type.Literal('day'), Type.Literal('project'), Type.Literal('provider')],
-      { description: 'metric (default): totals only; day, project, provider: totals plus `groups`' },
-    ),
+    Type.Unsafe<(typeof GROUPINGS)[number]>({
+      type: 'string',
+      enum: [...GROUPINGS],
+      description: 'metric (default): totals only; day, project, provider: totals plus `groups`',
+    }),
   ),
 });
 export type UsageQuery = Static<typeof UsageQuery>;

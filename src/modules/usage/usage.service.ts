@@ -56,11 +56,11 @@ export async function recordUsage(ex: Executor, record: UsageRecord): Promise<vo
 export function resolveUsageRange(query: UsageQuery, nowMs: number): { from: number; to: number } {
   const bag = new FieldErrorBag();
   const to = query.to === undefined ? startOfUtcDay(nowMs) : parseCalendarDate(query.to);
-  if (to === null) bag.add('to', 'must be a date of the form YYYY-MM-DD');
+  if (to === null) bag.add('to', 'must be a real date of the form YYYY-MM-DD');
   let from: number | null = null;
   if (query.from !== undefined) {
     from = parseCalendarDate(query.from);
-    if (from === null) bag.add('from', 'must be a date of the form YYYY-MM-DD');
+    if (from === null) bag.add('from', 'must be a real date of the form YYYY-MM-DD');
   } else if (to !== null) {
     from = startOfUtcMonth(to);
   }
