@@ -77,4 +77,49 @@ describe('Resampler', () => {
     // The first image of 1 kHz at 8 kHz sits at 7 kHz.
     expect(amplitude(y, 7000, 48000, 1000)).toBeLessThan(10000 * 10 ** (-60 / 20));
   });
+
+  it('keeps G.711’s band through the 2:1 half-band filter and rejects its images', () => {
+    const up = new Resampler(8000, 16000);
+    expect(up.activeTaps).toBeLessThan(up.taps * 0.6);
+    const y = stream(up, tone(3400, 8000, 8000));
+    expect(amplitude(y, 3400, 16000, 400)).toBeGreaterThan(9500);
+    // 3.4 kHz at 8 kHz images to 4.6 kHz at 16 kHz.
+    expect(amplitude(y, 4600, 16000, 400)).toBeLessThan(10000 * 10 ** (-40 / 20));
+    const down = new Resampler(16000, 8000);
+    expect(amplitude(stream(down, tone(3400, 16000, 16000)), 3400, 8000, 400)).toBeGreaterThan(9500);
+    expect(
+      amplitude(stream(new Resampler(16000, 8000), tone(6000, 16000, 16000)), 2000, 8000, 400),
+    ).toBeLessThan(10);
+  });
+
+  it('reports its delay: an impulse comes out delaySamples later', () => {
+    for (const [from, to] of [
+      [8000, 16000],
+      [16000, 8000],
+      [16000, 48000],
+      [48000, 16000],
+    ]) {
+      const r = new Resampler(from, to);
+      const x = new Int16Array(from / 10);
+      x[0] = 20000;
+      const y = stream(r, x);
+      let peak = 0;
+      for (let i = 1; i < y.length; i++) if (Math.abs(y[i]) > Math.abs(y[peak])) peak = i;
+      expect(Math.abs(peak - r.delaySamples)).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it('passes silence through for free and picks the stream up after it', () => {
+    const a = new Resampler(16000, 8000);
+    const b = new Resampler(16000, 8000);
+    const silence = new Int16Array(320);
+    const t = tone(1000, 16000, 320);
+    expect(a.process(silence).every((v) => v === 0)).toBe(true);
+    // Same output as a resampler that computed the silence sample by sample.
+    const viaShortcut = [a.process(t), a.process(silence), a.process(silence)];
+    b.process(new Int16Array(320).fill(0));
+    const computed = [b.process(t), b.process(silence), b.process(silence)];
+    expect(viaShortcut).toEqual(computed);
+    expect(viaShortcut[1].some((v) => v !== 0)).toBe(true); // the tail of the tone rings on
+  });
 });

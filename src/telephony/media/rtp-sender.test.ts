@@ -50,8 +50,11 @@ describe('RtpSender', () => {
     expect(sender.queuedMs).toBe(66.25);
     sender.start();
     clock.advance(100);
-    const loud = sent.map((s) => s.p.payload()[80] !== 0xff);
+    // The fourth frame starts with the last 100 samples; the fifth and sixth are silence.
+    const loud = sent.map((s) => s.p.payload()[20] !== 0xff);
     expect(loud).toEqual([true, true, true, true, false, false]);
+    const silent = (b: Buffer) => b.every((c) => c === 0xff || c === 0x7f);
+    expect(sent.map((s) => silent(s.p.payload()))).toEqual([false, false, false, false, true, true]);
     sender.enqueue(pcm);
     sender.clear();
     expect(sender.queuedMs).toBe(0);
