@@ -53,6 +53,11 @@ export interface TextChannelOptions {
    * instead of waiting. Simulations set it so timeouts fire immediately when inputs run out.
    */
   silenceWhenIdle?: boolean;
+  /**
+   * Stamps a user turn's end when a node reads it rather than when it was fed in. Simulations feed
+   * every input up front, so this keeps latency_ms about the engine, not about the queue.
+   */
+  stampOnRead?: boolean;
 }
 
 const DTMF_KEYS = /^[0-9*#A-D]$/;
@@ -64,6 +69,7 @@ export class TextChannel implements Channel {
   private readonly clock: Clock;
   private readonly msPerChar: number;
   private silenceWhenIdle: boolean;
+  private readonly stampOnRead: boolean;
   private texts: UserTurn[] = [];
   private digits: string[] = [];
   private inputSeq = 0;
@@ -77,6 +83,7 @@ export class TextChannel implements Channel {
     this.simulated = { ...options.simulated };
     this.msPerChar = options.playbackMsPerChar ?? 0;
     this.silenceWhenIdle = options.silenceWhenIdle ?? false;
+    this.stampOnRead = options.stampOnRead ?? false;
   }
 
   /** Receives assistant text and telephony actions; returns the unsubscribe function. */
@@ -125,7 +132,13 @@ export class TextChannel implements Channel {
   }
 
   listen(options: ListenOptions): Promise<UserTurn | null> {
-    return this.waitFor(() => this.texts.shift(), options.signal, options.timeoutMs, true);
+    const next = this.stampOnRead
+      ? () => {
+          const turn = this.texts.shift();
+          return turn && { text: turn.text, endedAt: this.clock.monotonic() };
+        }
+      : () => this.texts.shift();
+    return this.waitFor(next, options.signal, options.timeoutMs, true);
   }
 
   nextDigit(options: DigitOptions): Promise<string | null> {
