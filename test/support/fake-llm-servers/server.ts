@@ -1,6 +1,7 @@
-// A local HTTP server (127.0.0.1, port 0) that plays an LLM vendor: it records each request and
-// answers with the next queued reply, streaming SSE frames the way the vendor does. Used by the
-// adapter tests and reusable by benchmarks (queue turns, or set a default reply for every call).
+// A local HTTP server (127.0.0.1, port 0) that plays a streaming vendor: it records each request
+// and answers with the next queued reply, streaming frames (SSE text for LLMs, audio bytes for
+// TTS) the way the vendor does. Used by the adapter tests and reusable by benchmarks (queue turns,
+// or set a default reply for every call).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { anthropicFrames } from './anthropic.js';
@@ -24,7 +25,7 @@ export type FakeReply =
   /** A 200 (or `status`) event stream. */
   | {
       kind: 'stream';
-      frames: string[];
+      frames: (string | Uint8Array)[];
       status?: number;
       headers?: Record<string, string>;
       /** Write only this many frames, then hold the stream open until release() or the client leaves. */
@@ -37,19 +38,18 @@ export type FakeReply =
   /** Accept the request and never answer (timeouts). */
   | { kind: 'hang' };
 
-export interface FakeLlmServer {
-  readonly vendor: FakeVendor;
+export interface FakeVendorServer<T> {
   /** The base URL to configure the adapter with. */
   readonly baseUrl: string;
   readonly requests: RecordedRequest[];
   /** Queues a scripted turn in this vendor's wire format. */
-  reply(turn: FakeTurn, options?: { holdAfter?: number; splitFrames?: boolean }): void;
+  reply(turn: T, options?: { holdAfter?: number; splitFrames?: boolean; contentType?: string }): void;
   /** Queues any reply. */
   replyRaw(reply: FakeReply): void;
   /** Used when the queue is empty (benchmarks); by default an empty queue answers 500. */
-  setDefault(turn: FakeTurn | undefined): void;
+  setDefault(turn: T | undefined): void;
   /** The frames of a turn in this vendor's format. */
-  frames(turn: FakeTurn): string[];
+  frames(turn: T): (string | Uint8Array)[];
   /** Resolves when `count` requests have arrived. */
   waitForRequests(count: number): Promise<void>;
   /** Resolves when a held or hanging response's client has gone away. */
@@ -57,6 +57,10 @@ export interface FakeLlmServer {
   /** Lets held streams write their remaining frames. */
   release(): void;
   close(): Promise<void>;
+}
+
+export interface FakeLlmServer extends FakeVendorServer<FakeTurn> {
+  readonly vendor: FakeVendor;
 }
 
 const BUILDERS: Record<FakeVendor, (turn: FakeTurn) => string[]> = {
@@ -67,13 +71,20 @@ const BUILDERS: Record<FakeVendor, (turn: FakeTurn) => string[]> = {
 };
 
 export async function startFakeLlmServer(vendor: FakeVendor): Promise<FakeLlmServer> {
+  return { vendor, ...(await startFakeVendorServer(BUILDERS[vendor], 'text/event-stream')) };
+}
+
+/** A fake streaming vendor whose turns `build` renders as the frames of a response body. */
+export async function startFakeVendorServer<T>(
+  build: (turn: T) => (string | Uint8Array)[],
+  contentType: string,
+): Promise<FakeVendorServer<T>> {
   const queue: FakeReply[] = [];
   const requests: RecordedRequest[] = [];
-  let fallbackTurn: FakeTurn | undefined;
+  let fallbackTurn: T | undefined;
   let waiters: { count: number; resolve: () => void }[] = [];
   let goneWaiters: (() => void)[] = [];
   let releases: (() => void)[] = [];
-  const build = BUILDERS[vendor];
 
   const releaseAll = () => {
     const r = releases;
@@ -113,7 +124,7 @@ export async function startFakeLlmServer(vendor: FakeVendor): Promise<FakeLlmSer
       return;
     }
     res.writeHead(reply.status ?? 200, {
-      'content-type': 'text/event-stream',
+      'content-type': contentType,
       'cache-control': 'no-cache',
       ...reply.headers,
     });
@@ -127,6 +138,7 @@ export async function startFakeLlmServer(vendor: FakeVendor): Promise<FakeLlmSer
       }
       const frame = reply.frames[i]!;
       if (reply.splitFrames && frame.length > 2) {
+        // Strings split mid-line, byte frames mid-sample: the client must reassemble both.
         const cut = Math.floor(frame.length / 2);
         res.write(frame.slice(0, cut));
         res.write(frame.slice(cut));
@@ -146,11 +158,16 @@ export async function startFakeLlmServer(vendor: FakeVendor): Promise<FakeLlmSer
   const { port } = server.address() as AddressInfo;
 
   return {
-    vendor,
     baseUrl: `http://127.0.0.1:${port}`,
     requests,
     reply(turn, options = {}) {
-      queue.push({ kind: 'stream', frames: build(turn), ...options });
+      const { contentType: type, ...rest } = options;
+      queue.push({
+        kind: 'stream',
+        frames: build(turn),
+        ...rest,
+        ...(type ? { headers: { 'content-type': type } } : {}),
+      });
     },
     replyRaw(reply) {
       queue.push(reply);
