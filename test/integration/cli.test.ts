@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../src/cli/dispatch.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { migrateToLatest, openStore, type Store } from '../../src/store/database.js';
@@ -13,6 +13,14 @@ import { startTestApi, type TestApi } from '../support/api.js';
 import type { StoreKind } from '../support/stores.js';
 
 const run = promisify(execFile);
+
+// `serve` hands over to the service; here it only records what it was given.
+const served = vi.hoisted(() => [] as { dataDir: string; role: string }[]);
+vi.mock('../../src/main.js', () => ({
+  runService: async (config: { dataDir: string }, role: string) => {
+    served.push({ dataDir: config.dataDir, role });
+  },
+}));
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
 /** Where a CLI run and an app meet: the same SQLite file, or the same PostgreSQL schema. */
@@ -287,6 +295,14 @@ describe.each(cliStores().map((make) => ({ make, name: make === sqliteStore ? 's
       expect(none.code).toBe(2);
       expect(none.stdout).toBe('');
       expect(none.stderr).toContain('Usage: switchboard <command>');
+    });
+
+    it('serve hands the configuration and the role to the service', async () => {
+      served.length = 0;
+      expect(await cli('serve')).toEqual({ code: 0, stdout: '', stderr: '' });
+      expect((await cli('serve', '--role', 'worker')).code).toBe(0);
+      expect(served.map((s) => s.role)).toEqual(['all', 'worker']);
+      if (cs.env.SWITCHBOARD_DATA_DIR) expect(served[0]!.dataDir).toBe(cs.env.SWITCHBOARD_DATA_DIR);
     });
 
     it('prints help on stdout with status 0', async () => {
