@@ -13,6 +13,8 @@ import {
   VersionItem,
   Workflow,
 } from '../../modules/workflows/workflows.schema.js';
+import { simulateWorkflow } from '../../modules/workflows/simulation.service.js';
+import { SimulateBody, SimulationResultSchema } from '../../modules/workflows/simulation.schema.js';
 import { pageParams, renderPage } from '../paging.js';
 import { actorOf } from '../plugins/auth.js';
 import { errorResponses, IdParams, PageQuery, Paginated, Single } from '../schemas.js';
@@ -147,5 +149,22 @@ export async function workflowRoutes(app: FastifyInstance, s: Services, deps: Se
       },
     },
     async (req) => ({ data: await s.workflows.version(actorOf(req), req.params.id, req.params.version) }),
+  );
+
+  r.post(
+    '/workflows/:id/simulate',
+    {
+      config: { scope: 'read' },
+      schema: {
+        tags,
+        summary: 'Run the draft (or a version) deterministically on the text channel (beyond the spec)',
+        params: IdParams,
+        body: SimulateBody,
+        response: { 200: Single(SimulationResultSchema), ...errorResponses(400, 404, 422) },
+      },
+    },
+    async (req) => ({
+      data: await simulateWorkflow(deps, s.workflows, actorOf(req), req.params.id, req.body),
+    }),
   );
 }

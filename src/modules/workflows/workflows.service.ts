@@ -9,7 +9,7 @@ import type { WorkflowTable } from '../../store/schema.js';
 import { SCHEMA_VERSION } from '../../workflow/graph.types.js';
 import { validateGraph, type ValidationResult } from '../../workflow/validate.js';
 import type { Actor, ServiceDeps } from '../context.js';
-import { workflowAttachedNumbers } from './workflow-attachments.js';
+import { workflowAttachedNumbers } from '../phone-numbers/phone-numbers.repo.js';
 import { projectsRepo } from '../projects/projects.repo.js';
 import { workflowsRepo } from './workflows.repo.js';
 import type { CreateWorkflow, UpdateWorkflow, VersionItem, Workflow } from './workflows.schema.js';
@@ -31,13 +31,16 @@ export function toWorkflow(row: WorkflowTable): Workflow {
 
 /** 422 with the validator's findings: keyed `<node_id>.<field>` (or `graph`), plus the findings. */
 export class PublishRejectedError extends AppError {
-  constructor(readonly result: ValidationResult) {
+  constructor(
+    readonly result: ValidationResult,
+    action = 'published',
+  ) {
     const errors: Record<string, string[]> = {};
     for (const f of result.errors) {
       const key = [f.node_id, f.field].filter(Boolean).join('.') || 'graph';
       (errors[key] ??= []).push(f.message);
     }
-    super(422, `The workflow has ${result.errors.length} validation error(s); it was not published.`, errors);
+    super(422, `The workflow has ${result.errors.length} validation error(s); it was not ${action}.`, errors);
   }
 }
 
