@@ -1,6 +1,7 @@
-// Transfer and dial destinations (spec 1.1): `tel:<E164>` or `sip:<user>@<host>`. The engine
-// parses the rendered destination with parseDestination; the validator decides what it can about
-// a destination template before any variable has a value (checkDestinationTemplate).
+// Transfer and dial destinations (spec 1.1): `tel:<E164>` or `sip:<user>@<host>` (`sips:` too, as
+// the engine accepts it). A rendered destination is parsed by parseDestination; the validator
+// decides what it can about a destination template before any variable has a value
+// (checkDestinationTemplate).
 
 import { parseTemplate, renderTemplate } from './templates.js';
 
@@ -10,7 +11,7 @@ export type Destination =
 export const E164 = /^\+[1-9][0-9]{6,14}$/;
 /** user@host[:port][;params]; the host is a name or an IPv4 address (IPv6 in brackets). */
 const SIP_URI =
-  /^sip:([^@\s:;]+)@(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?)(:[0-9]{1,5})?(;[^\s]*)?$/;
+  /^sips?:([^@\s:;]+)@(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?)(:[0-9]{1,5})?(;[^\s]*)?$/;
 
 export function parseDestination(value: string): Destination | null {
   const text = value.trim();

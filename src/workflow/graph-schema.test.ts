@@ -90,7 +90,7 @@ describe('workflowGraphJsonSchema', () => {
           body: '{"caller": "{{caller}}"}',
           timeout_seconds: 5,
           auth: { type: 'hmac', secret_variable: 'secret_crm' },
-          response_mapping: { tier: 'body.customer.tier' },
+          response_mapping: { tier: '$.customer.tier' },
         },
       },
       { id: 'd', type: 'dial', config: { to: 'tel:+14155550100', ring_timeout_seconds: 20 } },

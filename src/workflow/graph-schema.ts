@@ -32,7 +32,10 @@ export const SpeakConfigSchema = Type.Object(
 );
 
 export const AgentExitSchema = Type.Object(
-  { handle: Handle, description: Type.String({ description: 'tells the model when to take this exit' }) },
+  {
+    handle: Handle,
+    description: Type.Optional(Type.String({ description: 'tells the model when to take this exit' })),
+  },
   open,
 );
 
@@ -49,9 +52,13 @@ export const AgentConfigSchema = Type.Object(
     history: Type.Optional(
       Type.Union([Type.Literal('append'), Type.Literal('reset')], { default: 'append' }),
     ),
-    exits: Type.Optional(Type.Array(AgentExitSchema)),
+    exits: Type.Optional(Type.Array(Type.Union([AgentExitSchema, Handle]))),
     outputs: Type.Optional(Type.Array(AgentOutputSchema)),
-    max_turns: Type.Optional(Type.Integer({ minimum: 1 })),
+    max_turns: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'user turns before leaving by default' }),
+    ),
+    max_tool_rounds: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 5 })),
+    silence_timeout_seconds: Type.Optional(Seconds('no user turn in time leaves by default')),
   },
   open,
 );
@@ -98,11 +105,16 @@ export const WEBHOOK_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as cons
 
 export const WebhookAuthSchema = Type.Union([
   Type.Object({ type: Type.Literal('none') }, open),
-  Type.Object(
-    { type: Type.Literal('bearer'), token: Template('the bearer token, e.g. {{secret_api_token}}') },
-    open,
+  ...(['bearer', 'hmac'] as const).map((type) =>
+    Type.Object(
+      {
+        type: Type.Literal(type),
+        secret_variable: Type.Optional(VariableName),
+        token: Type.Optional(Template('used when secret_variable is absent')),
+      },
+      open,
+    ),
   ),
-  Type.Object({ type: Type.Literal('hmac'), secret_variable: VariableName }, open),
 ]);
 
 export const WebhookConfigSchema = Type.Object(
@@ -115,18 +127,31 @@ export const WebhookConfigSchema = Type.Object(
     ),
     url: Template('https URL'),
     headers: Type.Optional(Type.Record(Type.String(), Type.String())),
-    body: Type.Optional(Template('request body')),
+    body: Type.Optional(
+      Type.Union([
+        Template('request body, sent as is'),
+        Type.Object(
+          {},
+          { additionalProperties: true, description: 'sent as JSON; string leaves are templates' },
+        ),
+        Type.Array(Type.Unknown()),
+      ]),
+    ),
     timeout_seconds: Type.Optional(Seconds('default 10')),
     auth: Type.Optional(WebhookAuthSchema),
     response_mapping: Type.Optional(
       Type.Record(
         Type.String({ pattern: VARIABLE_NAME_PATTERN }),
-        Type.String({ description: 'response path' }),
+        Type.String({
+          pattern: '^\\$(\\.[^.\\s[\\]]+|\\[[0-9]+\\])*$',
+          description: 'JSON path: $, $.a.b, $.items[0]',
+        }),
         {
           additionalProperties: false,
         },
       ),
     ),
+    save_response_to: Type.Optional(VariableName),
   },
   open,
 );

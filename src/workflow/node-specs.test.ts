@@ -77,20 +77,28 @@ describe('variables read and written', () => {
     const webhook = node('webhook', {
       url: 'https://x.example/{{account.id}}',
       headers: { 'X-Caller': '{{caller}}', 'Odd.Key': '{{a}}' },
-      body: '{{payload}}',
+      body: { caller: '{{caller}}', items: ['{{payload}}', 3] },
       auth: { type: 'hmac', secret_variable: 'secret_key' },
-      response_mapping: { tier: 'body.tier', status_code: 'status' },
+      response_mapping: { tier: '$.tier', first: '$.items[0]' },
+      save_response_to: 'crm',
     });
     expect(nodeVariableReads(webhook)).toEqual([
       { field: 'url', value: 'account' },
       { field: 'headers.X-Caller', value: 'caller' },
       { field: 'headers["Odd.Key"]', value: 'a' },
-      { field: 'body', value: 'payload' },
+      { field: 'body.caller', value: 'caller' },
+      { field: 'body.items[0]', value: 'payload' },
       { field: 'auth.secret_variable', value: 'secret_key' },
     ]);
     expect(nodeVariableWrites(webhook)).toEqual([
       { field: 'response_mapping.tier', value: 'tier' },
-      { field: 'response_mapping.status_code', value: 'status_code' },
+      { field: 'response_mapping.first', value: 'first' },
+      { field: 'save_response_to', value: 'crm' },
+      { field: '', value: 'webhook_status' },
+      { field: '', value: 'webhook_error' },
+    ]);
+    expect(variablesWritten(node('transfer_call', { destination: 'tel:+14155550100' }))).toEqual([
+      'transfer_failure_reason',
     ]);
     const condition = node('condition', { branches: [{ handle: 'a', expression: 'x == 1 && y.z in list' }] });
     expect(variablesRead(condition)).toEqual(['x', 'y', 'list']);

@@ -6,6 +6,7 @@
 import type { GraphNode, NodeType } from './graph.types.js';
 
 export {
+  FIXED_WRITES,
   nodeExpressions,
   nodeTemplates,
   nodeVariableReads,
@@ -91,8 +92,13 @@ export function configHandleNames(node: Pick<GraphNode, 'type' | 'config'>): str
   const list = configArray(node, nodeSpec.configHandles);
   const names: string[] = [];
   for (const item of list) {
+    // An agent exit may be written as its bare handle name: `"exits": ["billing"]`.
     const handle =
-      typeof item === 'object' && item !== null ? (item as { handle?: unknown }).handle : undefined;
+      typeof item === 'string' && nodeSpec.configHandles === 'exits'
+        ? item
+        : typeof item === 'object' && item !== null
+          ? (item as { handle?: unknown }).handle
+          : undefined;
     if (typeof handle === 'string' && handle !== '') names.push(handle);
   }
   return names;

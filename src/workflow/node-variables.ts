@@ -57,6 +57,14 @@ function listFields(config: Record<string, unknown>, key: string, inner: string)
   return out;
 }
 
+/** String leaves of a JSON body (sent as JSON with each leaf rendered), or the body string itself. */
+function leaves(value: unknown, field: string, depth = 0): FieldValue[] {
+  if (typeof value === 'string') return [{ field, value }];
+  if (depth > 32 || typeof value !== 'object' || value === null) return [];
+  if (Array.isArray(value)) return value.flatMap((item, i) => leaves(item, fieldPath(field, i), depth + 1));
+  return Object.entries(value).flatMap(([key, item]) => leaves(item, fieldPath(field, key), depth + 1));
+}
+
 /** Config fields rendered as templates. */
 export function nodeTemplates(node: NodeLike): FieldValue[] {
   const config = record(node.config);
@@ -79,7 +87,7 @@ export function nodeTemplates(node: NodeLike): FieldValue[] {
       return [
         ...strings(config, ['url']),
         ...stringEntries(config, 'headers'),
-        ...strings(config, ['body']),
+        ...leaves(config.body, 'body'),
         ...token,
       ];
     }
@@ -101,13 +109,20 @@ export function nodeExpressions(node: NodeLike): FieldValue[] {
   return listFields(config, 'branches', 'expression');
 }
 
-/** Variables read by name rather than through a template (the webhook's HMAC secret). */
+/** Variables read by name rather than through a template (the webhook's auth secret). */
 function directReads(node: NodeLike, config: Record<string, unknown>): FieldValue[] {
   if (node.type !== 'webhook') return [];
   const auth = record(config.auth);
-  if (auth === null || auth.type !== 'hmac' || typeof auth.secret_variable !== 'string') return [];
+  if (auth === null || typeof auth.secret_variable !== 'string') return [];
   return [{ field: 'auth.secret_variable', value: auth.secret_variable }];
 }
+
+/** Variables a node type always writes as it leaves (field '': no config key names them). */
+export const FIXED_WRITES: Readonly<Partial<Record<GraphNode['type'], readonly string[]>>> = {
+  webhook: ['webhook_status', 'webhook_error'],
+  transfer_to_human: ['transfer_failure_reason'],
+  transfer_call: ['transfer_failure_reason'],
+};
 
 /** Each variable the node reads, with the field that reads it (one entry per field and name). */
 export function nodeVariableReads(node: NodeLike): FieldValue[] {
@@ -123,8 +138,13 @@ export function nodeVariableReads(node: NodeLike): FieldValue[] {
   return [...out, ...directReads(node, config)];
 }
 
-/** Each variable the node writes, with the field that names it. */
+/** Each variable the node writes, with the field that names it ('' for fixed outputs). */
 export function nodeVariableWrites(node: NodeLike): FieldValue[] {
+  const fixed = (FIXED_WRITES[node.type] ?? []).map((name) => ({ field: '', value: name }));
+  return [...configWrites(node), ...fixed];
+}
+
+function configWrites(node: NodeLike): FieldValue[] {
   const config = record(node.config);
   if (config === null) return [];
   switch (node.type) {
@@ -134,18 +154,19 @@ export function nodeVariableWrites(node: NodeLike): FieldValue[] {
     case 'dial':
       return strings(config, ['save_call_id_to']);
     case 'set_variables':
-    case 'webhook': {
-      const key = node.type === 'webhook' ? 'response_mapping' : 'variables';
-      const map = record(config[key]);
-      return map === null
-        ? []
-        : Object.keys(map).map((name) => ({ field: fieldPath(key, name), value: name }));
-    }
+      return keysOf(config, 'variables');
+    case 'webhook':
+      return [...keysOf(config, 'response_mapping'), ...strings(config, ['save_response_to'])];
     case 'agent':
       return listFields(config, 'outputs', 'variable');
     default:
       return [];
   }
+}
+
+function keysOf(config: Record<string, unknown>, key: string): FieldValue[] {
+  const map = record(config[key]);
+  return map === null ? [] : Object.keys(map).map((name) => ({ field: fieldPath(key, name), value: name }));
 }
 
 export function variablesRead(node: NodeLike): string[] {

@@ -54,9 +54,7 @@ describe('system variables', () => {
   it('lists the documented names', () => {
     expect(SYSTEM_VARIABLES).toEqual([
       'caller',
-      'caller_name',
       'callee',
-      'direction',
       'call_id',
       'session_id',
       'execution_id',
@@ -64,7 +62,8 @@ describe('system variables', () => {
       'workflow_id',
       'workflow_version',
       'project_id',
-      'now',
+      'workspace_id',
+      'started_at',
     ]);
     expect(isSystemVariable('caller')).toBe(true);
     expect(isSystemVariable('pin')).toBe(false);

@@ -1,30 +1,28 @@
-// Variables the engine seeds into every execution before the first node runs. Templates and
-// expressions may read them without any node setting them. Values are strings unless noted; on a
-// web or text session the call-related ones are empty strings.
+// Variables the engine seeds into every execution before the first node runs (src/engine/
+// variables.ts sets them after the seeds, so a seed can never spoof them). Templates and
+// expressions may read them without any node setting them. A variable that does not apply (the
+// caller of a web session) is absent, so it renders as the empty string.
 
 export const SYSTEM_VARIABLES = [
-  /** Caller's number in E.164 (phone), or the session's user identity (web/text). */
+  /** Caller's number in E.164 (phone calls). */
   'caller',
-  /** Display name from the SIP From header, when the carrier sent one. */
-  'caller_name',
-  /** The number or address that was called (phone), or '' (web/text). */
+  /** The number that was called (phone calls). */
   'callee',
-  /** `inbound` or `outbound`. */
-  'direction',
-  /** The call's id (phone), or ''. */
+  /** The call's id (phone calls). */
   'call_id',
-  /** The session's id (web/text), or ''. */
+  /** The session's id (web and test sessions). */
   'session_id',
   /** This execution's id. */
   'execution_id',
-  /** `phone`, `web` or `text`. */
+  /** `phone`, `web` or `test` (the text channel of simulations and `switchboard chat`). */
   'channel',
   'workflow_id',
   /** The published version number being run (a number). */
   'workflow_version',
   'project_id',
-  /** The current time as an ISO 8601 UTC timestamp, read from the engine's clock at each use. */
-  'now',
+  'workspace_id',
+  /** When the execution started, as an ISO 8601 UTC timestamp. */
+  'started_at',
 ] as const;
 
 export type SystemVariable = (typeof SYSTEM_VARIABLES)[number];

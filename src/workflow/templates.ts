@@ -1,4 +1,4 @@
-// Text templates: `{{name}}`, `{{ name }}` and dotted paths `{{caller_name}}`, `{{customer.tier}}`.
+// Text templates: `{{name}}`, `{{ name }}` and dotted paths `{{customer.tier}}`, `{{items.0}}`.
 // Rendering is a lookup, never code: a placeholder is a path of identifiers (or array indices) and
 // nothing else; `{{ anything else }}` is left in the text exactly as written. Missing values render
 // as the empty string. The grammar is documented in docs/workflow-nodes.md.

@@ -123,12 +123,13 @@ describe('webhook', () => {
       headers: { 'X-Ok': 'x', 'X-Bad': 5 },
       timeout_seconds: 0,
       response_mapping: {
-        tier: 'body.customer.tier',
-        code: 'status',
-        hdr: 'headers.x-id',
-        bad: 'customer.tier',
-        '9': 'body',
+        tier: '$.customer.tier',
+        whole: '$',
+        first: '$.items[0].sku',
+        bad: 'body.customer.tier',
+        '9': '$',
       },
+      save_response_to: 'the response',
     });
     expect(result.errors).toEqual([
       at('method', '`method` must be one of GET, POST, PUT, PATCH, DELETE.'),
@@ -139,7 +140,21 @@ describe('webhook', () => {
         'response_mapping["9"]',
         "'9' is not a valid variable name for `response_mapping`: use letters, digits and _, not starting with a digit, at most 64 characters.",
       ),
-      at('response_mapping.bad', 'A response path is `status`, `body`, `body.<path>` or `headers.<name>`.'),
+      at(
+        'response_mapping.bad',
+        'A response path is `$` (the whole JSON body) or `$.field.inner`, `$.items[0].sku`.',
+      ),
+      at(
+        'save_response_to',
+        "'the response' is not a valid variable name for `save_response_to`: use letters, digits and _, not starting with a digit, at most 64 characters.",
+      ),
+    ]);
+    expect(check('webhook', { ...ok, method: 'post', body: { caller: '{{caller}}' } })).toEqual({
+      errors: [],
+      warnings: [],
+    });
+    expect(check('webhook', { ...ok, body: 42 }).errors).toEqual([
+      at('body', '`body` must be a template string or a JSON object whose strings are templates.'),
     ]);
     expect(check('webhook', { ...ok, method: 'GET', body: '{}' }).warnings).toEqual([
       at('body', 'A GET request is sent without a body; `body` is ignored.'),
@@ -156,20 +171,27 @@ describe('webhook', () => {
       warnings: [],
     });
     expect(check('webhook', { ...ok, auth: { type: 'none' } })).toEqual({ errors: [], warnings: [] });
+    expect(check('webhook', { ...ok, auth: { type: 'bearer', secret_variable: 'secret_token' } })).toEqual({
+      errors: [],
+      warnings: [],
+    });
     expect(check('webhook', { ...ok, auth: { type: 'bearer', token: 'abc123' } }).warnings).toEqual([
-      at(
-        'auth.token',
-        'The token is stored in the graph as plain text; read it from a secret_ variable instead.',
-      ),
+      at('auth.token', 'The secret is stored in the graph as plain text; use `secret_variable` instead.'),
     ]);
     expect(check('webhook', { ...ok, auth: { type: 'bearer' } }).errors).toEqual([
-      at('auth.token', 'Bearer auth needs a `token` (e.g. "{{secret_api_token}}").'),
+      at(
+        'auth.secret_variable',
+        'bearer auth needs `secret_variable`, the variable holding the bearer token.',
+      ),
     ]);
     expect(check('webhook', { ...ok, auth: { type: 'hmac' } }).errors).toEqual([
       at(
         'auth.secret_variable',
-        'HMAC auth needs `secret_variable`, the variable holding the signing secret.',
+        'hmac auth needs `secret_variable`, the variable holding the signing secret.',
       ),
+    ]);
+    expect(check('webhook', { ...ok, auth: { type: 'hmac', secret_variable: 'bad name' } }).errors).toEqual([
+      at('auth.secret_variable', '`secret_variable` must name the variable holding the signing secret.'),
     ]);
     expect(check('webhook', { ...ok, auth: { type: 'basic' } }).errors).toEqual([
       at('auth.type', "`auth.type` must be 'none', 'bearer' or 'hmac'."),

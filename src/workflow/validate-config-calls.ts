@@ -13,8 +13,8 @@ import type { ConfigFields } from './validate-fields.js';
 import { VARIABLE_NAME } from './validate-shared.js';
 
 const DESTINATION_FORMS = '`tel:<E164>` (e.g. tel:+14155550100) or `sip:user@host`';
-/** Roots a webhook response mapping may read: HTTP status, parsed body, response headers. */
-const RESPONSE_PATH = /^(status|body|headers)(\.[^.\s]+)*$/;
+/** The engine's JSON path dialect over the parsed response body: `$`, `$.a.b`, `$.items[0].sku`. */
+const RESPONSE_PATH = /^\$(\.[^.\s[\]]+|\[[0-9]+\])*$/;
 
 function isHttpUrl(rendered: string): boolean {
   try {
@@ -37,7 +37,8 @@ function report(
 }
 
 export function checkWebhook(f: ConfigFields): void {
-  const method = f.config.method;
+  const rawMethod = f.config.method;
+  const method = typeof rawMethod === 'string' ? rawMethod.toUpperCase() : rawMethod;
   if (method !== undefined && !(WEBHOOK_METHODS as readonly unknown[]).includes(method)) {
     f.error('method', `\`method\` must be one of ${WEBHOOK_METHODS.join(', ')}.`);
   }
@@ -56,8 +57,10 @@ export function checkWebhook(f: ConfigFields): void {
     if (typeof value !== 'string')
       f.error(fieldPath('headers', name), 'A header value must be a string (template).');
   }
-  const body = f.string('body', false);
-  if (body !== undefined && (method === 'GET' || method === 'DELETE')) {
+  const body = f.config.body;
+  if (body !== undefined && body !== null && typeof body !== 'string' && typeof body !== 'object') {
+    f.error('body', '`body` must be a template string or a JSON object whose strings are templates.');
+  } else if (body !== undefined && body !== null && (method === 'GET' || method === 'DELETE')) {
     f.warning('body', `A ${method} request is sent without a body; \`body\` is ignored.`);
   }
   f.seconds('timeout_seconds');
@@ -66,43 +69,43 @@ export function checkWebhook(f: ConfigFields): void {
   for (const [name, path] of Object.entries(mapping)) {
     const field = fieldPath('response_mapping', name);
     if (!VARIABLE_NAME.test(name)) f.error(field, variableNameMessage('response_mapping', name));
-    else if (typeof path !== 'string' || !RESPONSE_PATH.test(path)) {
-      f.error(field, 'A response path is `status`, `body`, `body.<path>` or `headers.<name>`.');
+    else if (typeof path !== 'string' || !RESPONSE_PATH.test(path.trim())) {
+      f.error(field, 'A response path is `$` (the whole JSON body) or `$.field.inner`, `$.items[0].sku`.');
     }
   }
+  f.variableName('save_response_to', false);
 }
 
+/** bearer and hmac take their secret from `secret_variable` (preferred) or the `token` template. */
 function checkWebhookAuth(f: ConfigFields): void {
   const auth = f.record('auth', false);
-  if (auth === undefined) return;
-  switch (auth.type) {
-    case 'none':
-      return;
-    case 'bearer':
-      if (typeof auth.token !== 'string' || auth.token.trim() === '') {
-        f.error('auth.token', 'Bearer auth needs a `token` (e.g. "{{secret_api_token}}").');
-      } else if (!isTemplated(auth.token)) {
-        f.warning(
-          'auth.token',
-          'The token is stored in the graph as plain text; read it from a secret_ variable instead.',
-        );
-      }
-      return;
-    case 'hmac':
-      if (typeof auth.secret_variable !== 'string' || !VARIABLE_NAME.test(auth.secret_variable)) {
-        f.error(
-          'auth.secret_variable',
-          'HMAC auth needs `secret_variable`, the variable holding the signing secret.',
-        );
-      } else if (!isSecretVariable(auth.secret_variable)) {
-        f.warning(
-          'auth.secret_variable',
-          `'${auth.secret_variable}' is not marked secret (names starting with secret_ are redacted).`,
-        );
-      }
-      return;
-    default:
-      f.error('auth.type', "`auth.type` must be 'none', 'bearer' or 'hmac'.");
+  if (auth === undefined || auth.type === 'none') return;
+  if (auth.type !== 'bearer' && auth.type !== 'hmac') {
+    f.error('auth.type', "`auth.type` must be 'none', 'bearer' or 'hmac'.");
+    return;
+  }
+  const what = auth.type === 'bearer' ? 'the bearer token' : 'the signing secret';
+  if (auth.secret_variable !== undefined) {
+    if (typeof auth.secret_variable !== 'string' || !VARIABLE_NAME.test(auth.secret_variable)) {
+      f.error('auth.secret_variable', `\`secret_variable\` must name the variable holding ${what}.`);
+    } else if (!isSecretVariable(auth.secret_variable)) {
+      f.warning(
+        'auth.secret_variable',
+        `'${auth.secret_variable}' is not marked secret (names starting with secret_ are redacted).`,
+      );
+    }
+    return;
+  }
+  if (typeof auth.token !== 'string' || auth.token.trim() === '') {
+    f.error(
+      'auth.secret_variable',
+      `${auth.type} auth needs \`secret_variable\`, the variable holding ${what}.`,
+    );
+  } else if (!isTemplated(auth.token)) {
+    f.warning(
+      'auth.token',
+      'The secret is stored in the graph as plain text; use `secret_variable` instead.',
+    );
   }
 }
 

@@ -101,38 +101,52 @@ describe('agent', () => {
     ]);
   });
 
-  it('checks exits, outputs, history and max_turns', () => {
+  it('checks exits, outputs, history, max_turns and the engine extras', () => {
     const result = check('agent', {
       agent_id: 'agt_1',
       history: 'forget',
       max_turns: 0,
+      max_tool_rounds: 0,
+      silence_timeout_seconds: -1,
       exits: [
         { handle: 'billing', description: 'bills' },
         { handle: 'billing', description: 'again' },
         { handle: 'default', description: 'reserved' },
         { handle: 'Bad-Name', description: 'x' },
         { handle: 'sales' },
-        'junk',
+        42,
+        'support',
+        'Bad',
       ],
       outputs: [{ variable: '1x', description: 'd' }, { variable: 'ok' }, null],
     });
     expect(result.errors).toEqual([
       err('history', "`history` must be 'append' or 'reset'."),
       err('max_turns', '`max_turns` must be a whole number from 1 to 1000.'),
+      err('max_tool_rounds', '`max_tool_rounds` must be a whole number from 1 to 50.'),
+      err('silence_timeout_seconds', '`silence_timeout_seconds` must be a positive number of seconds.'),
       err('exits[1].handle', "Handle 'billing' is already used by exits[0]."),
       err('exits[2].handle', "'default' is reserved for the node's default handle."),
       err(
         'exits[3].handle',
         'A handle name is lower-case letters, digits and _, starting with a letter (at most 64).',
       ),
-      err('exits[4].description', 'Describe when the model should take this exit.'),
       err('exits[5]', 'Each entry must be an object with `handle` and `description`.'),
+      err(
+        'exits[7]',
+        'A handle name is lower-case letters, digits and _, starting with a letter (at most 64).',
+      ),
       err(
         'outputs[0].variable',
         "'1x' is not a valid variable name for `outputs[0].variable`: use letters, digits and _, not starting with a digit, at most 64 characters.",
       ),
-      err('outputs[1].description', 'Describe what the model should put in this variable.'),
       err('outputs[2]', 'Each output must be {"variable", "description"}.'),
+    ]);
+    expect(result.warnings).toEqual([
+      err('exits[4].description', 'No description: the model is told only the handle name of this exit.'),
+      err('exits[6]', 'No description: the model is told only the handle name of this exit.'),
+      err('exits[7]', 'No description: the model is told only the handle name of this exit.'),
+      err('outputs[1].description', 'No description: the model is told only the variable name.'),
     ]);
   });
 });

@@ -87,6 +87,8 @@ function checkAgent(f: ConfigFields, context: ValidationContext): void {
     f.error('history', "`history` must be 'append' or 'reset'.");
   }
   f.integer('max_turns', 1, 1000);
+  f.integer('max_tool_rounds', 1, 50);
+  f.seconds('silence_timeout_seconds');
   checkHandleList(f, 'exits', 'description');
   const outputs = f.array('outputs', false) ?? [];
   outputs.forEach((item, i) => {
@@ -97,12 +99,16 @@ function checkAgent(f: ConfigFields, context: ValidationContext): void {
       f.error(`${at}.variable`, variableNameMessage(`${at}.variable`, String(output.variable ?? '')));
     }
     if (typeof output.description !== 'string' || output.description.trim() === '') {
-      f.error(`${at}.description`, 'Describe what the model should put in this variable.');
+      f.warning(`${at}.description`, 'No description: the model is told only the variable name.');
     }
   });
 }
 
-/** `branches` of a condition or `exits` of an agent: unique handle names plus one text field each. */
+/**
+ * `branches` of a condition or `exits` of an agent: unique handle names plus one text field each.
+ * An exit may be a bare handle name (`"exits": ["billing"]`); its description is then the engine's
+ * default, which is why a missing description is a warning while a missing expression is an error.
+ */
 function checkHandleList(
   f: ConfigFields,
   key: 'branches' | 'exits',
@@ -112,39 +118,45 @@ function checkHandleList(
   const seen = new Map<string, number>();
   list.forEach((item, i) => {
     const at = `${key}[${i}]`;
-    const entry = asRecord(item);
+    const bareExit = key === 'exits' && typeof item === 'string';
+    const entry = bareExit ? { handle: item } : asRecord(item);
     if (entry === null)
       return f.error(at, `Each entry must be an object with \`handle\` and \`${textKey}\`.`);
+    const handleField = bareExit ? at : `${at}.handle`;
     const handle = entry.handle;
     if (typeof handle !== 'string' || !HANDLE_NAME.test(handle)) {
       f.error(
-        `${at}.handle`,
+        handleField,
         'A handle name is lower-case letters, digits and _, starting with a letter (at most 64).',
       );
     } else if (handle === DEFAULT_HANDLE) {
-      f.error(`${at}.handle`, `'${DEFAULT_HANDLE}' is reserved for the node's default handle.`);
+      f.error(handleField, `'${DEFAULT_HANDLE}' is reserved for the node's default handle.`);
     } else if (seen.has(handle)) {
-      f.error(`${at}.handle`, `Handle '${handle}' is already used by ${key}[${seen.get(handle)}].`);
+      f.error(handleField, `Handle '${handle}' is already used by ${key}[${seen.get(handle)}].`);
     } else {
       seen.set(handle, i);
     }
-    const text = entry[textKey];
-    if (typeof text !== 'string' || text.trim() === '') {
-      f.error(
-        `${at}.${textKey}`,
-        textKey === 'expression'
-          ? 'The branch needs an `expression`.'
-          : 'Describe when the model should take this exit.',
+    const text = entry[textKey as keyof typeof entry];
+    const missing = typeof text !== 'string' || text.trim() === '';
+    if (textKey === 'expression') {
+      if (missing) f.error(`${at}.expression`, 'The branch needs an `expression`.');
+      else checkExpression(f, `${at}.expression`, text);
+    } else if (missing) {
+      f.warning(
+        bareExit ? at : `${at}.description`,
+        'No description: the model is told only the handle name of this exit.',
       );
-    } else if (textKey === 'expression') {
-      try {
-        compileExpression(text);
-      } catch (error) {
-        if (!(error instanceof ExpressionError)) throw error;
-        f.error(`${at}.expression`, `Invalid expression: ${error.message}.`);
-      }
     }
   });
+}
+
+function checkExpression(f: ConfigFields, field: string, source: string): void {
+  try {
+    compileExpression(source);
+  } catch (error) {
+    if (!(error instanceof ExpressionError)) throw error;
+    f.error(field, `Invalid expression: ${error.message}.`);
+  }
 }
 
 function checkCondition(f: ConfigFields): void {

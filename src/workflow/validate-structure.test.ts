@@ -172,7 +172,7 @@ describe('unused handles', () => {
           {
             id: 'bot',
             type: 'agent',
-            config: { agent_id: 'a1', exits: [{ handle: 'billing', description: 'billing' }] },
+            config: { agent_id: 'a1', exits: [{ handle: 'billing', description: 'billing' }, 'sales'] },
           },
           bye,
         ],
@@ -191,6 +191,12 @@ describe('unused handles', () => {
       { node_id: 'call', field: '', message: "Handle 'busy' has no edge." },
       { node_id: 'call', field: '', message: "Handle 'failed' has no edge." },
       { node_id: 'bot', field: 'exits[0].handle', message: "Handle 'billing' has no edge." },
+      { node_id: 'bot', field: 'exits[1]', message: "Handle 'sales' has no edge." },
+      {
+        node_id: 'bot',
+        field: 'exits[1]',
+        message: 'No description: the model is told only the handle name of this exit.',
+      },
     ]);
     expect(result.errors).toEqual([]);
   });

@@ -62,16 +62,18 @@ function checkUnusedHandles(node: GraphNode, edges: readonly CheckedEdge[], out:
   }
 }
 
-/** `branches[2].handle`: where the config names the handle (its index among all items). */
+/** `branches[2].handle` (or `exits[1]` for an exit written as a bare name): where the config names it. */
 function configHandleField(node: GraphNode, listKey: 'branches' | 'exits', handle: string): string {
-  const list = node.config[listKey];
-  const index = Array.isArray(list)
-    ? list.findIndex(
-        (item: unknown) =>
-          typeof item === 'object' && item !== null && (item as { handle?: unknown }).handle === handle,
-      )
-    : -1;
-  return index >= 0 ? `${listKey}[${index}].handle` : '';
+  const list: unknown = node.config[listKey];
+  if (!Array.isArray(list)) return '';
+  for (let i = 0; i < list.length; i++) {
+    const item: unknown = list[i];
+    if (item === handle) return `${listKey}[${i}]`;
+    if (typeof item === 'object' && item !== null && (item as { handle?: unknown }).handle === handle) {
+      return `${listKey}[${i}].handle`;
+    }
+  }
+  return '';
 }
 
 function reachableFrom(startId: string, outgoing: ReadonlyMap<string, CheckedEdge[]>): Set<string> {

@@ -30,7 +30,7 @@ describe('variables nothing sets', () => {
     //        ► bot(agent→reason) ► route(condition) ► say(speak) ► bye
     const graph = chain(
       [
-        { id: 'ask', type: 'dtmf', config: { prompt: 'Hi {{caller_name}}', save_to_variable: 'pin' } },
+        { id: 'ask', type: 'dtmf', config: { prompt: 'Hi {{caller}}', save_to_variable: 'pin' } },
         {
           id: 'norm',
           type: 'transform',
@@ -39,14 +39,14 @@ describe('variables nothing sets', () => {
         {
           id: 'vars',
           type: 'set_variables',
-          config: { variables: { greeting: 'Hello {{account}} at {{now}}' } },
+          config: { variables: { greeting: 'Hello {{account}} since {{started_at}}' } },
         },
         {
           id: 'hook',
           type: 'webhook',
           config: {
             url: 'https://crm.example.com/{{digits}}?c={{call_id}}',
-            response_mapping: { tier: 'body.tier' },
+            response_mapping: { tier: '$.tier' },
           },
         },
         {

@@ -58,7 +58,7 @@ const supportLine = {
         url: 'https://crm.example.com/lookup',
         body: '{"caller": "{{caller}}"}',
         auth: { type: 'hmac', secret_variable: 'secret_crm' },
-        response_mapping: { tier: 'body.customer.tier', account: 'body.customer.id' },
+        response_mapping: { tier: '$.customer.tier', account: '$.customer.id' },
       },
     },
     {
