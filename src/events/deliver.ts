@@ -79,7 +79,7 @@ export async function sendAttempt(req: AttemptRequest, deps: SenderDeps): Promis
     let responseBody: string | null = null;
     let bodyError: string | null = null;
     try {
-      responseBody = await readCapped(res.body);
+      responseBody = await readCapped(res.body, responseHeaders['content-length']);
     } catch (e) {
       bodyError = `response body not read in full: ${describeError(e, timedOut, timeoutMs)}`;
     }
@@ -116,7 +116,13 @@ export async function sendAttempt(req: AttemptRequest, deps: SenderDeps): Promis
   }
 }
 
-async function readCapped(body: Dispatcher.ResponseData['body']): Promise<string> {
+async function readCapped(
+  body: Dispatcher.ResponseData['body'],
+  contentLength: string | undefined,
+): Promise<string> {
+  // The usual small answer with a known length is read in one go; anything else is streamed
+  // and cut at the cap.
+  if (contentLength !== undefined && Number(contentLength) <= CAPTURE_LIMIT_BYTES) return body.text();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body as AsyncIterable<Buffer>) {

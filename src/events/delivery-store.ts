@@ -117,12 +117,26 @@ export async function recordResults(
 ): Promise<PausedEndpoint[]> {
   const nowText = toDbTime(now);
   return db.transaction().execute(async (trx) => {
-    const paused: PausedEndpoint[] = [];
+    const attempts = results.flatMap((r) => ('outcome' in r ? [attemptRow(r.claim, r.outcome)] : []));
+    for (let i = 0; i < attempts.length; i += 100) {
+      await trx
+        .insertInto('webhook_attempts')
+        .values(attempts.slice(i, i + 100))
+        .execute();
+    }
+    // Per endpoint, the batch's net effect on its failing streak (all share one `now`).
+    const endpoints = new Map<string, { anySuccess: boolean; lastOk: boolean }>();
+    // Successes share one UPDATE per status code (the common case, so the batch costs a handful of
+    // statements, not one per delivery); failures and skips each need their own values.
+    const succeeded = new Map<number, string[]>();
     for (const r of results) {
-      const fence = (q: ReturnType<typeof updateDelivery>) =>
-        q.where('id', '=', r.claim.id).where('lease_owner', '=', owner).where('status', '=', 'pending');
+      const fenced = trx
+        .updateTable('webhook_deliveries')
+        .where('id', '=', r.claim.id)
+        .where('lease_owner', '=', owner)
+        .where('status', '=', 'pending');
       if ('skipped' in r) {
-        await fence(updateDelivery(trx))
+        await fenced
           .set({
             status: 'failed',
             next_attempt_at: null,
@@ -134,45 +148,75 @@ export async function recordResults(
         continue;
       }
       const o = r.outcome;
+      const e = endpoints.get(r.claim.endpointId) ?? { anySuccess: false, lastOk: false };
+      endpoints.set(r.claim.endpointId, { anySuccess: e.anySuccess || o.ok, lastOk: o.ok });
+      if (o.ok) {
+        const ids = succeeded.get(o.status!) ?? [];
+        ids.push(r.claim.id);
+        succeeded.set(o.status!, ids);
+        continue;
+      }
       const attemptNumber = r.claim.attemptCount + 1;
-      await trx
-        .insertInto('webhook_attempts')
-        .values({
-          id: o.attemptId,
-          delivery_id: r.claim.id,
-          attempt_number: attemptNumber,
-          request_headers: JSON.stringify(o.requestHeaders),
-          response_status: o.status,
-          response_headers: o.responseHeaders ? JSON.stringify(o.responseHeaders) : null,
-          response_body: o.responseBody,
-          duration_ms: Math.round(o.durationMs),
-          error: o.error,
-          started_at: toDbTime(o.startedAt),
-        })
-        .execute();
-      const delay = o.ok ? null : retryDelayMs(attemptNumber - r.claim.roundStart, random);
-      await fence(updateDelivery(trx))
+      const delay = retryDelayMs(attemptNumber - r.claim.roundStart, random);
+      await fenced
         .set({
-          status: o.ok ? 'succeeded' : delay === null ? 'dead' : 'pending',
+          status: delay === null ? 'dead' : 'pending',
           attempt_count: attemptNumber,
           next_attempt_at: delay === null ? null : toDbTime(now + delay),
           lease_owner: null,
           last_status_code: o.status,
-          last_error: o.ok ? null : o.error,
+          last_error: o.error,
           updated_at: nowText,
         })
         .execute();
-      const p = o.ok
-        ? await endpointSucceeded(trx, r.claim.endpointId, now)
-        : await endpointFailed(trx, r.claim.endpointId, now);
-      if (p) paused.push(p);
+    }
+    for (const [code, ids] of succeeded) {
+      for (let i = 0; i < ids.length; i += 500) {
+        await trx
+          .updateTable('webhook_deliveries')
+          .set((eb) => ({
+            status: 'succeeded',
+            attempt_count: eb('attempt_count', '+', 1),
+            next_attempt_at: null,
+            lease_owner: null,
+            last_status_code: code,
+            last_error: null,
+            updated_at: nowText,
+          }))
+          .where('id', 'in', ids.slice(i, i + 500))
+          .where('lease_owner', '=', owner)
+          .where('status', '=', 'pending')
+          .execute();
+      }
+    }
+    const paused: PausedEndpoint[] = [];
+    for (const [endpointId, e] of endpoints) {
+      if (e.lastOk) {
+        await endpointSucceeded(trx, endpointId, now);
+      } else {
+        // A success earlier in the batch ended the old streak; the failure after it starts a new one.
+        if (e.anySuccess) await endpointSucceeded(trx, endpointId, now);
+        const p = await endpointFailed(trx, endpointId, now);
+        if (p) paused.push(p);
+      }
     }
     return paused;
   });
 }
 
-function updateDelivery(trx: Executor) {
-  return trx.updateTable('webhook_deliveries');
+function attemptRow(claim: ClaimedDelivery, o: AttemptOutcome) {
+  return {
+    id: o.attemptId,
+    delivery_id: claim.id,
+    attempt_number: claim.attemptCount + 1,
+    request_headers: JSON.stringify(o.requestHeaders),
+    response_status: o.status,
+    response_headers: o.responseHeaders ? JSON.stringify(o.responseHeaders) : null,
+    response_body: o.responseBody,
+    duration_ms: Math.round(o.durationMs),
+    error: o.error,
+    started_at: toDbTime(o.startedAt),
+  };
 }
 
 async function endpointSucceeded(trx: Executor, endpointId: string, now: number): Promise<null> {

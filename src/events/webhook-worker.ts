@@ -49,7 +49,10 @@ export class WebhookWorker {
   private readonly random: () => number;
   private readonly newId: IdGenerator;
   private readonly secretCache = new Map<string, string>();
+  /** Every claimed delivery until its result is recorded (what stop() waits for). */
   private readonly inFlight = new Set<Promise<void>>();
+  /** Deliveries being sent right now; bounded by `concurrency`. Recording does not hold a slot. */
+  private sending = 0;
   private queue: Array<{ result: DeliveryResult; done: () => void }> = [];
   private flushing: Promise<void> | null = null;
   private timer: TimerHandle | null = null;
@@ -116,7 +119,7 @@ export class WebhookWorker {
     this.pumping = true;
     try {
       while (this.running) {
-        const free = this.concurrency - this.inFlight.size;
+        const free = this.concurrency - this.sending;
         if (free <= 0) return;
         const claimed = await this.claim(free);
         for (const c of claimed) void this.track(c);
@@ -140,20 +143,28 @@ export class WebhookWorker {
   }
 
   private track(c: ClaimedDelivery): Promise<void> {
-    const p = this.process(c)
+    this.sending++;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      this.sending--;
+      // Refill once half the slots are free: one claim query per batch, not per delivery.
+      if (this.running && this.sending <= this.concurrency / 2) void this.pump();
+    };
+    const p = this.process(c, release)
       .catch((err: unknown) =>
         this.o.logger.error({ err, delivery_id: c.id }, 'webhook delivery failed to record'),
       )
       .finally(() => {
+        release();
         this.inFlight.delete(p);
-        // Refill once half the slots are free: one claim query per batch, not per delivery.
-        if (this.running && this.inFlight.size <= this.concurrency / 2) void this.pump();
       });
     this.inFlight.add(p);
     return p;
   }
 
-  private async process(c: ClaimedDelivery): Promise<void> {
+  private async process(c: ClaimedDelivery, sent: () => void): Promise<void> {
     let result: DeliveryResult;
     if (!c.endpoint) {
       result = { claim: c, skipped: 'endpoint deleted: not sent' };
@@ -173,6 +184,9 @@ export class WebhookWorker {
       this.attempts++;
       result = { claim: c, outcome };
     }
+    // The slot frees as soon as the attempt is over; the row stays leased to us until recorded,
+    // so no other claim can take it in between.
+    sent();
     await new Promise<void>((done) => {
       this.queue.push({ result, done });
       void this.flush();
@@ -193,6 +207,14 @@ export class WebhookWorker {
   private flush(): Promise<void> {
     if (this.flushing) return this.flushing;
     this.flushing = (async () => {
+      // Let every response that is already readable finish first: better-sqlite3 commits without
+      // yielding to the event loop, so without this pause each batch would hold one result.
+      // Under load, one more short pause while sends are still finishing fills the batch further
+      // (a real timer, not the injected clock: it paces I/O and decides nothing).
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (this.queue.length < this.concurrency / 4 && this.sending > 0) {
+        await new Promise<void>((resolve) => setTimeout(resolve, 2));
+      }
       while (this.queue.length > 0) {
         const batch = this.queue;
         this.queue = [];
