@@ -155,9 +155,21 @@ describe('unused handles', () => {
       valid: true,
       errors: [],
       warnings: [
-        { node_id: 'ask', field: '', message: "Handle 'timeout' has no edge." },
-        { node_id: 'route', field: '', message: "Handle 'default' has no edge." },
-        { node_id: 'route', field: 'branches[1].handle', message: "Handle 'new' has no edge." },
+        {
+          node_id: 'ask',
+          field: '',
+          message: "Handle 'timeout' has no edge; an execution that leaves by it fails.",
+        },
+        {
+          node_id: 'route',
+          field: '',
+          message: "Handle 'default' has no edge; an execution that leaves by it fails.",
+        },
+        {
+          node_id: 'route',
+          field: 'branches[1].handle',
+          message: "Handle 'new' has no edge; an execution that leaves by it fails.",
+        },
       ],
     });
   });
@@ -186,12 +198,36 @@ describe('unused handles', () => {
       {},
     );
     expect(result.warnings).toEqual([
-      { node_id: 'hook', field: '', message: "Handle 'success' has no edge." },
-      { node_id: 'call', field: '', message: "Handle 'no_answer' has no edge." },
-      { node_id: 'call', field: '', message: "Handle 'busy' has no edge." },
-      { node_id: 'call', field: '', message: "Handle 'failed' has no edge." },
-      { node_id: 'bot', field: 'exits[0].handle', message: "Handle 'billing' has no edge." },
-      { node_id: 'bot', field: 'exits[1]', message: "Handle 'sales' has no edge." },
+      {
+        node_id: 'hook',
+        field: '',
+        message: "Handle 'success' has no edge; an execution that leaves by it fails.",
+      },
+      {
+        node_id: 'call',
+        field: '',
+        message: "Handle 'no_answer' has no edge; an execution that leaves by it fails.",
+      },
+      {
+        node_id: 'call',
+        field: '',
+        message: "Handle 'busy' has no edge; an execution that leaves by it fails.",
+      },
+      {
+        node_id: 'call',
+        field: '',
+        message: "Handle 'failed' has no edge; an execution that leaves by it fails.",
+      },
+      {
+        node_id: 'bot',
+        field: 'exits[0].handle',
+        message: "Handle 'billing' has no edge; an execution that leaves by it fails.",
+      },
+      {
+        node_id: 'bot',
+        field: 'exits[1]',
+        message: "Handle 'sales' has no edge; an execution that leaves by it fails.",
+      },
       {
         node_id: 'bot',
         field: 'exits[1]',

@@ -58,7 +58,7 @@ function checkUnusedHandles(node: GraphNode, edges: readonly CheckedEdge[], out:
     if (used.has(handle)) continue;
     const index = fromConfig.indexOf(handle);
     const field = index >= 0 && listKey !== 'none' ? configHandleField(node, listKey, handle) : '';
-    out.warning(node.id, field, `Handle '${handle}' has no edge.`);
+    out.warning(node.id, field, `Handle '${handle}' has no edge; an execution that leaves by it fails.`);
   }
 }
 

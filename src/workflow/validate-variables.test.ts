@@ -111,7 +111,11 @@ describe('variables nothing sets', () => {
       { id: 'vars', type: 'set_variables', config: { variables: { a: '{{b}}' } } },
     ]);
     expect(validateGraph(graph, {}).warnings).toEqual([
-      { node_id: 'hook', field: '', message: "Handle 'error' has no edge." },
+      {
+        node_id: 'hook',
+        field: '',
+        message: "Handle 'error' has no edge; an execution that leaves by it fails.",
+      },
       unset('hook', 'headers.X-Id', 'ident'),
       unset('hook', 'body', 'payload'),
       unset('hook', 'auth.token', 'secret_tok'),
