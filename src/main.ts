@@ -18,26 +18,14 @@ import { newId } from './shared/ids.js';
 import { createLogger, type Logger } from './shared/logger.js';
 import { SecretBox } from './shared/secret-box.js';
 import { deriveServerKeys, loadMasterKey } from './shared/server-key.js';
-import { migrateToLatest, openStore, type Store } from './store/database.js';
+import type { Role } from './config/roles.js';
+import { openConfiguredStore, SQLITE_FILE } from './store/configured-store.js';
+import type { Store } from './store/database.js';
 
-export type Role = 'all' | 'api' | 'sip' | 'worker';
-export const ROLES: readonly Role[] = ['all', 'api', 'sip', 'worker'];
+export type { Role } from './config/roles.js';
 
 /** How long shutdown waits for requests, deliveries and calls in flight before giving up. */
 export const SHUTDOWN_GRACE_MS = 30_000;
-
-export function sqlitePathFor(config: Config): string {
-  return path.join(config.dataDir, 'switchboard.db');
-}
-
-/** Opens and migrates the configured store (used by serve and every CLI command). */
-export async function openConfiguredStore(config: Config): Promise<Store> {
-  const store = config.databaseUrl
-    ? await openStore({ databaseUrl: config.databaseUrl })
-    : await openStore({ sqlitePath: sqlitePathFor(config) });
-  await migrateToLatest(store.db);
-  return store;
-}
 
 export function serviceDeps(config: Config, store: Store, logger: Logger): ServiceDeps {
   const keys = deriveServerKeys(loadMasterKey(config.secretKey, config.dataDir));
@@ -82,7 +70,7 @@ export async function startService(
   out: NodeJS.WritableStream = process.stdout,
 ): Promise<RunningService> {
   const logger = createLogger(config.logLevel);
-  const store = await openConfiguredStore(config);
+  const { store } = await openConfiguredStore(config);
   const deps = serviceDeps(config, store, logger);
   await firstRun(deps, config, out);
   const closers: Array<() => Promise<void>> = [];
@@ -116,7 +104,7 @@ export async function startService(
         `  API:        ${config.publicBaseUrl}/api/v1   (OpenAPI: ${config.publicBaseUrl}/api/v1/openapi.json)`,
         `  Health:     ${config.publicBaseUrl}/healthz`,
         `  Dashboard:  ${config.publicBaseUrl}/ (not built yet)`,
-        `  Store:      ${store.dialect === 'sqlite' ? sqlitePathFor(config) : 'PostgreSQL'}`,
+        `  Store:      ${store.dialect === 'sqlite' ? path.join(config.dataDir, SQLITE_FILE) : 'PostgreSQL'}`,
         '',
       ].join('\n'),
     );

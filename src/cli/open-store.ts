@@ -1,28 +1,16 @@
 // The store the commands work on, chosen exactly as the server chooses it: DATABASE_URL when set,
 // otherwise the SQLite file in SWITCHBOARD_DATA_DIR. Migrations run first, so every command works
 // on a fresh data directory and against a server running on the same store.
-import path from 'node:path';
 import { ConfigError, loadConfig, type Config } from '../config/config.js';
-import { migrateToLatest, openStore, type Store, type StoreOptions } from '../store/database.js';
+import type { Store } from '../store/database.js';
+import { openConfiguredStore } from '../store/configured-store.js';
 import { CliError } from './io.js';
 
-export const SQLITE_FILE = 'switchboard.db';
+export { SQLITE_FILE, storeOptionsFor } from '../store/configured-store.js';
 
-export function storeOptionsFor(config: Pick<Config, 'databaseUrl' | 'dataDir'>): StoreOptions {
-  return config.databaseUrl
-    ? { databaseUrl: config.databaseUrl, pgPoolSize: 2 }
-    : { sqlitePath: path.join(config.dataDir, SQLITE_FILE) };
-}
-
-/** Opens and migrates the configured store; returns the names of migrations applied now. */
-export async function openCliStore(config: Config): Promise<{ store: Store; applied: string[] }> {
-  const store = await openStore(storeOptionsFor(config));
-  try {
-    return { store, applied: await migrateToLatest(store.db) };
-  } catch (err) {
-    await store.close();
-    throw err;
-  }
+/** Opens and migrates the configured store with a small pool (commands are short-lived). */
+export function openCliStore(config: Config): Promise<{ store: Store; applied: string[] }> {
+  return openConfiguredStore(config, 2);
 }
 
 /** Runs `fn` on the migrated store and always closes it. */

@@ -1,10 +1,8 @@
 // `switchboard serve [--role all|api|sip|worker]`: runs the service (src/main.ts). The service
 // is imported only here, so the other commands start without loading the HTTP and SIP stacks.
-import type { Role } from '../main.js';
+import { isRole, ROLES } from '../config/roles.js';
 import { type CliIo, parseFlags, showHelp, UsageError } from './io.js';
 import { cliConfig } from './open-store.js';
-
-const ROLES: readonly Role[] = ['all', 'api', 'sip', 'worker'];
 
 export const help = `Usage: switchboard serve [--role all|api|sip|worker]
 
@@ -13,10 +11,6 @@ Runs the service on the configured store (SWITCHBOARD_DATA_DIR or DATABASE_URL).
   --role api      the HTTP API only
   --role sip      SIP signalling and media only
   --role worker   background work (webhook deliveries) only`;
-
-function isRole(value: string): value is Role {
-  return (ROLES as readonly string[]).includes(value);
-}
 
 export async function serveCommand(argv: string[], io: CliIo): Promise<number> {
   const flags = parseFlags(argv, { role: { type: 'string' } }, 'serve');
