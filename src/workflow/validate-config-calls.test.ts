@@ -1,7 +1,7 @@
 // Config rules of webhook, dial and the transfers (one node per graph, every handle wired).
 import { describe, expect, it } from 'vitest';
 import { validateGraph } from './validate.js';
-import { singleNodeGraph } from './validate-test-graph.js';
+import { singleNodeGraph } from './testing/single-node-graph.js';
 import type { GraphNode } from './graph.types.js';
 
 function check(type: GraphNode['type'], config: Record<string, unknown>) {

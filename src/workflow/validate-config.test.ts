@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { validateGraph } from './validate.js';
 import type { ValidationContext } from './validate.js';
-import { singleNodeGraph } from './validate-test-graph.js';
+import { singleNodeGraph } from './testing/single-node-graph.js';
 import type { GraphNode } from './graph.types.js';
 
 function check(type: GraphNode['type'], config: Record<string, unknown>, context: ValidationContext = {}) {

@@ -1,8 +1,8 @@
 // Test helper (not shipped logic): wraps one node as `start ──► node ──(every handle)──► bye` so a
 // config test sees only the findings of that node's config.
 
-import type { GraphNode } from './graph.types.js';
-import { nodeHandles } from './node-specs.js';
+import type { GraphNode } from '../graph.types.js';
+import { nodeHandles } from '../node-specs.js';
 
 export function singleNodeGraph(
   type: GraphNode['type'],
