@@ -1,0 +1,77 @@
+// Answers a remote SDP offer (RFC 3264 6): one m-line per offered m-line, in order; the first
+// audio stream we can carry is accepted with every format both sides support (the offerer's
+// payload type numbers kept), the rest are refused with port 0; nothing usable means 488.
+import { parse, write } from 'sdp-transform';
+import type { MediaDescription } from 'sdp-transform';
+import type { Codec } from './codecs.js';
+import { OPUS_FMTP, TELEPHONE_EVENT_FMTP, intersect, knownFormats, payloadList, reverse } from './codecs.js';
+import type { LocalAudio, NegotiatedAudio, Origin } from './session.js';
+import { audioLine, connectionOf, remoteDirection, sessionFrame } from './session.js';
+
+export type AnswerResult =
+  | { readonly ok: true; readonly sdp: string; readonly audio: NegotiatedAudio }
+  | { readonly ok: false; readonly status: 400 | 488; readonly reason: string; readonly why: string };
+
+const RTP_PROFILES = ['RTP/AVP', 'RTP/AVPF'];
+
+function refused(m: MediaDescription): MediaDescription {
+  // A refused stream keeps its formats; only the port says no (RFC 3264 6).
+  const payloads = payloadList(m).join(' ') || '0';
+  return { type: m.type, port: 0, protocol: m.protocol, payloads, rtp: [], fmtp: [] };
+}
+
+export function answerOffer(offerSdp: string, local: LocalAudio, origin: Origin): AnswerResult {
+  const session = parse(offerSdp);
+  if (session.version !== 0 || !session.origin || !session.media || session.media.length === 0) {
+    return { ok: false, status: 400, reason: 'Bad Request', why: 'malformed SDP offer' };
+  }
+  const lines: MediaDescription[] = [];
+  let audio: NegotiatedAudio | undefined;
+  let why = 'no audio stream offered';
+  for (const m of session.media) {
+    const address = connectionOf(session, m);
+    if (audio || m.type !== 'audio' || m.port === 0 || !RTP_PROFILES.includes(m.protocol) || !address) {
+      if (!audio && m.type === 'audio')
+        why = m.port === 0 ? 'audio stream disabled' : `cannot carry ${m.protocol}`;
+      lines.push(refused(m));
+      continue;
+    }
+    const offered = knownFormats(m);
+    let codecs: Codec[] = [];
+    for (const name of local.codecs) {
+      const f = offered.find((o) => o.name === name);
+      if (f) codecs.push(name === 'opus' ? { ...f, fmtp: OPUS_FMTP } : f);
+    }
+    if (local.singleCodec) codecs = codecs.slice(0, 1);
+    if (codecs.length === 0) {
+      why = 'no common audio format';
+      lines.push(refused(m));
+      continue;
+    }
+    const rates = new Set(codecs.map((c) => c.clockRate));
+    const events =
+      local.telephoneEvent === false
+        ? []
+        : offered
+            .filter((o) => o.name === 'telephone-event' && rates.has(o.clockRate))
+            .filter((o, i, all) => all.findIndex((x) => x.clockRate === o.clockRate) === i)
+            .map((o) => ({ ...o, fmtp: o.fmtp ?? TELEPHONE_EVENT_FMTP }));
+    const theirs = remoteDirection(session, m);
+    const direction = intersect(reverse(theirs), local.direction ?? 'sendrecv');
+    const ptime = local.ptime ?? 20;
+    lines.push(audioLine(local.port, m.protocol, [...codecs, ...events], direction, ptime));
+    const te = events.find((e) => e.clockRate === codecs[0].clockRate);
+    const negotiated: NegotiatedAudio = {
+      remoteAddress: address,
+      remotePort: m.port,
+      codecs,
+      codec: codecs[0],
+      direction,
+      remoteHold: theirs === 'sendonly' || theirs === 'inactive',
+      ptime: m.ptime ?? ptime,
+    };
+    audio = te ? { ...negotiated, telephoneEvent: te } : negotiated;
+  }
+  if (!audio) return { ok: false, status: 488, reason: 'Not Acceptable Here', why };
+  return { ok: true, sdp: write(sessionFrame(origin, lines, local.address)), audio };
+}
