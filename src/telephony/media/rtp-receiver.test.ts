@@ -76,4 +76,31 @@ describe('MediaReceiver', () => {
     expect(frames.filter((f) => f.info.concealed).map((f) => f.info.sequence)).toEqual([208]);
     expect(rx.jitterBuffer.stats.concealed).toBe(1);
   });
+
+  it('reports a consumer that throws and keeps playing', () => {
+    const clock = new FakeClock();
+    const errors: Error[] = [];
+    let calls = 0;
+    const rx = new MediaReceiver({
+      clock,
+      codec: new PipelineCodec(new G711Codec('ulaw')),
+      onAudio: () => {
+        calls++;
+        throw new Error('consumer broke');
+      },
+      onError: (e) => errors.push(e),
+    });
+    rx.start();
+    for (let i = 0; i < 10; i++) {
+      rx.handle(
+        parseRtp(
+          serializeRtp({ payloadType: 0, sequenceNumber: i, timestamp: i * 160, ssrc: 1 }, Buffer.alloc(160)),
+        ),
+        clock.monotonic(),
+      );
+      clock.advance(20);
+    }
+    expect(calls).toBeGreaterThan(5);
+    expect(errors).toHaveLength(calls);
+  });
 });

@@ -30,6 +30,8 @@ export interface MediaReceiverOptions {
   onAudio?: (pcm: Int16Array, info: AudioFrameInfo) => void;
   onDigit?: (digit: DigitEvent) => void;
   onDigitEnd?: (digit: DigitEnd) => void;
+  /** Errors thrown by the callbacks above land here instead of on the timer. */
+  onError?: (err: Error) => void;
 }
 
 export interface ReceiverCounters {
@@ -131,19 +133,20 @@ export class MediaReceiver {
     const out = this.jitter.pull();
     if (out.kind === 'empty') return;
     const codec = this.options.codec;
+    let pcm: Int16Array | null = null;
     if (out.kind === 'frame') {
-      let pcm: Int16Array;
       try {
         pcm = codec.decode(out.payload);
       } catch {
         // A payload the decoder rejects is a lost frame, not a reason to stop the call.
-        pcm = codec.conceal();
-        this.options.onAudio?.(pcm, { concealed: true, sequence: out.seq });
-        return;
       }
-      this.options.onAudio?.(pcm, { concealed: false, sequence: out.seq });
-    } else {
-      this.options.onAudio?.(codec.conceal(), { concealed: true, sequence: out.seq });
+    }
+    const concealed = pcm === null;
+    try {
+      this.options.onAudio?.(pcm ?? codec.conceal(), { concealed, sequence: out.seq });
+    } catch (err) {
+      // The consumer's failure must not stop the playout clock of this call or crash the process.
+      this.options.onError?.(err as Error);
     }
   }
 

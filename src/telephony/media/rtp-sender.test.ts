@@ -110,4 +110,21 @@ describe('RtpSender', () => {
     for (const s of sent) if (s.p.payloadType === 101) rx.handle(s.p.timestamp, s.p.payload());
     expect(digits.join('')).toBe('1*9#');
   });
+
+  it('holds: keeps time but sends and dequeues nothing while paused', () => {
+    const { clock, sender, sent } = setup();
+    sender.enqueue(new Int16Array(320 * 4).fill(4000));
+    sender.start();
+    clock.advance(20); // frames at 0 and 20
+    sender.paused = true;
+    clock.advance(100);
+    expect(sent).toHaveLength(2);
+    expect(sender.queuedMs).toBe(40);
+    sender.paused = false;
+    clock.advance(20);
+    expect(sent[2].at).toBe(140);
+    expect(sent[2].p.marker).toBe(true);
+    expect(sent[2].p.timestamp).toBe((0xfffff000 + 7 * 160) >>> 0);
+    expect(sent[2].p.sequenceNumber).toBe((sent[1].p.sequenceNumber + 1) & 0xffff);
+  });
 });

@@ -64,6 +64,8 @@ export class RtpSender {
   private mutedUntilTick = -1;
   private lastTick = -1;
   private eventTimer: TimerHandle | null = null;
+  /** Set while the SDP direction forbids sending (recvonly, inactive): hold. */
+  paused = false;
   private finishDigit: (() => void) | null = null;
 
   constructor(private readonly options: RtpSenderOptions) {
@@ -137,6 +139,11 @@ export class RtpSender {
   private tick(index: number): void {
     this.stats.skippedFrames += Math.max(0, index - this.lastTick - 1);
     this.lastTick = index;
+    if (this.paused) {
+      // On hold the clock runs on (timestamps keep time) but nothing is sent or dequeued.
+      this.talkspurt = true;
+      return;
+    }
     if (index < this.mutedUntilTick) return;
     const pending = this.digits.shift();
     if (pending) {

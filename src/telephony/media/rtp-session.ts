@@ -113,6 +113,7 @@ export class RtpSession {
       onAudio: options.onAudio,
       onDigit: options.onDigit,
       onDigitEnd: options.onDigitEnd,
+      onError: options.onError,
     });
     this.rtcp = new RtcpReporter(
       {
@@ -220,8 +221,26 @@ export class RtpSession {
     return this.sender.sendDigits(digits, options);
   }
 
+  /**
+   * Applies the SDP direction (RFC 3264 hold): we send only for sendrecv and sendonly. Receiving
+   * goes on whatever it says, as peers differ on what they send while held.
+   */
+  setDirection(direction: 'sendrecv' | 'sendonly' | 'recvonly' | 'inactive'): void {
+    this.sender.paused = direction === 'recvonly' || direction === 'inactive';
+  }
+
   private onDatagram(msg: Buffer, rinfo: dgram.RemoteInfo, onRtcpPort: boolean): void {
     if (this.closed) return;
+    try {
+      this.process(msg, rinfo, onRtcpPort);
+    } catch (err) {
+      // A bad packet or a failing consumer costs one packet, never the process.
+      this.counters.malformed++;
+      this.options.onError?.(err as Error);
+    }
+  }
+
+  private process(msg: Buffer, rinfo: dgram.RemoteInfo, onRtcpPort: boolean): void {
     if (onRtcpPort || isRtcp(msg)) {
       const packets = parseRtcp(msg);
       if (!packets) {
