@@ -11,6 +11,8 @@ import { SipTrunksService } from './sip-trunks/sip-trunks.service.js';
 import { UsageService } from './usage/usage.service.js';
 import { SessionsService, type LiveSessionControl } from './sessions/sessions.service.js';
 import { WorkflowsService } from './workflows/workflows.service.js';
+import { WebhookEndpointsService } from './webhook-endpoints/webhook-endpoints.service.js';
+import type { Resolver } from '../events/ssrf-guard.js';
 
 export interface Services {
   projects: ProjectsService;
@@ -23,6 +25,7 @@ export interface Services {
   usage: UsageService;
   sipTrunks: SipTrunksService;
   phoneNumbers: PhoneNumbersService;
+  webhookEndpoints: WebhookEndpointsService;
 }
 
 /** Parts a test or a role may replace. */
@@ -31,6 +34,8 @@ export interface ServiceOverrides {
   dialer?: Dialer;
   /** The engine's registry of running sessions, so DELETE /sessions aborts them. */
   liveSessions?: LiveSessionControl;
+  /** DNS for webhook URL checks (tests answer names without a network). */
+  webhookResolver?: Resolver;
 }
 
 export function createServices(deps: ServiceDeps, overrides: ServiceOverrides = {}): Services {
@@ -44,6 +49,7 @@ export function createServices(deps: ServiceDeps, overrides: ServiceOverrides = 
     agents: new AgentsService(deps),
     workflows: new WorkflowsService(deps),
     sessions: new SessionsService(deps, overrides.liveSessions),
+    webhookEndpoints: new WebhookEndpointsService(deps, overrides.webhookResolver),
     calls: new CallsService(deps, overrides.dialer ?? new UnavailableDialer(deps, deps.logger)),
   };
 }

@@ -13,6 +13,7 @@ import { usageRoutes } from './usage.routes.js';
 import { sessionRoutes } from './sessions.routes.js';
 import { workflowSchemaRoutes } from './workflow-schema.routes.js';
 import { workflowRoutes } from './workflows.routes.js';
+import { webhookEndpointRoutes } from './webhook-endpoints.routes.js';
 
 export async function registerRoutes(app: FastifyInstance, s: Services, deps: ServiceDeps): Promise<void> {
   await projectRoutes(app, s, deps);
@@ -26,4 +27,5 @@ export async function registerRoutes(app: FastifyInstance, s: Services, deps: Se
   await callRoutes(app, s, deps);
   await sipTrunkRoutes(app, s, deps);
   await phoneNumberRoutes(app, s, deps);
+  await webhookEndpointRoutes(app, s, deps);
 }
