@@ -149,4 +149,25 @@ describe('JitterBuffer', () => {
     expect(r.jb.stats.played + r.jb.stats.dropped).toBe(20);
     expect(r.jb.stats.played).toBeGreaterThanOrEqual(18);
   });
+
+  it('absorbs clock skew: a fast sender costs dropped frames, not growing latency', () => {
+    // 1% fast for 60 s: 30 extra frames would pile up as 600 ms of delay.
+    const fast = Array.from({ length: 3000 }, (_, i) => ({ seq: 5000 + i, at: Math.floor(i * 19.8) }));
+    const { jb, depths } = run(fast, 59_500);
+    // Never more than the target plus the hysteresis frame plus the one arriving: bounded, not growing.
+    expect(Math.max(...depths.slice(100))).toBeLessThanOrEqual(4);
+    const tail = depths.slice(2400, 2900);
+    expect(tail.reduce((a, b) => a + b, 0) / tail.length).toBeLessThan(3.6);
+    expect(jb.stats.dropped).toBeGreaterThanOrEqual(25);
+    expect(jb.stats.late).toBe(0);
+  });
+
+  it('absorbs clock skew: a slow sender costs refills, not losses', () => {
+    const slow = Array.from({ length: 2900 }, (_, i) => ({ seq: 7000 + i, at: Math.floor(i * 20.2) }));
+    const { jb, out } = run(slow, 59_000);
+    expect(jb.stats.concealed).toBe(0);
+    expect(jb.stats.late).toBe(0);
+    expect(jb.stats.underruns).toBeGreaterThan(0);
+    expect(played(out).length).toBe(jb.stats.played);
+  });
 });
