@@ -3,6 +3,7 @@
 // serialization and the OpenAPI document all come from it.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
+import websocket from '@fastify/websocket';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Logger } from '../shared/logger.js';
@@ -15,11 +16,18 @@ import { registerAuth } from './plugins/auth.js';
 import { registerIdempotency } from './plugins/idempotency.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.js';
 import { registerRoutes } from './routes/index.js';
+import { realtimeRoutes } from './routes/realtime.routes.js';
+import { SessionHost } from '../modules/sessions/session-host.js';
+import { createLlmRegistry } from '../providers/llm/registry.js';
+import { createGuardedAgent } from '../events/ssrf-guard.js';
+import { AddressPolicy } from '../events/address-policy.js';
 
 export interface AppDeps extends ServiceDeps {
   rateLimiter: RateLimiter;
-  /** Replaces parts (the dialer, the session runtime) in tests or other roles. */
+  /** Replaces parts (the dialer) in tests or other roles. */
   overrides?: ServiceOverrides;
+  /** Runs joined sessions; by default one with the configured LLM providers and the SSRF guard. */
+  sessionHost?: SessionHost;
   /** pino logger for request logs; omit for silence. */
   httpLogger?: Logger;
 }
@@ -27,6 +35,7 @@ export interface AppDeps extends ServiceDeps {
 export interface BuiltApp {
   app: FastifyInstance;
   services: Services;
+  sessionHost: SessionHost;
 }
 
 export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
@@ -94,7 +103,16 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   registerAuth(app, deps, deps.rateLimiter);
   registerIdempotency(app, deps);
 
-  const services = createServices(deps, deps.overrides);
+  const sessionHost =
+    deps.sessionHost ??
+    new SessionHost(deps, {
+      llm: createLlmRegistry(deps.config),
+      dispatcher: createGuardedAgent({ policy: new AddressPolicy(deps.config.webhookAllowedCidrs) }),
+    });
+  // Shutdown: sessions still running here end (client_disconnected) before the store closes.
+  app.addHook('onClose', async () => sessionHost.close());
+  const services = createServices(deps, { liveSessions: sessionHost, ...deps.overrides });
+  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
 
   app.get('/healthz', { schema: { hide: true } }, async (_req, reply) => {
     try {
@@ -106,10 +124,16 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     }
   });
 
-  await app.register(async (v1) => registerRoutes(v1, services, deps), { prefix: '/api/v1' });
+  await app.register(
+    async (v1) => {
+      await registerRoutes(v1, services, deps);
+      await realtimeRoutes(v1, sessionHost, deps);
+    },
+    { prefix: '/api/v1' },
+  );
 
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.ready();
-  return { app, services };
+  return { app, services, sessionHost };
 }

@@ -6,7 +6,9 @@ import { MemoryRateLimiter, type RateLimiter } from '../../src/api/rate-limit/ra
 import { loadConfig, type Config } from '../../src/config/config.js';
 import type { Services, ServiceOverrides } from '../../src/modules/services.js';
 import { createWorkspace } from '../../src/modules/workspaces/workspaces.service.js';
-import { FakeClock } from '../../src/shared/clock.js';
+import { FakeClock, type Clock } from '../../src/shared/clock.js';
+import { SessionHost } from '../../src/modules/sessions/session-host.js';
+import { createLlmRegistry } from '../../src/providers/llm/registry.js';
 import { newId } from '../../src/shared/ids.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { SecretBox } from '../../src/shared/secret-box.js';
@@ -42,6 +44,8 @@ export interface TestApiOptions {
   rateLimiter?: RateLimiter;
   overrides?: ServiceOverrides;
   clock?: FakeClock;
+  /** Runs joined sessions on this clock (e.g. the real one for socket tests) instead of the fake. */
+  sessionClock?: Clock;
 }
 
 export async function startTestApi(kind: StoreKind, options: TestApiOptions = {}): Promise<TestApi> {
@@ -64,6 +68,12 @@ export async function startTestApi(kind: StoreKind, options: TestApiOptions = {}
     rateLimiter: options.rateLimiter ?? new MemoryRateLimiter(config.rateLimitPerMinute, clock),
     overrides: options.overrides,
   };
+  if (options.sessionClock) {
+    deps.sessionHost = new SessionHost(
+      { ...deps, clock: options.sessionClock },
+      { llm: createLlmRegistry(config) },
+    );
+  }
   const { app, services } = await buildApp(deps);
   const newWorkspace = async (name = 'test') => {
     const { workspace, apiKey } = await createWorkspace(deps, { name, ownerEmail: 'owner@example.test' });

@@ -11,12 +11,12 @@ import type { Session } from './sessions.schema.js';
 export const SESSION_END_REASONS = [
   'completed', // the workflow reached end or hangup
   'transferred', // handed to a human or another number
-  'failed', // the workflow aborted (node error, maximum duration)
+  'failed', // the workflow aborted (node error, maximum duration, step limit)
   'force_ended', // DELETE /sessions/{id}
-  'client_disconnected', // the web client went away
+  'client_ended', // the client asked to end (realtime `end` message, chat quit)
+  'client_disconnected', // the web client's socket went away, or the server shut down under it
+  'timeout', // nobody joined a pending session in time
   'caller_hangup', // the phone caller hung up
-  'expired', // minted but never joined before its join token expired
-  'shutdown', // the server stopped while the session was live
 ] as const;
 export type SessionEndReason = (typeof SESSION_END_REASONS)[number];
 

@@ -1,0 +1,196 @@
+// Runs sessions in this process: when a client joins a minted session (realtime socket, `chat`),
+// the host loads the frozen workflow version, starts a live session on a text channel, records its
+// transcript and usage, and when it ends writes `ended` plus session.ended and
+// workflow.completed / workflow.failed to the outbox in one transaction.
+import { fetch as undiciFetch, type Dispatcher } from 'undici';
+import { TextChannel } from '../../channels/text-channel.js';
+import type { AgentRecord, FetchLike } from '../../engine/node-types.js';
+import { recordSession } from '../../engine/session-recording.js';
+import { SessionRegistry, type LiveSession, type SessionSummary } from '../../engine/session-runtime.js';
+import type { WorkflowGraph } from '../../engine/workflow-deps.js';
+import { emitEvent } from '../../events/outbox.js';
+import type { LlmRegistry } from '../../providers/llm/registry.js';
+import { inTransaction, parseJson, toDbTime } from '../../store/database.js';
+import type { SessionTable } from '../../store/schema.js';
+import { findAgent } from '../agents/agents.service.js';
+import type { ServiceDeps } from '../context.js';
+import { workflowsRepo } from '../workflows/workflows.repo.js';
+import { activateSession, endSession, type SessionEndReason } from './session-lifecycle.js';
+import type { LiveSessionControl } from './sessions.service.js';
+
+export class SessionJoinError extends Error {
+  constructor(
+    readonly code: 'not_found' | 'session_ended',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface SessionHostOptions {
+  llm: LlmRegistry;
+  /** undici dispatcher with the SSRF guard, for webhook nodes and agent tools. */
+  dispatcher?: Dispatcher;
+}
+
+export class SessionHost implements LiveSessionControl {
+  readonly registry = new SessionRegistry();
+  private readonly fetch: FetchLike;
+
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly options: SessionHostOptions,
+  ) {
+    const dispatcher = options.dispatcher;
+    this.fetch = async (url, init) => {
+      const res = await undiciFetch(url, {
+        ...init,
+        redirect: 'manual',
+        ...(dispatcher ? { dispatcher } : {}),
+      });
+      return { status: res.status, headers: res.headers, text: () => res.text() };
+    };
+  }
+
+  abort(sessionId: string, reason: string): void {
+    void this.registry.end(sessionId, reason as never);
+  }
+
+  /** The live session for a join, creating it on the first one. */
+  async join(workspaceId: string, sessionId: string): Promise<LiveSession> {
+    const live = this.registry.get(sessionId);
+    if (live) return live;
+    const row = await this.deps.db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', sessionId)
+      .executeTakeFirst();
+    if (!row) throw new SessionJoinError('not_found', 'Session not found.');
+    if (row.status === 'ended') throw new SessionJoinError('session_ended', 'The session has ended.');
+    return this.start(row);
+  }
+
+  private async start(row: SessionTable): Promise<LiveSession> {
+    const { deps } = this;
+    const version = await workflowsRepo.findVersion(deps.db, row.workflow_id, row.workflow_version);
+    if (!version) throw new SessionJoinError('not_found', 'The workflow version of this session is gone.');
+    const graph = parseJson<WorkflowGraph>(version.graph, { nodes: [], edges: [] });
+    const channel = new TextChannel({ clock: deps.clock, kind: row.channel === 'test' ? 'test' : 'web' });
+    const executionId = deps.newId();
+    const session = this.registry.create({
+      sessionId: row.id,
+      executionId,
+      graph,
+      channel,
+      clock: deps.clock,
+      seeds: {
+        session: parseJson(row.variables, {}),
+        system: {
+          session_id: row.id,
+          channel: row.channel,
+          workflow_id: row.workflow_id,
+          workflow_version: row.workflow_version,
+          project_id: row.project_id,
+          workspace_id: row.workspace_id,
+          ...(row.call_id ? { call_id: row.call_id } : {}),
+        },
+      },
+      llm: (id) => this.options.llm.find(id),
+      getAgent: (id) => this.agent(row.workspace_id, id),
+      fetch: this.fetch,
+      maxExecutionMs: deps.config.maxExecutionSeconds * 1000,
+      workflowId: row.workflow_id,
+      workflowVersion: row.workflow_version,
+    });
+    const recording = recordSession(session, {
+      db: deps.db,
+      workspaceId: row.workspace_id,
+      projectId: row.project_id,
+      now: deps.clock.now(),
+      newId: deps.newId,
+      onError: (err) => deps.logger.error({ err, session_id: row.id }, 'recording failed'),
+    });
+    const off = session.subscribe((event) => {
+      if (event.type === 'session.status' && event.status === 'active') {
+        void activateSession(deps.db, deps, row.id).catch((err: unknown) =>
+          deps.logger.error({ err, session_id: row.id }, 'could not mark the session active'),
+        );
+      }
+    });
+    void session.done.then(async (summary) => {
+      off();
+      await recording.flush().catch(() => undefined);
+      recording.detach();
+      await this.finish(row, summary, executionId).catch((err: unknown) =>
+        deps.logger.error({ err, session_id: row.id }, 'could not record the end of a session'),
+      );
+    });
+    return session;
+  }
+
+  private async agent(workspaceId: string, id: string): Promise<AgentRecord | undefined> {
+    const a = await findAgent(this.deps.db, workspaceId, id);
+    if (!a) return undefined;
+    return {
+      id: a.id,
+      name: a.name,
+      system_prompt: a.system_prompt,
+      greeting: a.greeting,
+      temperature: a.temperature,
+      tools: parseJson(a.tools, []),
+      llm_provider: a.llm_provider,
+      llm_model: a.llm_model,
+    };
+  }
+
+  /**
+   * The session row ends, with its events, in one transaction. A transferred execution also emits
+   * workflow.completed (with status `transferred`): the workflow's work is done.
+   */
+  private async finish(row: SessionTable, summary: SessionSummary, executionId: string): Promise<void> {
+    const { deps } = this;
+    await inTransaction(deps.db, async (trx) => {
+      const current = await trx
+        .selectFrom('sessions')
+        .selectAll()
+        .where('id', '=', row.id)
+        .executeTakeFirstOrThrow();
+      await endSession(trx, deps, current, summary.endReason as SessionEndReason);
+      const ex = summary.execution;
+      if (!ex || (ex.status !== 'completed' && ex.status !== 'failed' && ex.status !== 'transferred')) return;
+      const data = {
+        execution_id: executionId,
+        session_id: row.id,
+        call_id: row.call_id,
+        workflow_id: row.workflow_id,
+        workflow_version: row.workflow_version,
+        status: ex.status,
+        last_node_id: ex.lastNodeId,
+        path: ex.path,
+        duration_ms: Math.round(ex.durationMs),
+        started_at: summary.startedAt === null ? null : toDbTime(summary.startedAt).replace(/\.\d{3}Z$/, 'Z'),
+        ended_at: toDbTime(summary.endedAt).replace(/\.\d{3}Z$/, 'Z'),
+        variables: ex.variables,
+        ...(ex.transfer ? { transfer: ex.transfer } : {}),
+        ...(ex.error ? { error: ex.error } : {}),
+      };
+      await emitEvent(
+        trx,
+        {
+          workspaceId: row.workspace_id,
+          projectId: row.project_id,
+          type: ex.status === 'failed' ? 'workflow.failed' : 'workflow.completed',
+          data,
+          now: summary.endedAt,
+        },
+        deps.newId,
+      );
+    });
+  }
+
+  /** Shutdown: ends every live session here. */
+  async close(): Promise<void> {
+    await this.registry.endAll('client_disconnected');
+  }
+}
