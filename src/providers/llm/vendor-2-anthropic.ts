@@ -130,7 +130,7 @@ interface StreamData {
   type?: string;
   index?: number;
   message?: { usage?: AnthropicUsage };
-  content_block?: { type?: string; id?: string; name?: string };
+  content_block?: { type?: string; id?: string; name?: string; text?: string };
   delta?: { type?: string; text?: string; partial_json?: string; stop_reason?: string | null };
   usage?: AnthropicUsage;
   error?: { type?: string; message?: string };
@@ -158,6 +158,10 @@ export class AnthropicDecoder implements StreamDecoder {
         this.addUsage(d.message?.usage);
         return [];
       case 'content_block_start':
+        // A text block normally starts empty; if it does not, that text is part of the answer.
+        if (d.content_block?.type === 'text' && d.content_block.text) {
+          return [{ type: 'text', delta: d.content_block.text }];
+        }
         if (d.content_block?.type === 'tool_use') {
           this.tools.set(d.index ?? 0, {
             id: d.content_block.id ?? '',
