@@ -25,7 +25,11 @@ function client(url: string) {
   ws.on('message', (data) => {
     const f = JSON.parse(String(data)) as Frame;
     frames.push(f);
-    for (const w of [...waiters]) if (w.pred(f)) (waiters.splice(waiters.indexOf(w), 1), w.resolve(f));
+    for (const w of [...waiters]) {
+      if (!w.pred(f)) continue;
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve(f);
+    }
   });
   const waitFor = (pred: (f: Frame) => boolean) =>
     new Promise<Frame>((resolve) => {
