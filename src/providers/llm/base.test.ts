@@ -110,15 +110,21 @@ describe('retries', () => {
   });
 
   it('never retries once output has reached the caller', async () => {
-    server.reply({ text: ['partial'], truncate: true });
+    // A retryable failure (an upstream error inside the stream) that comes after some text.
+    const frames = server.frames({ text: ['partial'], truncate: true });
+    server.replyRaw({
+      kind: 'stream',
+      frames: [...frames, 'data: {"error":{"message":"upstream died","code":502}}\n\n'],
+    });
     server.reply({ text: ['again'] });
     const seen: string[] = [];
     const err = await (async () => {
       for await (const ev of make().stream(ask)) if (ev.type === 'text') seen.push(ev.delta);
     })().catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(LlmError);
+    expect(err).toMatchObject({ name: 'LlmError', retryable: true, status: 502 });
     expect(seen).toEqual(['partial']);
     expect(server.requests).toHaveLength(1);
+    expect(sleeps).toEqual([]);
   });
 
   it('retries a refused connection', async () => {
