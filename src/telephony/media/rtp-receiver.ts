@@ -59,10 +59,12 @@ export class MediaReceiver {
   private jitter: JitterBuffer;
   private readonly dtmf: DtmfReceiver;
   private readonly pacer: Pacer;
-  private readonly payloadType: number;
+  private payloadType: number;
+  private codec: PipelineCodec;
   private readonly eventPayloadType: number;
 
   constructor(private readonly options: MediaReceiverOptions) {
+    this.codec = options.codec;
     const codec = options.codec.codec;
     this.payloadType = options.payloadType ?? codec.payloadType;
     this.eventPayloadType = options.telephoneEventPayloadType ?? 101;
@@ -88,6 +90,18 @@ export class MediaReceiver {
     return this.jitter;
   }
 
+  /**
+   * Switches codec mid-call. Statistics and the jitter buffer start again, as their units are the
+   * old clock rate; telephone-events keep their payload type.
+   */
+  setCodec(codec: PipelineCodec, payloadType = codec.codec.payloadType): void {
+    this.codec = codec;
+    this.payloadType = payloadType;
+    this.remoteSsrc = null;
+    this.stats = null;
+    this.jitter = this.newJitterBuffer();
+  }
+
   start(): void {
     this.pacer.start();
   }
@@ -107,7 +121,7 @@ export class MediaReceiver {
       if (this.remoteSsrc !== null) this.counters.sourceChanges++;
       // A new source (re-INVITE to another media server, a transfer): fresh statistics and buffer.
       this.remoteSsrc = p.ssrc;
-      this.stats = new ReceptionStats(this.options.codec.codec.clockRate);
+      this.stats = new ReceptionStats(this.codec.codec.clockRate);
       this.jitter = this.newJitterBuffer();
     }
     const stats = this.stats!;
@@ -132,7 +146,7 @@ export class MediaReceiver {
   private playout(): void {
     const out = this.jitter.pull();
     if (out.kind === 'empty') return;
-    const codec = this.options.codec;
+    const codec = this.codec;
     let pcm: Int16Array | null = null;
     if (out.kind === 'frame') {
       try {
@@ -151,6 +165,6 @@ export class MediaReceiver {
   }
 
   private newJitterBuffer(): JitterBuffer {
-    return new JitterBuffer({ clockRate: this.options.codec.codec.clockRate, ...this.options.jitter });
+    return new JitterBuffer({ clockRate: this.codec.codec.clockRate, ...this.options.jitter });
   }
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../shared/clock.js';
 import { G711Codec } from './codecs/g711.js';
+import { OpusCodec } from './codecs/opus.js';
 import { PipelineCodec } from './codecs/pipeline-codec.js';
 import { DtmfReceiver, parseTelephoneEvent } from './dtmf.js';
 import { parseRtp, type RtpPacket } from './rtp-packet.js';
@@ -126,5 +127,18 @@ describe('RtpSender', () => {
     expect(sent[2].p.marker).toBe(true);
     expect(sent[2].p.timestamp).toBe((0xfffff000 + 7 * 160) >>> 0);
     expect(sent[2].p.sequenceNumber).toBe((sent[1].p.sequenceNumber + 1) & 0xffff);
+  });
+
+  it('switches codec mid-stream with timestamps running on at the new rate', () => {
+    const { clock, sender, sent } = setup();
+    sender.start();
+    clock.advance(40); // PCMU frames at 0, 20, 40
+    sender.setCodec(new PipelineCodec(new OpusCodec()), 111);
+    clock.advance(40); // Opus frames at 60, 80
+    expect(sent.map((s) => s.p.payloadType)).toEqual([0, 0, 0, 111, 111]);
+    const ts = sent.map((s) => s.p.timestamp);
+    expect((ts[3] - ts[2]) >>> 0).toBe(160);
+    expect((ts[4] - ts[3]) >>> 0).toBe(960);
+    expect(sent[3].p.marker).toBe(true);
   });
 });

@@ -51,12 +51,16 @@ interface PendingDigit {
 export class RtpSender {
   readonly stats: SenderStats = { packets: 0, octets: 0, eventPackets: 0, skippedFrames: 0 };
   private readonly pacer: Pacer;
-  private readonly samplesPerTick: number;
+  private samplesPerTick: number;
+  private codec: PipelineCodec;
+  /** Timestamps are anchor + (tick - anchorTick) * samplesPerTick; a codec change moves the anchor. */
+  private anchorTimestamp: number;
+  private anchorTick = 0;
   private readonly queue: Int16Array[] = [];
   private queuedSamples = 0;
   private queueOffset = 0;
   private sequence: number;
-  private readonly payloadType: number;
+  private payloadType: number;
   private readonly eventPayloadType: number;
   private talkspurt = true;
   private readonly digits: PendingDigit[] = [];
@@ -70,6 +74,8 @@ export class RtpSender {
 
   constructor(private readonly options: RtpSenderOptions) {
     this.sequence = options.sequence & 0xffff;
+    this.codec = options.codec;
+    this.anchorTimestamp = options.timestamp >>> 0;
     this.payloadType = options.payloadType ?? options.codec.codec.payloadType;
     this.eventPayloadType = options.telephoneEventPayloadType ?? 101;
     this.samplesPerTick = (options.codec.codec.clockRate * FRAME_MS) / 1000;
@@ -112,7 +118,7 @@ export class RtpSender {
 
   /** Milliseconds of audio waiting to be sent. */
   get queuedMs(): number {
-    return ((this.queuedSamples - this.queueOffset) * 1000) / this.options.codec.rate;
+    return ((this.queuedSamples - this.queueOffset) * 1000) / this.codec.rate;
   }
 
   /** Sends key presses as RFC 4733 events; resolves when the last end packet is out. */
@@ -126,14 +132,28 @@ export class RtpSender {
     return Promise.all(all).then(() => undefined);
   }
 
+  /**
+   * Switches codec mid-call (a re-INVITE chose another format). The RTP timestamp runs on from
+   * where it is, at the new clock rate, and the next packet carries the marker bit.
+   */
+  setCodec(codec: PipelineCodec, payloadType = codec.codec.payloadType): void {
+    const tick = this.lastTick + 1;
+    this.anchorTimestamp = this.timestampOf(tick);
+    this.anchorTick = tick;
+    this.codec = codec;
+    this.payloadType = payloadType;
+    this.samplesPerTick = (codec.codec.clockRate * FRAME_MS) / 1000;
+    this.talkspurt = true;
+  }
+
   /** RTP timestamp for the current instant, for a sender report. */
   timestampAt(monotonicMs: number): number {
     const ticks = (monotonicMs - this.pacer.dueAt(0)) / FRAME_MS;
-    return (this.options.timestamp + Math.round(ticks * this.samplesPerTick)) >>> 0;
+    return (this.anchorTimestamp + Math.round((ticks - this.anchorTick) * this.samplesPerTick)) >>> 0;
   }
 
   private timestampOf(tick: number): number {
-    return (this.options.timestamp + tick * this.samplesPerTick) >>> 0;
+    return (this.anchorTimestamp + (tick - this.anchorTick) * this.samplesPerTick) >>> 0;
   }
 
   private tick(index: number): void {
@@ -155,12 +175,12 @@ export class RtpSender {
       this.talkspurt = true;
       return;
     }
-    const payload = this.options.codec.encode(frame);
+    const payload = this.codec.encode(frame);
     this.send(false, this.payloadType, this.timestampOf(index), payload);
   }
 
   private takeFrame(): Int16Array | null {
-    const n = this.options.codec.frameSamples;
+    const n = this.codec.frameSamples;
     const available = this.queuedSamples - this.queueOffset;
     if (available <= 0 && this.options.idle === 'pause') return null;
     const frame = new Int16Array(n);
@@ -182,7 +202,7 @@ export class RtpSender {
 
   private startDigit(tick: number, pending: PendingDigit): void {
     const { clock } = this.options;
-    const clockRate = this.options.codec.codec.clockRate;
+    const clockRate = this.codec.codec.clockRate;
     const plan = planDigit(pending.digit, { clockRate, durationMs: pending.options.durationMs });
     const timestamp = this.timestampOf(tick);
     const startAt = this.pacer.dueAt(tick);

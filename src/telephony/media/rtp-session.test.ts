@@ -201,6 +201,28 @@ describe('RtpSession over loopback UDP', () => {
     expect(peak).toBeLessThan(10000);
   });
 
+  it('switches both directions to another codec mid-call (re-INVITE)', async () => {
+    const clock = new FakeClock();
+    const a = session(clock);
+    const b = session(clock);
+    const pa = await a.s.bind();
+    const pb = await b.s.bind();
+    a.s.setRemote({ address: HOST, port: pb });
+    b.s.setRemote({ address: HOST, port: pa });
+    a.s.start();
+    b.s.start();
+    a.s.enqueue(tone(32000, 440));
+    await run(clock, 300, () => b.s.counters.rtpIn);
+    const before = b.audio.length;
+    a.s.setCodec(new OpusCodec());
+    b.s.setCodec(new OpusCodec());
+    await run(clock, 400, () => b.s.counters.rtpIn);
+    const after = b.audio.slice(before + 8).filter((f) => !f.concealed);
+    expect(after.length).toBeGreaterThan(8);
+    expect(Math.max(...after.flatMap((f) => [...f.pcm]))).toBeGreaterThan(6000);
+    expect(b.s.receiver.counters.unknownPayload).toBeLessThanOrEqual(1);
+  });
+
   it('frees its port on close and sends an RTCP BYE', async () => {
     const clock = new FakeClock();
     let bye: string | undefined;

@@ -221,6 +221,12 @@ export class RtpSession {
     return this.sender.sendDigits(digits, options);
   }
 
+  /** A re-INVITE changed the format: both directions switch at once. */
+  setCodec(codec: AudioCodec, payloadType?: number): void {
+    this.sender.setCodec(new PipelineCodec(codec), payloadType ?? codec.payloadType);
+    this.receiver.setCodec(new PipelineCodec(codec), payloadType ?? codec.payloadType);
+  }
+
   /**
    * Applies the SDP direction (RFC 3264 hold): we send only for sendrecv and sendonly. Receiving
    * goes on whatever it says, as peers differ on what they send while held.
