@@ -1,7 +1,6 @@
 // `switchboard chat --workflow ID [--variables JSON]`: talks to a workflow's latest published
 // version over the text channel in this terminal. The conversation itself lives in ./chat.ts
 // (the engine's side); this file only checks the flags and hands over.
-import type { Config } from '../config/config.js';
 import { type CliIo, parseFlags, required, showHelp, UsageError } from './io.js';
 import { cliConfig } from './open-store.js';
 
@@ -11,13 +10,6 @@ Talks to the latest published version of a workflow over the text (test) channel
 in this terminal.
   --workflow ID      workflow id (required)
   --variables JSON   a JSON object seeding the workflow's variables`;
-
-interface ChatModule {
-  runChat(
-    config: Config,
-    input: { workflowId: string; variables: Record<string, unknown> },
-  ): Promise<unknown>;
-}
 
 /** A JSON object, or a usage error naming what is wrong with it. */
 export function parseVariables(text: string | undefined): Record<string, unknown> {
@@ -40,10 +32,11 @@ export async function chatCommand(argv: string[], io: CliIo): Promise<number> {
   const workflowId = required(flags.workflow, 'workflow', 'chat');
   const variables = parseVariables(flags.variables);
   const config = cliConfig(io.env);
-  // ./chat.js is written on the engine's side; named through a variable so this file compiles
-  // before it lands. Once it has, this can become import('./chat.js').
-  const chatModule = './chat.js';
-  const { runChat } = (await import(chatModule)) as ChatModule;
-  const result = await runChat(config, { workflowId, variables });
-  return typeof result === 'number' ? result : 0;
+  // Imported here so the other commands start without loading the engine.
+  const { runChat } = await import('./chat.js');
+  return runChat(
+    config,
+    { workflowId, variables },
+    { stdin: process.stdin, stdout: io.stdout, stderr: io.stderr },
+  );
 }

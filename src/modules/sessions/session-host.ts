@@ -36,6 +36,8 @@ export interface SessionHostOptions {
 export class SessionHost implements LiveSessionControl {
   readonly registry = new SessionRegistry();
   private readonly fetch: FetchLike;
+  /** Endings still being written to the store, so close() can wait for them. */
+  private readonly finishing = new Set<Promise<void>>();
 
   constructor(
     private readonly deps: ServiceDeps,
@@ -118,7 +120,7 @@ export class SessionHost implements LiveSessionControl {
         );
       }
     });
-    void session.done.then(async (summary) => {
+    const finished = session.done.then(async (summary) => {
       off();
       await recording.flush().catch(() => undefined);
       recording.detach();
@@ -126,6 +128,8 @@ export class SessionHost implements LiveSessionControl {
         deps.logger.error({ err, session_id: row.id }, 'could not record the end of a session'),
       );
     });
+    this.finishing.add(finished);
+    void finished.then(() => this.finishing.delete(finished));
     return session;
   }
 
@@ -189,8 +193,9 @@ export class SessionHost implements LiveSessionControl {
     });
   }
 
-  /** Shutdown: ends every live session here. */
+  /** Shutdown: ends every live session here and waits until their endings are stored. */
   async close(): Promise<void> {
     await this.registry.endAll('client_disconnected');
+    await Promise.all([...this.finishing]);
   }
 }

@@ -1,0 +1,111 @@
+// `switchboard chat` in-process: a real data directory, a published workflow, piped input.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { runChat } from '../../src/cli/chat.js';
+import { loadConfig } from '../../src/config/config.js';
+import { serviceDeps } from '../../src/main.js';
+import { createWorkspace } from '../../src/modules/workspaces/workspaces.service.js';
+import { silentLogger } from '../../src/shared/logger.js';
+import { openConfiguredStore } from '../../src/store/configured-store.js';
+import { toDbTime } from '../../src/store/database.js';
+
+const graph = fs.readFileSync(new URL('../fixtures/graphs/pin-menu.json', import.meta.url), 'utf8');
+
+async function seed(dataDir: string) {
+  const config = loadConfig({ SWITCHBOARD_DATA_DIR: dataDir });
+  const { store } = await openConfiguredStore(config);
+  const deps = serviceDeps(config, store, silentLogger());
+  const { workspace } = await createWorkspace(deps, { name: 'chat' });
+  const now = toDbTime(Date.now());
+  const projectId = deps.newId();
+  const workflowId = deps.newId();
+  await store.db
+    .insertInto('projects')
+    .values({
+      id: projectId,
+      workspace_id: workspace.id,
+      name: 'p',
+      description: null,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  await store.db
+    .insertInto('workflows')
+    .values({
+      id: workflowId,
+      workspace_id: workspace.id,
+      project_id: projectId,
+      name: 'menu',
+      graph,
+      published_version: 1,
+      published_at: now,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  await store.db
+    .insertInto('workflow_versions')
+    .values({
+      workflow_id: workflowId,
+      version: 1,
+      workspace_id: workspace.id,
+      graph,
+      schema_version: 1,
+      published_at: now,
+      published_by: 'test',
+    })
+    .execute();
+  await store.close();
+  return { config, workflowId };
+}
+
+describe('switchboard chat', () => {
+  it('talks to the latest published version and records the session', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-chat-'));
+    const { config, workflowId } = await seed(dir);
+    const stdin = new PassThrough();
+    let out = '';
+    let err = '';
+    const run = runChat(
+      config,
+      { workflowId, variables: { name: 'Ann' } },
+      {
+        stdin,
+        stdout: { write: (c: string) => (out += c) },
+        stderr: { write: (c: string) => (err += c) },
+      },
+    );
+    stdin.write('1\n');
+    stdin.end();
+    expect(await run).toBe(0);
+    expect(out).toContain('workflow> Press 1 for sales, 2 for support');
+    expect(out).toContain('workflow> Connecting you to sales, Ann.');
+    expect(out).toContain('[session ended: completed');
+    expect(err).toContain('[dtmf ask]');
+
+    const { store } = await openConfiguredStore(config);
+    const session = await store.db.selectFrom('sessions').selectAll().executeTakeFirstOrThrow();
+    expect(session).toMatchObject({ channel: 'test', status: 'ended', end_reason: 'completed' });
+    const messages = await store.db.selectFrom('messages').select('content').execute();
+    expect(messages.map((m) => m.content)).toContain('Connecting you to sales, Ann.');
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('fails with a clear reason for an unknown workflow', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-chat-'));
+    const config = loadConfig({ SWITCHBOARD_DATA_DIR: dir });
+    await expect(
+      runChat(
+        config,
+        { workflowId: 'nope', variables: {} },
+        { stdin: new PassThrough(), stdout: { write: () => 0 }, stderr: { write: () => 0 } },
+      ),
+    ).rejects.toThrow('chat: no workflow nope');
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
