@@ -122,9 +122,15 @@ export class EventStream {
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * Stamps the event with the time and delivers it. The object passed in becomes the event (no
+   * copy: this runs several times per node step), so callers pass a fresh literal.
+   */
   emit(input: EngineEventInput): EngineEvent {
-    const event = { ...input, at: this.now() } as EngineEvent;
+    const event = input as EngineEvent;
+    event.at = this.now();
     this.history?.push(event);
+    if (this.listeners.size === 0) return event;
     for (const listener of this.listeners) {
       try {
         listener(event);

@@ -12,7 +12,17 @@ import { resolveHandle, type GraphNode, type WorkflowGraph } from './workflow-de
 
 export type EdgeIndex = Map<string, Map<string, GraphNode>>;
 
+// Published versions are frozen, and every session of a version shares one graph object, so the
+// index is built once per graph object.
+const cache = new WeakMap<WorkflowGraph, EdgeIndex>();
+
 export function buildEdgeIndex(graph: WorkflowGraph): EdgeIndex {
+  let index = cache.get(graph);
+  if (!index) cache.set(graph, (index = indexEdges(graph)));
+  return index;
+}
+
+function indexEdges(graph: WorkflowGraph): EdgeIndex {
   const byId = new Map<string, GraphNode>();
   for (const node of graph.nodes) byId.set(node.id, node);
   const index: EdgeIndex = new Map();

@@ -48,6 +48,8 @@ export interface ExecutionOptions {
 export type FinalStatus = Exclude<ExecutionStatus, 'running'>;
 
 export interface ExecutionResult {
+  /** The execution id given in the options ('' when none was). */
+  executionId: string;
   status: FinalStatus;
   /** Node ids in the order they ran. */
   path: string[];
@@ -59,6 +61,9 @@ export interface ExecutionResult {
   cancelReason?: string;
   durationMs: number;
 }
+
+/** The signal of instant nodes (see NodeDefinition.instant): nothing ever aborts it. */
+const NEVER_ABORTED: AbortSignal = new AbortController().signal;
 
 type Stop = { kind: 'cancel'; reason: string } | { kind: 'timeout' };
 
@@ -168,13 +173,17 @@ export class Execution {
         }
         ctx.nodeId = node.id;
         this.events.emit({ type: 'node.entered', node_id: node.id, node_type: node.type });
-        const controller = new AbortController();
-        this.current = controller;
         let outcome: NodeOutcome;
-        try {
-          outcome = await def.run(ctx, node.config ?? {}, controller.signal);
-        } finally {
-          this.current = null;
+        if (def.instant) {
+          outcome = await def.run(ctx, node.config ?? {}, NEVER_ABORTED);
+        } else {
+          const controller = new AbortController();
+          this.current = controller;
+          try {
+            outcome = await def.run(ctx, node.config ?? {}, controller.signal);
+          } finally {
+            this.current = null;
+          }
         }
         if (this.stop) throw new StopSignal();
         if (outcome.outputs) this.variables.setMany(outcome.outputs);
@@ -264,6 +273,7 @@ export class Execution {
   private result(status: FinalStatus, startedAt: number): ExecutionResult {
     this.statusValue = status;
     return {
+      executionId: this.options.executionId ?? '',
       status,
       path: this.path,
       variables: redactVariables(this.variables.values),

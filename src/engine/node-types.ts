@@ -104,6 +104,12 @@ export interface NodeDefinition {
   type: string;
   /** What the channel must offer; checked by the interpreter before the node runs. */
   needs?: readonly ChannelNeed[];
+  /**
+   * The node never waits (no channel, timer or network): it gets a shared signal that never
+   * aborts instead of its own, and the interpreter checks for a stop right after it. Creating an
+   * AbortController is the largest fixed cost of a step, and these nodes are most steps.
+   */
+  instant?: boolean;
   run(ctx: NodeContext, config: Record<string, unknown>, signal: AbortSignal): Promise<NodeOutcome>;
 }
 

@@ -21,6 +21,7 @@ function compiled(source: string): CompiledExpression {
 
 export const conditionNode: NodeDefinition = {
   type: 'condition',
+  instant: true,
   run: async (ctx, config) => {
     for (const branch of optArray(config, 'branches') ?? []) {
       const b = branch as { handle?: unknown; expression?: unknown };

@@ -4,5 +4,6 @@ import type { NodeDefinition } from '../node-types.js';
 
 export const endNode: NodeDefinition = {
   type: 'end',
+  instant: true,
   run: async () => ({ handle: 'default', finish: { status: 'completed' } }),
 };

@@ -6,6 +6,7 @@ import { optRecord } from './config.js';
 
 export const setVariablesNode: NodeDefinition = {
   type: 'set_variables',
+  instant: true,
   run: async (ctx, config) => {
     const templates = optRecord(config, 'variables') ?? {};
     const outputs: Record<string, unknown> = {};

@@ -3,5 +3,6 @@ import type { NodeDefinition } from '../node-types.js';
 
 export const startNode: NodeDefinition = {
   type: 'start',
+  instant: true,
   run: async () => ({ handle: 'default' }),
 };

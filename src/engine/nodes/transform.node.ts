@@ -6,6 +6,7 @@ import { optString, reqString } from './config.js';
 
 export const transformNode: NodeDefinition = {
   type: 'transform',
+  instant: true,
   run: async (ctx, config) => {
     const operation = reqString(config, 'operation');
     const input = ctx.render(optString(config, 'input') ?? '');

@@ -29,6 +29,8 @@ export interface FakeLlmOptions {
   fallback?: FakeScript;
   /** Time to first token, on the clock. 0 = the first event comes without waiting on a timer. */
   firstTokenMs?: number;
+  /** Keep a copy of every request (default true); benchmarks turn it off. */
+  recordRequests?: boolean;
 }
 
 /** Rough token estimate (4 characters per token), deterministic so usage assertions hold. */
@@ -44,6 +46,7 @@ export class FakeLlm implements LlmProvider {
   private readonly replies: FakeScript[];
   private readonly fallback: FakeScript;
   private served = 0;
+  private readonly record: boolean;
 
   constructor(options: FakeLlmOptions) {
     this.id = options.id ?? 'fake';
@@ -51,6 +54,7 @@ export class FakeLlm implements LlmProvider {
     this.replies = [...(options.replies ?? [])];
     this.fallback = options.fallback ?? { text: '' };
     this.firstTokenMs = options.firstTokenMs ?? 0;
+    this.record = options.recordRequests ?? true;
   }
 
   /** Appends replies to the script. */
@@ -61,7 +65,9 @@ export class FakeLlm implements LlmProvider {
 
   async *stream(request: LlmRequest): AsyncIterable<LlmStreamEvent> {
     const index = this.served++;
-    this.requests.push({ ...request, messages: request.messages.map((m) => ({ ...m })) });
+    if (this.record) {
+      this.requests.push({ ...request, messages: request.messages.map((m) => ({ ...m })) });
+    }
     const script = this.replies.length > 0 ? this.replies.shift()! : this.fallback;
     const reply = typeof script === 'function' ? script(request, index) : script;
     if (this.firstTokenMs > 0) await this.delay(this.firstTokenMs, request.signal);
