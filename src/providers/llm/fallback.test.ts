@@ -7,7 +7,7 @@ import {
 import type { Config } from '../../config/config.js';
 import { FallbackProvider } from './fallback.js';
 import { LlmError, type LlmRequest } from './llm.types.js';
-import { createLlmProvider, createLlmRegistry } from './registry.js';
+import { createLlmProvider, createLlmRegistry, parseLlmFallbacks } from './registry.js';
 import { FakeClock } from '../../shared/clock.js';
 import { FakeLlm, type FakeReply } from '../testing/fake-llm.js';
 
@@ -141,5 +141,28 @@ describe('createLlmProvider and createLlmRegistry against fake vendor servers', 
     const registry = createLlmRegistry({ providers: {} });
     await expect(collect(registry.get('llm_vendor_4').stream(ask))).rejects.toThrow(/LLM_VENDOR_4_API_KEY/);
     await registry.close();
+  });
+});
+
+describe('parseLlmFallbacks', () => {
+  it('reads primary=fallback[:model] pairs', () => {
+    expect(
+      parseLlmFallbacks(' llm_vendor_1=llm_vendor_2:claude-3-5-haiku-latest , llm_vendor_3=llm_vendor_4 '),
+    ).toEqual({
+      llm_vendor_1: { id: 'llm_vendor_2', model: 'claude-3-5-haiku-latest' },
+      llm_vendor_3: 'llm_vendor_4',
+    });
+    expect(parseLlmFallbacks('llm_vendor_2=llm_vendor_4:openai/gpt-4o-mini')).toEqual({
+      llm_vendor_2: { id: 'llm_vendor_4', model: 'openai/gpt-4o-mini' },
+    });
+    expect(parseLlmFallbacks('')).toEqual({});
+  });
+
+  it('refuses unknown ids, self-fallback and malformed entries', () => {
+    expect(() => parseLlmFallbacks('llm_vendor_1=llm_vendor_9')).toThrow(
+      /invalid LLM fallback "llm_vendor_1=llm_vendor_9"/,
+    );
+    expect(() => parseLlmFallbacks('llm_vendor_1=llm_vendor_1')).toThrow(/invalid/);
+    expect(() => parseLlmFallbacks('llm_vendor_1')).toThrow(/invalid/);
   });
 });

@@ -6,6 +6,7 @@ export {
   createLlmProvider,
   createLlmRegistry,
   isLlmProviderId,
+  parseLlmFallbacks,
   LLM_PROTOCOLS,
   LLM_PROVIDER_IDS,
   type AdapterOptions,

@@ -40,6 +40,26 @@ export interface CreateLlmProviderOptions extends AdapterOptions, FallbackOption
 
 type ProvidersConfig = Pick<Config, 'providers'>;
 
+/**
+ * Reads a fallback map written as text, for whoever wires it from the environment:
+ * `llm_vendor_1=llm_vendor_2:claude-3-5-haiku-latest, llm_vendor_3=llm_vendor_4` (the model after
+ * the colon is optional; it may itself contain colons and slashes).
+ */
+export function parseLlmFallbacks(text: string): Record<string, FallbackTarget> {
+  const out: Record<string, FallbackTarget> = {};
+  for (const entry of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const m = /^([a-z0-9_]+)\s*=\s*([a-z0-9_]+)(?::(.+))?$/i.exec(entry);
+    if (!m || !isLlmProviderId(m[1]!) || !isLlmProviderId(m[2]!) || m[1] === m[2]) {
+      throw new Error(`invalid LLM fallback "${entry}": expected <llm_vendor_n>=<llm_vendor_m>[:model]`);
+    }
+    out[m[1]!] = m[3] ? { id: m[2]!, model: m[3].trim() } : m[2]!;
+  }
+  return out;
+}
+
 /** The bare adapter for one id, without fallback. */
 export function createLlmAdapter(
   id: string,
