@@ -79,6 +79,13 @@ class Parser {
     return token;
   }
 
+  /** Consumes a `,` between list items or arguments; false when the list ends here. */
+  private skipComma(): boolean {
+    if (!this.isOp(',')) return false;
+    this.next();
+    return true;
+  }
+
   private isOp(text: string): boolean {
     const token = this.peek();
     return token.kind === 'op' && token.text === text;
@@ -130,7 +137,7 @@ class Parser {
     if (!this.isOp(']')) {
       do {
         items.push(this.expression(0, depth + 1));
-      } while (this.isOp(',') && this.next());
+      } while (this.skipComma());
     }
     this.expectOp(']');
     return { kind: 'list', items };
@@ -176,7 +183,7 @@ class Parser {
       do {
         argPositions.push(this.peek().position);
         args.push(this.expression(0, depth + 1));
-      } while (this.isOp(',') && this.next());
+      } while (this.skipComma());
     }
     this.expectOp(')');
     if (args.length < spec.minArgs || args.length > spec.maxArgs) {

@@ -32,6 +32,14 @@ describe('graph envelope', () => {
     });
   });
 
+  it('does not judge edges when there is no node list', () => {
+    expect(validateGraph({ nodes: 'x', edges: [{ source: 'a', target: 'b' }] }, {})).toEqual({
+      valid: false,
+      errors: [{ node_id: '', field: 'nodes', message: '`nodes` must be an array.' }],
+      warnings: [],
+    });
+  });
+
   it('checks inputs entries', () => {
     const result = validateGraph(
       { nodes: [start, bye], edges: [{ source: 'start', target: 'bye' }], inputs: ['ok', '9x', 3] },

@@ -38,7 +38,9 @@ export function checkEnvelope(graph: unknown, out: Findings): CheckedGraph {
   checked.inputs = checkInputs(graph.inputs, out);
   const byId = checkNodes(Array.isArray(graph.nodes) ? graph.nodes : [], out);
   checked.nodes = [...byId.values()];
-  checked.edges = checkEdges(Array.isArray(graph.edges) ? graph.edges : [], byId, out);
+  // Without a node list every edge would name a missing node; the `nodes` finding says it all.
+  if (Array.isArray(graph.nodes) && Array.isArray(graph.edges))
+    checked.edges = checkEdges(graph.edges, byId, out);
   return checked;
 }
 
