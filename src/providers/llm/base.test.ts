@@ -242,6 +242,16 @@ describe('metrics and configuration', () => {
     ]);
   });
 
+  it('keeps a call good when the metrics sink throws', async () => {
+    server.reply({ text: ['fine'] });
+    const p = make({
+      onMetrics: () => {
+        throw new Error('sink down');
+      },
+    });
+    expect((await collect(p.stream(ask))).map((e) => e.type)).toEqual(['text', 'done']);
+  });
+
   it('refuses to call the public endpoint without a key, before any request', async () => {
     const p = new OpenAiChatProvider({ clock, onMetrics: (m) => void metrics.push(m) });
     expect(p.baseUrl).toBe('https://api.openai.com');

@@ -75,6 +75,7 @@ export abstract class HttpLlmProvider implements LlmProvider {
   private readonly onMetrics: ((m: LlmCallMetrics) => void) | undefined;
   private readonly keyRequired: boolean;
   private dispatcher: Dispatcher | undefined;
+  private ownsDispatcher = false;
 
   constructor(spec: VendorSpec, options: HttpLlmOptions = {}) {
     this.id = spec.id;
@@ -146,13 +147,20 @@ export abstract class HttpLlmProvider implements LlmProvider {
       throw err;
     } finally {
       m.durationMs = this.clock.monotonic() - started;
-      this.onMetrics?.(m);
+      try {
+        this.onMetrics?.(m);
+      } catch {
+        // A broken metrics sink must not turn a good call into a failed one.
+      }
     }
   }
 
   private async *attempt(vendor: VendorRequest, request: LlmRequest): AsyncGenerator<LlmStreamEvent> {
     const decoder = this.createDecoder(request);
-    this.dispatcher ??= createDispatcher(this.timeouts.connectMs);
+    if (!this.dispatcher) {
+      this.dispatcher = createDispatcher(this.timeouts.connectMs);
+      this.ownsDispatcher = true;
+    }
     const body = postStream({
       provider: this.id,
       url: this.baseUrl + vendor.path,
@@ -172,8 +180,11 @@ export abstract class HttpLlmProvider implements LlmProvider {
 
   /** Closes pooled connections (tests, shutdown). */
   async close(): Promise<void> {
+    // An injected dispatcher belongs to whoever passed it in.
+    if (!this.ownsDispatcher) return;
     const d = this.dispatcher;
     this.dispatcher = undefined;
+    this.ownsDispatcher = false;
     await d?.close();
   }
 }

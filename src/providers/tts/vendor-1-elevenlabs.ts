@@ -61,6 +61,7 @@ export class StreamingTtsProvider implements TtsProvider {
   private readonly timeouts: HttpTimeouts;
   private readonly retry: RetryPolicy;
   private dispatcher: Dispatcher | undefined;
+  private ownsDispatcher = false;
 
   constructor(
     private readonly options: StreamingTtsOptions = {},
@@ -125,7 +126,11 @@ export class StreamingTtsProvider implements TtsProvider {
       throw err;
     } finally {
       m.durationMs = this.clock.monotonic() - started;
-      this.options.onMetrics?.(m);
+      try {
+        this.options.onMetrics?.(m);
+      } catch {
+        // A broken metrics sink must not turn a good call into a failed one.
+      }
     }
   }
 
@@ -141,7 +146,10 @@ export class StreamingTtsProvider implements TtsProvider {
     if (this.options.voiceSettings) body.voice_settings = this.options.voiceSettings;
     const headers: Record<string, string> = {};
     if (this.apiKey) headers['xi-api-key'] = this.apiKey;
-    this.dispatcher ??= createDispatcher(this.timeouts.connectMs);
+    if (!this.dispatcher) {
+      this.dispatcher = createDispatcher(this.timeouts.connectMs);
+      this.ownsDispatcher = true;
+    }
     const bytes = postStream({
       provider: this.id,
       url: `${this.baseUrl}/v1/text-to-speech/${encodeURIComponent(request.voice)}/stream?output_format=${outputFormat}`,
@@ -162,8 +170,11 @@ export class StreamingTtsProvider implements TtsProvider {
   }
 
   async close(): Promise<void> {
+    // An injected dispatcher belongs to whoever passed it in.
+    if (!this.ownsDispatcher) return;
     const d = this.dispatcher;
     this.dispatcher = undefined;
+    this.ownsDispatcher = false;
     await d?.close();
   }
 }
