@@ -13,7 +13,7 @@
 // how barge-in-free interruptions (hangup, force end) reach a node waiting on the channel.
 import type { Channel } from '../channels/channel.js';
 import type { LlmProvider } from '../providers/llm/llm.types.js';
-import type { Clock, TimerHandle } from '../shared/clock.js';
+import { isoSeconds, type Clock, type TimerHandle } from '../shared/clock.js';
 import { EventStream, type ExecutionError, type ExecutionStatus } from './events.js';
 import { buildEdgeIndex, findStartNode } from './graph-walk.js';
 import { createNodeContext } from './node-context.js';
@@ -85,7 +85,11 @@ export class Execution {
     this.events = options.events ?? new EventStream(() => options.clock.now());
     const seeded = seedVariables({
       ...options.seeds,
-      system: { ...options.seeds?.system, execution_id: options.executionId },
+      system: {
+        execution_id: options.executionId,
+        started_at: isoSeconds(options.clock.now()),
+        ...options.seeds?.system,
+      },
     });
     this.variables = new VariableStore(
       seeded,

@@ -14,7 +14,8 @@
 //   failed               the execution failed (node error, maximum duration, step limit, …)
 //   force_ended          DELETE /sessions/{id}
 //   client_ended         the client asked to end (realtime `end` message, chat quit)
-//   client_disconnected  the client's socket or the caller's line went away
+//   client_disconnected  the client's socket went away
+//   caller_hangup        the caller hung up (phone)
 //   timeout              nobody joined a pending session in time
 import type { Channel } from '../channels/channel.js';
 import type { Clock } from '../shared/clock.js';
