@@ -122,6 +122,37 @@ describe('ways out and reachability', () => {
   });
 });
 
+describe('paths that never finish', () => {
+  it('warns for reachable nodes from which every path loops', () => {
+    //  start ──► a ──► b ──┐
+    //            ▲         │
+    //            └─────────┘        (bye is unreachable)
+    const result = validateGraph(
+      {
+        nodes: [start, say('a'), say('b'), bye],
+        edges: [
+          { source: 'start', target: 'a' },
+          { source: 'a', target: 'b' },
+          { source: 'b', target: 'a' },
+        ],
+      },
+      {},
+    );
+    const loops =
+      'Every path from this node loops without reaching an `end`, `hangup` or transfer node; only a hang-up or a limit ends the execution.';
+    expect(result).toEqual({
+      valid: true,
+      errors: [],
+      warnings: [
+        { node_id: 'start', field: '', message: loops },
+        { node_id: 'a', field: '', message: loops },
+        { node_id: 'b', field: '', message: loops },
+        { node_id: 'bye', field: '', message: "No path from 'start' reaches this node." },
+      ],
+    });
+  });
+});
+
 describe('unused handles', () => {
   it('warns for each unconnected handle, naming config handles by their field', () => {
     //  start ──► ask ─success─► route ─vip──► bye

@@ -1,10 +1,10 @@
 // Graph-shape rules over the checked nodes and edges: exactly one `start`; every node other than
-// `end`/`hangup` has a way out (error); nodes no path from `start` reaches and handles with no
-// edge are warnings.
+// `end`/`hangup` has a way out (error); nodes no path from `start` reaches, handles with no edge
+// and nodes from which no path ever finishes (only loops) are warnings.
 //
 //   start ──► ask ──success──► bye        `ask.timeout` unused: warning
 //                                          `lost` has no way out: error, unreachable: warning
-//   lost
+//   lost      a ◄──► b                     a, b never finish: warning
 
 import { NODE_SPECS, configHandleNames, nodeHandles } from './node-specs.js';
 import type { GraphNode } from './graph.types.js';
@@ -28,6 +28,7 @@ export function checkStructure(graph: CheckedGraph, out: Findings): void {
     outgoing.set(edge.source, list);
   }
   const reached = starts.length > 0 ? reachableFrom(starts[0].id, outgoing) : new Set<string>();
+  const finishing = canFinish(graph);
   for (const node of graph.nodes) {
     const edges = outgoing.get(node.id) ?? [];
     const nodeSpec = NODE_SPECS[node.type];
@@ -38,6 +39,12 @@ export function checkStructure(graph: CheckedGraph, out: Findings): void {
     }
     if (starts.length > 0 && !reached.has(node.id)) {
       out.warning(node.id, '', `No path from '${starts[0].id}' reaches this node.`);
+    } else if (edges.length > 0 && !finishing.has(node.id)) {
+      out.warning(
+        node.id,
+        '',
+        'Every path from this node loops without reaching an `end`, `hangup` or transfer node; only a hang-up or a limit ends the execution.',
+      );
     }
   }
 }
@@ -74,6 +81,31 @@ function configHandleField(node: GraphNode, listKey: 'branches' | 'exits', handl
     }
   }
   return '';
+}
+
+/** Nodes with a path to one that can finish the execution (end, hangup, a transfer). */
+function canFinish(graph: CheckedGraph): Set<string> {
+  const incoming = new Map<string, string[]>();
+  for (const edge of graph.edges) {
+    const list = incoming.get(edge.target) ?? [];
+    list.push(edge.source);
+    incoming.set(edge.target, list);
+  }
+  const finishers = graph.nodes.filter(
+    (n) => NODE_SPECS[n.type].terminal || NODE_SPECS[n.type].endsOnSuccess,
+  );
+  const seen = new Set(finishers.map((n) => n.id));
+  const queue = [...seen];
+  while (queue.length > 0) {
+    const id = queue.pop() as string;
+    for (const source of incoming.get(id) ?? []) {
+      if (!seen.has(source)) {
+        seen.add(source);
+        queue.push(source);
+      }
+    }
+  }
+  return seen;
 }
 
 function reachableFrom(startId: string, outgoing: ReadonlyMap<string, CheckedEdge[]>): Set<string> {
