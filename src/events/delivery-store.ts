@@ -92,6 +92,19 @@ export async function claimDue(db: Db, dialect: Dialect, o: ClaimOptions): Promi
   }));
 }
 
+/** Hands claimed, unsent deliveries back (due now) so another worker need not wait for the lease. */
+export async function releaseClaims(db: Db, owner: string, ids: string[], now: number): Promise<void> {
+  for (let i = 0; i < ids.length; i += 500) {
+    await db
+      .updateTable('webhook_deliveries')
+      .set({ lease_owner: null, next_attempt_at: toDbTime(now) })
+      .where('id', 'in', ids.slice(i, i + 500))
+      .where('lease_owner', '=', owner)
+      .where('status', '=', 'pending')
+      .execute();
+  }
+}
+
 /** What happened to one claimed delivery: an attempt was made, or it was not sent at all. */
 export type DeliveryResult =
   { claim: ClaimedDelivery; outcome: AttemptOutcome } | { claim: ClaimedDelivery; skipped: string };

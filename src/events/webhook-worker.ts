@@ -15,6 +15,7 @@ import {
   type ClaimedDelivery,
   type DeliveryResult,
   type PausedEndpoint,
+  releaseClaims,
 } from './delivery-store.js';
 import { ENDPOINT_PAUSED_ERROR } from './event-types.js';
 import type { OwnerNotifier } from './owner-notifier.js';
@@ -58,6 +59,10 @@ export class WebhookWorker {
   private timer: TimerHandle | null = null;
   private pumping = false;
   private running = false;
+  /** Claimed, not yet sending: up to one batch ahead, so claims come in batches of `concurrency`. */
+  private buffer: ClaimedDelivery[] = [];
+  /** The last claim found fewer rows than asked: wait for the poll timer instead of re-claiming. */
+  private drained = false;
   private attempts = 0;
 
   constructor(private readonly o: WebhookWorkerOptions) {
@@ -77,6 +82,7 @@ export class WebhookWorker {
 
   /** Asks for a poll now, e.g. right after a transaction emitted events. */
   wake(): void {
+    this.drained = false;
     if (this.running) void this.pump();
   }
 
@@ -85,6 +91,16 @@ export class WebhookWorker {
     this.running = false;
     if (this.timer) this.o.clock.clearTimeout(this.timer);
     this.timer = null;
+    // Claimed but never sent: hand them back at once rather than let their lease run out.
+    const unsent = this.buffer.splice(0);
+    if (unsent.length > 0) {
+      await releaseClaims(
+        this.o.store.db,
+        this.workerId,
+        unsent.map((c) => c.id),
+        this.o.clock.now(),
+      ).catch((err: unknown) => this.o.logger.error({ err }, 'webhook worker: releasing claims failed'));
+    }
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
     if (this.flushing) await this.flushing;
   }
@@ -117,20 +133,40 @@ export class WebhookWorker {
   private async pump(): Promise<void> {
     if (this.pumping || !this.running) return;
     this.pumping = true;
+    let full = false;
     try {
-      while (this.running) {
-        const free = this.concurrency - this.sending;
-        if (free <= 0) return;
-        const claimed = await this.claim(free);
-        for (const c of claimed) void this.track(c);
-        if (claimed.length < free) break;
+      const room = 2 * this.concurrency - this.sending - this.buffer.length;
+      if (room > 0) {
+        const claimed = await this.claim(room);
+        if (this.running) this.buffer.push(...claimed);
+        else if (claimed.length > 0) {
+          await releaseClaims(
+            this.o.store.db,
+            this.workerId,
+            claimed.map((c) => c.id),
+            this.o.clock.now(),
+          );
+        }
+        full = claimed.length === room;
       }
     } catch (err) {
       this.o.logger.error({ err }, 'webhook worker: claiming deliveries failed');
     } finally {
       this.pumping = false;
     }
-    this.schedulePoll();
+    this.drained = !full;
+    this.fill();
+    if (!full) this.schedulePoll();
+  }
+
+  /** Starts buffered deliveries while slots are free; claims the next batch once one is needed. */
+  private fill(): void {
+    while (this.running && this.sending < this.concurrency && this.buffer.length > 0) {
+      void this.track(this.buffer.shift()!);
+    }
+    if (this.running && !this.drained && this.sending + this.buffer.length <= this.concurrency) {
+      void this.pump();
+    }
   }
 
   private schedulePoll(): void {
@@ -138,6 +174,7 @@ export class WebhookWorker {
     if (this.timer) this.o.clock.clearTimeout(this.timer);
     this.timer = this.o.clock.setTimeout(() => {
       this.timer = null;
+      this.drained = false;
       void this.pump();
     }, this.pollIntervalMs);
   }
@@ -149,8 +186,7 @@ export class WebhookWorker {
       if (released) return;
       released = true;
       this.sending--;
-      // Refill once half the slots are free: one claim query per batch, not per delivery.
-      if (this.running && this.sending <= this.concurrency / 2) void this.pump();
+      this.fill();
     };
     const p = this.process(c, release)
       .catch((err: unknown) =>
@@ -212,8 +248,12 @@ export class WebhookWorker {
       // Under load, one more short pause while sends are still finishing fills the batch further
       // (a real timer, not the injected clock: it paces I/O and decides nothing).
       await new Promise<void>((resolve) => setImmediate(resolve));
-      if (this.queue.length < this.concurrency / 4 && this.sending > 0) {
-        await new Promise<void>((resolve) => setTimeout(resolve, 2));
+      for (
+        let waits = 0;
+        waits < 4 && this.queue.length < this.concurrency / 2 && this.sending > 0;
+        waits++
+      ) {
+        await new Promise<void>((resolve) => setTimeout(resolve, 1));
       }
       while (this.queue.length > 0) {
         const batch = this.queue;
