@@ -105,6 +105,17 @@ describe('llm_vendor_2 (Anthropic Messages)', () => {
     });
   });
 
+  it('opens with a neutral user turn when there is only a system prompt', async () => {
+    server.reply({ text: ['Hello!'] });
+    await collect(
+      provider.stream({ model: 'm', messages: [{ role: 'system', content: 'Greet the caller.' }] }),
+    );
+    expect(server.requests[0]!.body).toMatchObject({
+      system: 'Greet the caller.',
+      messages: [{ role: 'user', content: [{ type: 'text', text: '(conversation start)' }] }],
+    });
+  });
+
   it('assembles tool_use input from input_json_delta pieces', async () => {
     server.reply({
       text: ['One moment.'],

@@ -62,8 +62,10 @@ export function toAnthropicMessages(messages: LlmMessage[]): { system?: string; 
       }
     }
   }
-  if (turns[0]?.role === 'assistant')
+  // Also when there is nothing but the system prompt (an agent opening the call itself).
+  if (turns[0]?.role !== 'user') {
     turns.unshift({ role: 'user', content: [{ type: 'text', text: CONVERSATION_OPENER }] });
+  }
   return system.length ? { system: system.join('\n\n'), messages: turns } : { messages: turns };
 }
 

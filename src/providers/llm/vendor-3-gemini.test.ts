@@ -98,6 +98,28 @@ describe('llm_vendor_3 (Gemini streamGenerateContent)', () => {
     });
   });
 
+  it('opens with a neutral user turn when the conversation starts with the model or is empty', async () => {
+    server.reply({ text: ['a'] });
+    server.reply({ text: ['b'] });
+    await collect(provider.stream({ model: 'g', messages: [{ role: 'system', content: 'Greet.' }] }));
+    await collect(
+      provider.stream({
+        model: 'g',
+        messages: [
+          { role: 'assistant', content: 'Hi, this is the clinic.' },
+          { role: 'user', content: 'Hello' },
+        ],
+      }),
+    );
+    const opener = { role: 'user', parts: [{ text: '(conversation start)' }] };
+    expect((server.requests[0]!.body as { contents: unknown[] }).contents).toEqual([opener]);
+    expect((server.requests[1]!.body as { contents: unknown[] }).contents).toEqual([
+      opener,
+      { role: 'model', parts: [{ text: 'Hi, this is the clinic.' }] },
+      { role: 'user', parts: [{ text: 'Hello' }] },
+    ]);
+  });
+
   it('emits function calls with generated ids and finishes with tool_calls', async () => {
     server.reply({
       toolCalls: [

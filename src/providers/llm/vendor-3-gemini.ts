@@ -74,7 +74,8 @@ export function toGeminiContents(
       }
     }
   }
-  if (contents[0]?.role === 'model')
+  // Also when there is nothing but the system prompt (an agent opening the call itself).
+  if (contents[0]?.role !== 'user')
     contents.unshift({ role: 'user', parts: [{ text: CONVERSATION_OPENER }] });
   return system.length ? { systemInstruction: { parts: system }, contents } : { contents };
 }
