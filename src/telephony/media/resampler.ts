@@ -11,6 +11,8 @@
 // so every 20 ms block in gives exactly 20 ms out from the first, for a fixed delay of half the
 // filter (2.3 ms at most, 8 kHz <-> 16 kHz). Silence in, with silent history, costs nothing.
 
+import { HalfBandDown, HalfBandUp } from './halfband.js';
+
 function gcd(a: number, b: number): number {
   while (b) [a, b] = [b, a % b];
   return a;
@@ -42,6 +44,8 @@ export class Resampler {
   /** Position of the next output on the upsampled grid, relative to the history's first sample. */
   private phase = 0;
   private readonly protoHalf: number;
+  /** The written-out half-band filter that 2:1 conversions with default options delegate to. */
+  private readonly halfBand: HalfBandUp | HalfBandDown | null;
 
   constructor(
     readonly fromRate: number,
@@ -91,6 +95,8 @@ export class Resampler {
     this.vals = Float32Array.from(vals);
     this.activeTaps = offs.length / this.up;
     this.work = new Float32Array(this.taps - 1 + 960);
+    const defaults = options.zeroCrossings === undefined && options.rolloff === undefined;
+    this.halfBand = halfBand && defaults ? (this.up === 2 ? new HalfBandUp() : new HalfBandDown()) : null;
   }
 
   /** Output samples that `inputLength` more input samples will produce. */
@@ -102,6 +108,7 @@ export class Resampler {
 
   /** Converts the next block of a stream. */
   process(input: Int16Array): Int16Array {
+    if (this.halfBand) return this.halfBand.process(input);
     const keep = this.taps - 1;
     const out = new Int16Array(this.outputLength(input.length));
     let loud = false;

@@ -145,7 +145,7 @@ export class MediaReceiver {
 
   private playout(): void {
     const out = this.jitter.pull();
-    if (out.kind === 'empty') return;
+    if (out.kind === 'empty' || !this.options.onAudio) return; // nobody listens: skip the decode
     const codec = this.codec;
     let pcm: Int16Array | null = null;
     if (out.kind === 'frame') {
