@@ -67,84 +67,99 @@ function own(table: Readonly<Record<string, number>>, word: string): number | un
 export function extractDigits(input: string): string {
   // Split letters from digits ("4one1" is three tokens) and drop every separator.
   const tokens = input.toLowerCase().match(/[a-z]+|[0-9]+/g) ?? [];
-  let out = '';
-  let group: Group | null = null;
-  let repeat = 1;
+  const reader = new DigitReader();
+  for (const token of tokens) reader.read(token);
+  return reader.finish();
+}
 
-  const flush = (): void => {
-    if (group !== null) out += String(group.high + group.low);
-    group = null;
-  };
-  const emitDigits = (digits: string): void => {
-    flush();
-    out += digits[0].repeat(repeat) + digits.slice(1);
-    repeat = 1;
-  };
+/** Reads tokens left to right, keeping at most one spoken number open at a time. */
+class DigitReader {
+  private out = '';
+  private group: Group | null = null;
+  /** Set by "double"/"triple": how many times the next digit is said. */
+  private repeat = 1;
 
-  for (const token of tokens) {
-    if (/^[0-9]/.test(token)) {
-      emitDigits(token);
-      continue;
-    }
+  read(token: string): void {
+    if (/^[0-9]/.test(token)) return this.emit(token);
     const times = own(REPEATS, token);
     if (times !== undefined) {
-      flush();
-      repeat = times;
-      continue;
+      this.flush();
+      this.repeat = times;
+      return;
     }
     const unit = own(UNITS, token);
-    if (unit !== undefined) {
-      const g: Group | null = group;
-      if (repeat > 1 || unit === 0 || g === null || g.open === 'none') {
-        if (unit === 0 || repeat > 1) emitDigits(String(unit));
-        else {
-          flush();
-          group = { high: 0, low: unit, open: 'none', scalable: true };
-        }
-      } else {
-        // After "thousand" a bare unit may still be scaled: "two thousand five hundred".
-        g.scalable = g.open === 'below_hundred' && g.low === 0;
-        g.low += unit;
-        g.open = 'none';
-      }
-      continue;
-    }
+    if (unit !== undefined) return this.unit(unit);
     const teen = own(TEENS, token);
+    if (teen !== undefined) return this.belowHundred(teen, 'none');
     const tens = own(TENS, token);
-    if (teen !== undefined || tens !== undefined) {
-      const value = teen ?? tens ?? 0;
-      const g: Group | null = group;
-      repeat = 1;
-      if (g !== null && g.open === 'below_hundred') {
-        g.low += value;
-      } else {
-        flush();
-        group = { high: 0, low: value, open: 'none', scalable: true };
-      }
-      const current = group as Group | null;
-      if (current !== null) {
-        current.open = tens !== undefined ? 'unit' : 'none';
-        current.scalable = current.low < 100 && current.high === 0 ? current.scalable : false;
-      }
-      continue;
+    if (tens !== undefined) return this.belowHundred(tens, 'unit');
+    if (this.scale(token)) return;
+    if (JOINERS.has(token) && this.group !== null) return;
+    this.flush();
+  }
+
+  finish(): string {
+    this.flush();
+    return this.out;
+  }
+
+  private flush(): void {
+    if (this.group !== null) this.out += String(this.group.high + this.group.low);
+    this.group = null;
+  }
+
+  private emit(digits: string): void {
+    this.flush();
+    this.out += digits[0].repeat(this.repeat) + digits.slice(1);
+    this.repeat = 1;
+  }
+
+  private unit(unit: number): void {
+    const g = this.group;
+    // Zero and repeated digits are always said digit by digit ("oh", "double five").
+    if (unit === 0 || this.repeat > 1) return this.emit(String(unit));
+    if (g === null || g.open === 'none') {
+      this.flush();
+      this.group = { high: 0, low: unit, open: 'none', scalable: true };
+      return;
     }
-    const g: Group | null = group;
-    if (token === 'hundred' && g !== null && g.scalable && g.low > 0 && g.low < 100) {
+    // After "thousand" a bare unit may still be scaled: "two thousand five hundred".
+    g.scalable = g.open === 'below_hundred' && g.low === 0;
+    g.low += unit;
+    g.open = 'none';
+  }
+
+  /** A teen or tens word: completes an open "… hundred"/"… thousand", else starts a number. */
+  private belowHundred(value: number, open: Group['open']): void {
+    this.repeat = 1;
+    const g = this.group;
+    if (g !== null && g.open === 'below_hundred') {
+      g.low += value;
+      g.open = open;
+      g.scalable = false;
+      return;
+    }
+    this.flush();
+    this.group = { high: 0, low: value, open, scalable: open === 'none' };
+  }
+
+  /** "hundred" and "thousand" scale the number before them; false when they cannot. */
+  private scale(word: string): boolean {
+    const g = this.group;
+    if (g === null) return false;
+    if (word === 'hundred' && g.scalable && g.low > 0 && g.low < 100) {
       g.low *= 100;
       g.open = 'below_hundred';
       g.scalable = false;
-      continue;
+      return true;
     }
-    if (token === 'thousand' && g !== null && g.high === 0 && g.low > 0) {
+    if (word === 'thousand' && g.high === 0 && g.low > 0) {
       g.high = g.low * 1000;
       g.low = 0;
       g.open = 'below_hundred';
       g.scalable = true;
-      continue;
+      return true;
     }
-    if (JOINERS.has(token) && g !== null) continue;
-    flush();
+    return false;
   }
-  flush();
-  return out;
 }
