@@ -253,6 +253,11 @@ export class RtpSession {
         this.counters.malformed++;
         return;
       }
+      if (this.latched && this.latched.address !== rinfo.address) {
+        // RTCP can end a call (BYE): take it only from the host media is latched to.
+        this.counters.stray++;
+        return;
+      }
       this.counters.rtcpIn++;
       if (!this.rtcpRemote) this.rtcpRemote = { address: rinfo.address, port: rinfo.port };
       this.rtcp.handle(packets);
