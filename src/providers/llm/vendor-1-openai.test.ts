@@ -144,6 +144,15 @@ describe('llm_vendor_1 (OpenAI Chat Completions)', () => {
     expect(err).toMatchObject({ name: 'LlmError', status: 502, retryable: true });
   });
 
+  it('answers every call with the fake server default turn (the benchmark mode)', async () => {
+    server.setDefault({ text: ['same'], usage: { input: 1, output: 1 } });
+    for (let i = 0; i < 3; i++) {
+      const events = await collect(provider.stream({ model: 'm', messages: [] }));
+      expect(events[0]).toEqual({ type: 'text', delta: 'same' });
+    }
+    expect(server.requests).toHaveLength(3);
+  });
+
   it('does not double a /v1 already in the configured base URL', async () => {
     const p = new OpenAiChatProvider({ apiKey: 'k', baseUrl: `${server.baseUrl}/v1/` });
     server.reply({ text: ['x'] });

@@ -30,6 +30,11 @@ export type FakeReply =
       headers?: Record<string, string>;
       /** Write only this many frames, then hold the stream open until release() or the client leaves. */
       holdAfter?: number;
+      /**
+       * Real milliseconds to wait before the first frame: for benchmarks that need a vendor with a
+       * fixed time to first token. Tests use holdAfter/release or a fake clock instead.
+       */
+      delayMs?: number;
       /** Write each frame in two pieces cut mid-line, to exercise the client's reassembly. */
       splitFrames?: boolean;
     }
@@ -47,7 +52,7 @@ export interface FakeVendorServer<T> {
   /** Queues any reply. */
   replyRaw(reply: FakeReply): void;
   /** Used when the queue is empty (benchmarks); by default an empty queue answers 500. */
-  setDefault(turn: T | undefined): void;
+  setDefault(turn: T | undefined, options?: { delayMs?: number }): void;
   /** The frames of a turn in this vendor's format. */
   frames(turn: T): (string | Uint8Array)[];
   /** Resolves when `count` requests have arrived. */
@@ -82,6 +87,7 @@ export async function startFakeVendorServer<T>(
   const queue: FakeReply[] = [];
   const requests: RecordedRequest[] = [];
   let fallbackTurn: T | undefined;
+  let fallbackDelayMs: number | undefined;
   let waiters: { count: number; resolve: () => void }[] = [];
   let goneWaiters: (() => void)[] = [];
   let releases: (() => void)[] = [];
@@ -112,7 +118,7 @@ export async function startFakeVendorServer<T>(
     const reply: FakeReply =
       queue.shift() ??
       (fallbackTurn
-        ? { kind: 'stream', frames: build(fallbackTurn) }
+        ? { kind: 'stream', frames: build(fallbackTurn), delayMs: fallbackDelayMs }
         : { kind: 'error', status: 500, body: { error: { message: 'no scripted reply' } } });
     res.on('close', () => {
       if (!res.writableFinished) clientGone();
@@ -128,6 +134,7 @@ export async function startFakeVendorServer<T>(
       'cache-control': 'no-cache',
       ...reply.headers,
     });
+    if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
     for (let i = 0; i < reply.frames.length; i++) {
       if (reply.holdAfter !== undefined && i === reply.holdAfter) {
         await new Promise<void>((resolve) => {
@@ -172,8 +179,9 @@ export async function startFakeVendorServer<T>(
     replyRaw(reply) {
       queue.push(reply);
     },
-    setDefault(turn) {
+    setDefault(turn, options = {}) {
       fallbackTurn = turn;
+      fallbackDelayMs = options.delayMs;
     },
     frames: build,
     waitForRequests(count) {
