@@ -2,7 +2,7 @@
 // buffer, each printed with a ratio against a baseline measured in the same run (a Buffer.copy of
 // the same bytes, the floor of any per-packet work), then the CPU one G.711 call costs both ways
 // at the 16 kHz pipeline rate, and the calls per core that implies.
-//   npm run build && node dist/bench/media.bench.js        (MEDIA_BENCH_MS=500 per case)
+//   npm run bench:media        (MEDIA_BENCH_MS=500 per case)
 import { G711Codec, encodeG711Into } from '../src/telephony/media/codecs/g711.js';
 import { OpusCodec } from '../src/telephony/media/codecs/opus.js';
 import { PipelineCodec } from '../src/telephony/media/codecs/pipeline-codec.js';
