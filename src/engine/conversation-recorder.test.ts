@@ -107,7 +107,6 @@ for (const kind of storeKinds()) {
         ['llm_input_tokens', 'fake', 20],
         ['llm_output_tokens', 'fake', 3],
         ['llm_output_tokens', 'fake', 4],
-        ['sessions', null, 1],
       ]);
     });
   });

@@ -29,8 +29,11 @@ function connect() {
     graph: flow,
   });
   const frames: ServerMessage[] = [];
-  const conn = new RealtimeConnection(session, (f) => frames.push(JSON.parse(f) as ServerMessage));
-  return { session, frames, conn };
+  const closed: string[] = [];
+  const conn = new RealtimeConnection(session, (f) => frames.push(JSON.parse(f) as ServerMessage), {
+    onEnded: () => closed.push(frames.at(-1)!.type),
+  });
+  return { session, frames, conn, closed };
 }
 
 describe('parseClientMessage', () => {
@@ -60,10 +63,11 @@ describe('parseClientMessage', () => {
 
 describe('RealtimeConnection', () => {
   it('starts the session and streams node, text, status and ended frames', async () => {
-    const { frames, conn, session } = connect();
+    const { frames, conn, session, closed } = connect();
     await settle();
     conn.receive('{"type":"dtmf","digits":"1"}');
     await session.done;
+    expect(closed).toEqual(['ended']);
     expect(frames.map((f) => f.type)).toEqual([
       'ready',
       'status',

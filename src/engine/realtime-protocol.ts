@@ -105,6 +105,8 @@ export interface RealtimeConnectionOptions {
   startOnConnect?: boolean;
   /** Ends the session with client_disconnected when the socket closes (default true). */
   endOnClose?: boolean;
+  /** Called right after the `ended` frame was sent: the route closes the socket (1000). */
+  onEnded?: () => void;
 }
 
 /** One client socket attached to one live session. */
@@ -120,7 +122,10 @@ export class RealtimeConnection {
     this.unsubscribe = session.subscribe((event) => {
       const msg = toServerMessage(event);
       if (msg) this.emit(msg);
-      if (event.type === 'session.ended') this.unsubscribe();
+      if (event.type === 'session.ended') {
+        this.unsubscribe();
+        this.options.onEnded?.();
+      }
     });
     this.emit({ type: 'ready', protocol: PROTOCOL_VERSION, session_id: session.id, status: session.status });
     if (options.startOnConnect ?? true) session.start();

@@ -1,6 +1,8 @@
-// Meters usage from the event stream into `usage_events`: `sessions` (1, when a session becomes
-// active), `llm_input_tokens` and `llm_output_tokens` (per model call, with the provider id).
-// GET /usage sums these rows in every grouping. stt_seconds, tts_characters and voice_minutes come
+// Meters usage from the event stream into `usage_events`: `llm_input_tokens` and
+// `llm_output_tokens` (per model call, with the provider id). GET /usage sums these rows in every
+// grouping. `sessions` is not metered here: it is recorded once, when a session is created, in the
+// same transaction as the plan-quota check (modules/usage/quota.service.ts), so a session counts
+// exactly once whether or not anyone joins it. stt_seconds, tts_characters and voice_minutes come
 // with the voice pipeline and the call controller.
 import { toDbTime, type Executor } from '../store/database.js';
 import { newId as defaultNewId, type IdGenerator } from '../shared/ids.js';
@@ -18,7 +20,6 @@ export interface UsageMeterOptions {
 export class UsageMeter {
   private readonly queue: WriteQueue;
   private readonly newId: IdGenerator;
-  private sessionCounted = false;
 
   constructor(private readonly options: UsageMeterOptions) {
     this.queue = new WriteQueue(options.onError);
@@ -34,10 +35,7 @@ export class UsageMeter {
   }
 
   handle(event: EngineEvent): void {
-    if (event.type === 'session.status' && event.status === 'active' && !this.sessionCounted) {
-      this.sessionCounted = true;
-      this.record('sessions', 1, null, event.at);
-    } else if (event.type === 'usage') {
+    if (event.type === 'usage') {
       if (event.llm_input_tokens > 0) {
         this.record('llm_input_tokens', event.llm_input_tokens, event.provider, event.at);
       }

@@ -115,3 +115,18 @@ describe('webhook', () => {
     ).rejects.toThrow(/secret_k/);
   });
 });
+
+describe('webhook abort', () => {
+  it('rejects with the node signal reason instead of leaving by error', async () => {
+    const hanging: FetchLike = (_url, init) =>
+      new Promise((_resolve, reject) =>
+        init.signal.addEventListener('abort', () => reject(init.signal.reason)),
+      );
+    const h = nodeHarness({ fetch: hanging });
+    const run = webhookNode.run(h.ctx, { url: 'https://example.com' }, h.signal);
+    await settle();
+    h.abort(new Error('force_ended'));
+    await expect(run).rejects.toThrow('force_ended');
+    expect(h.clock.pending()).toBe(0);
+  });
+});
