@@ -6,6 +6,9 @@ import type { Params, Uri } from './uri.js';
 import { formatUri, parseUri, readHost, readPort } from './uri.js';
 import { Cursor, TOKEN, WORD, inClass, isToken, quote } from './scanner.js';
 
+const RECEIVED = new Uint8Array(128);
+for (const ch of '0123456789abcdefABCDEF:.') RECEIVED[ch.charCodeAt(0)] = 1;
+
 export interface NameAddr {
   readonly displayName?: string;
   readonly uri: Uri;
@@ -44,6 +47,8 @@ export function readParams(cur: Cursor): Params {
       const c = cur.peek();
       if (c === 34) value = cur.quotedRaw();
       else if (c === 91) value = readHost(cur);
+      // received may hold a bare IPv6 address (RFC 3261 20.42), which is not a token.
+      else if (name === 'received') value = cur.take(RECEIVED) || cur.token();
       else value = cur.token();
     }
     if (!params.has(name)) params.set(name, value);

@@ -1,0 +1,166 @@
+// SIP over TCP and TLS (RFC 3261 18.3): Content-Length framing per connection, responses back on
+// the connection the request came in on, outbound connections reused per peer, idle connections
+// closed on the injected clock, RFC 5626 CRLF keep-alives answered.
+import { createServer as createTcpServer, connect as tcpConnect } from 'node:net';
+import type { Server, Socket } from 'node:net';
+import { createServer as createTlsServer, connect as tlsConnect } from 'node:tls';
+import type { TlsOptions, ConnectionOptions } from 'node:tls';
+import type { Clock, TimerHandle } from '../../../shared/clock.js';
+import { buildErrorResponse } from '../message/error-response.js';
+import { SipParseError } from '../message/errors.js';
+import { StreamFramer } from '../message/framer.js';
+import type { SipLimits } from '../message/limits.js';
+import { serialize } from '../message/serialize.js';
+import type { SipMessage } from '../message/types.js';
+import type { Destination } from '../transaction/types.js';
+import type { Receiver } from './receiver.js';
+
+export interface StreamTransportOptions {
+  readonly transport: 'TCP' | 'TLS';
+  readonly host: string;
+  readonly port: number;
+  readonly receiver: Receiver;
+  readonly clock: Clock;
+  /** Close a connection after this long without traffic either way. Default 5 minutes. */
+  readonly idleMs?: number;
+  readonly limits?: Partial<SipLimits>;
+  /** Server certificate and key (TLS). */
+  readonly tls?: TlsOptions;
+  /** Options for outbound TLS connections (CA, servername, rejectUnauthorized). */
+  readonly tlsClient?: ConnectionOptions;
+}
+
+interface Connection {
+  readonly id: string;
+  readonly socket: Socket;
+  readonly framer: StreamFramer;
+  readonly peer: string;
+  idle?: TimerHandle;
+}
+
+let nextId = 0;
+
+export class StreamTransport {
+  private server?: Server;
+  private readonly byId = new Map<string, Connection>();
+  private readonly byPeer = new Map<string, Connection>();
+
+  constructor(private readonly options: StreamTransportOptions) {}
+
+  /** Open connections, for tests and metrics. */
+  get connections(): number {
+    return this.byId.size;
+  }
+
+  listen(): Promise<{ address: string; port: number }> {
+    const onSocket = (socket: Socket): void => void this.adopt(socket);
+    const server =
+      this.options.transport === 'TLS'
+        ? createTlsServer(this.options.tls ?? {}, onSocket)
+        : createTcpServer(onSocket);
+    this.server = server;
+    // A failed TLS handshake must not take the listener down.
+    server.on('tlsClientError', () => undefined);
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.options.port, this.options.host, () => {
+        server.off('error', reject);
+        const a = server.address();
+        if (a === null || typeof a === 'string') return reject(new Error('no address'));
+        resolve({ address: a.address, port: a.port });
+      });
+    });
+  }
+
+  private adopt(socket: Socket, peerKey?: string): Connection {
+    const peer = peerKey ?? `${socket.remoteAddress}:${socket.remotePort}`;
+    const conn: Connection = {
+      id: `${this.options.transport}-${++nextId}`,
+      socket,
+      framer: new StreamFramer(this.options.limits),
+      peer,
+    };
+    this.byId.set(conn.id, conn);
+    if (!this.byPeer.has(peer)) this.byPeer.set(peer, conn);
+    this.touch(conn);
+    socket.on('data', (chunk: Buffer) => this.onData(conn, chunk));
+    socket.on('error', () => socket.destroy());
+    socket.on('close', () => this.forget(conn));
+    return conn;
+  }
+
+  private forget(conn: Connection): void {
+    if (conn.idle) this.options.clock.clearTimeout(conn.idle);
+    this.byId.delete(conn.id);
+    if (this.byPeer.get(conn.peer) === conn) this.byPeer.delete(conn.peer);
+  }
+
+  private touch(conn: Connection): void {
+    if (conn.idle) this.options.clock.clearTimeout(conn.idle);
+    conn.idle = this.options.clock.setTimeout(() => conn.socket.destroy(), this.options.idleMs ?? 300_000);
+  }
+
+  private onData(conn: Connection, chunk: Buffer): void {
+    this.touch(conn);
+    let frames;
+    try {
+      frames = conn.framer.push(chunk);
+    } catch (e) {
+      if (!(e instanceof SipParseError)) throw e;
+      // The stream position is lost: answer if a response is possible, then hang up.
+      this.options.receiver.stats.received++;
+      const reply = e.action === 'respond' ? buildErrorResponse(e, e.status, e.reason) : null;
+      if (reply) this.options.receiver.stats.answered++;
+      else this.options.receiver.stats.discarded++;
+      if (reply) conn.socket.end(reply);
+      else conn.socket.destroy();
+      return;
+    }
+    for (const frame of frames) {
+      if (frame.kind === 'keepalive') {
+        conn.socket.write('\r\n');
+        continue;
+      }
+      const source = {
+        transport: this.options.transport,
+        address: conn.socket.remoteAddress ?? '',
+        port: conn.socket.remotePort ?? 0,
+        connectionId: conn.id,
+      };
+      if (!this.options.receiver.admit(source)) continue;
+      this.options.receiver.handle(frame.bytes, source, (bytes) => conn.socket.write(bytes));
+    }
+  }
+
+  private connect(host: string, port: number): Connection {
+    const socket =
+      this.options.transport === 'TLS'
+        ? tlsConnect({ host, port, servername: host, ...this.options.tlsClient })
+        : tcpConnect({ host, port });
+    // Writes before the handshake are queued by the socket itself.
+    return this.adopt(socket, `${host}:${port}`);
+  }
+
+  /** Sends on the request's own connection, else on a connection to the peer, opened if needed. */
+  sendRaw(bytes: Uint8Array, to: Destination): boolean {
+    let conn = to.connectionId !== undefined ? this.byId.get(to.connectionId) : undefined;
+    conn ??= this.byPeer.get(`${to.host}:${to.port}`);
+    if (!conn && to.connectionId !== undefined) return false;
+    conn ??= this.connect(to.host, to.port);
+    if (conn.socket.destroyed) return false;
+    this.touch(conn);
+    conn.socket.write(bytes);
+    return true;
+  }
+
+  send(message: SipMessage, to: Destination): boolean {
+    return this.sendRaw(serialize(message), to);
+  }
+
+  async close(): Promise<void> {
+    for (const c of [...this.byId.values()]) c.socket.destroy();
+    const s = this.server;
+    this.server = undefined;
+    if (s) await new Promise<void>((resolve) => s.close(() => resolve()));
+  }
+}
