@@ -11,7 +11,9 @@ import { serviceDeps } from '../main.js';
 import { SessionHost } from '../modules/sessions/session-host.js';
 import { createLlmRegistry } from '../providers/llm/registry.js';
 import { silentLogger } from '../shared/logger.js';
-import { toDbTime } from '../store/database.js';
+import { consumeQuota } from '../modules/usage/quota.service.js';
+import { QuotaExceededError } from '../shared/errors.js';
+import { inTransaction, toDbTime } from '../store/database.js';
 import { openConfiguredStore } from '../store/configured-store.js';
 import { CliError } from './io.js';
 
@@ -49,26 +51,38 @@ export async function runChat(
 
     const now = toDbTime(deps.clock.now());
     const sessionId = deps.newId();
-    await store.db
-      .insertInto('sessions')
-      .values({
-        id: sessionId,
-        workspace_id: workflow.workspace_id,
-        project_id: workflow.project_id,
-        workflow_id: workflow.id,
-        workflow_version: workflow.published_version,
-        channel: 'test',
-        status: 'pending',
-        variables: JSON.stringify(input.variables),
-        metadata: '{}',
-        call_id: null,
-        end_reason: null,
-        started_at: null,
-        ended_at: null,
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
+    // A chat is a real session: it counts toward the plan like a minted one (402 → a clear error).
+    await inTransaction(store.db, async (trx) => {
+      await consumeQuota(trx, deps, {
+        workspaceId: workflow.workspace_id,
+        projectId: workflow.project_id,
+        kind: 'sessions',
+      });
+      await trx
+        .insertInto('sessions')
+        .values({
+          id: sessionId,
+          workspace_id: workflow.workspace_id,
+          project_id: workflow.project_id,
+          workflow_id: workflow.id,
+          workflow_version: version,
+          channel: 'test',
+          status: 'pending',
+          variables: JSON.stringify(input.variables),
+          metadata: '{}',
+          call_id: null,
+          end_reason: null,
+          started_at: null,
+          ended_at: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+    }).catch((err: unknown) => {
+      if (err instanceof QuotaExceededError)
+        throw new CliError(`chat: ${err.errors?.quota?.[0] ?? err.message}`);
+      throw err;
+    });
 
     const session = await host.join(workflow.workspace_id, sessionId);
     let lastActivity = Date.now();
@@ -83,7 +97,7 @@ export async function runChat(
       }
     });
     io.stderr.write(
-      `chat: session ${sessionId} on "${workflow.name}" v${workflow.published_version}. ` +
+      `chat: session ${sessionId} on "${workflow.name}" v${version}. ` +
         'Type to talk, keys (e.g. 1234#) to press them, /quit to end.\n',
     );
     session.start();
