@@ -47,6 +47,12 @@ export interface TextChannelOptions {
   clock: Clock;
   kind?: ChannelKind;
   simulated?: SimulatedOutcomes;
+  /**
+   * Whether telephony nodes run against simulated outcomes (default true: test sessions, chat,
+   * simulations). False for real users on a text line (web chat): those nodes then fail the
+   * execution with channel_unsupported instead of pretending a transfer happened.
+   */
+  simulateTelephony?: boolean;
   playbackMsPerChar?: number;
   /**
    * When true, an empty input queue is silence: listen() and nextDigit() return null at once
@@ -64,7 +70,7 @@ const DTMF_KEYS = /^[0-9*#A-D]$/;
 
 export class TextChannel implements Channel {
   readonly kind: ChannelKind;
-  readonly capabilities: ChannelCapabilities = { dtmf: true, telephony: true, simulated: true };
+  readonly capabilities: ChannelCapabilities;
   simulated: SimulatedOutcomes;
   private readonly clock: Clock;
   private readonly msPerChar: number;
@@ -80,6 +86,8 @@ export class TextChannel implements Channel {
   constructor(options: TextChannelOptions) {
     this.clock = options.clock;
     this.kind = options.kind ?? 'test';
+    const telephony = options.simulateTelephony ?? true;
+    this.capabilities = { dtmf: true, telephony, simulated: telephony };
     this.simulated = { ...options.simulated };
     this.msPerChar = options.playbackMsPerChar ?? 0;
     this.silenceWhenIdle = options.silenceWhenIdle ?? false;

@@ -176,7 +176,7 @@ describe('interpreter', () => {
 
   it('refuses a node whose channel need is missing', async () => {
     const s = setup();
-    Object.assign(s.channel.capabilities, { telephony: false });
+    s.channel = new TextChannel({ clock: s.clock, simulateTelephony: false });
     const g = graph(
       [
         ['start', 'start'],
