@@ -65,6 +65,7 @@ describe.each(LLM_PROVIDER_IDS)('%s', (id) => {
       type: 'done',
       usage: { inputTokens: 120, outputTokens: 17 },
       finishReason: 'tool_calls',
+      model: 'fake-model',
     });
     expect(events.filter((e) => e.type === 'done')).toHaveLength(1);
   });

@@ -27,6 +27,7 @@ describe('FallbackProvider', () => {
     expect(events.filter((e) => e.type === 'text').map((e) => e.delta)).toEqual(['from ', 'b']);
     expect(fb.id).toBe('a');
     expect(second.requests[0]!.model).toBe('b-model');
+    expect(events.at(-1)).toMatchObject({ type: 'done', provider: 'b' });
     expect(switches).toEqual(['a->b:500']);
   });
 
@@ -98,7 +99,13 @@ describe('createLlmProvider and createLlmRegistry against fake vendor servers', 
     const events = await collect(provider.stream(ask));
     expect(events).toEqual([
       { type: 'text', delta: 'Claude here' },
-      { type: 'done', usage: { inputTokens: 3, outputTokens: 2 }, finishReason: 'stop' },
+      {
+        type: 'done',
+        usage: { inputTokens: 3, outputTokens: 2 },
+        finishReason: 'stop',
+        model: 'fake-model',
+        provider: 'llm_vendor_2',
+      },
     ]);
     expect(openai.requests).toHaveLength(2);
     expect((anthropic.requests[0]!.body as { model: string }).model).toBe('claude-fallback');

@@ -37,7 +37,8 @@ export class FallbackProvider implements LlmProvider {
         const req = leg.model ? { ...request, model: leg.model } : request;
         for await (const ev of leg.provider.stream(req)) {
           if (ev.type !== 'done') spoke = true;
-          yield ev;
+          // Usage belongs to whoever answered; the caller only knows this provider's id.
+          yield ev.type === 'done' && ev.provider === undefined ? { ...ev, provider: leg.provider.id } : ev;
         }
         return;
       } catch (err) {

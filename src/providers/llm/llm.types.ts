@@ -44,7 +44,18 @@ export interface LlmUsage {
 export type LlmStreamEvent =
   | { type: 'text'; delta: string }
   | { type: 'tool_call'; call: LlmToolCall }
-  | { type: 'done'; usage: LlmUsage; finishReason: string };
+  | {
+      type: 'done';
+      usage: LlmUsage;
+      finishReason: string;
+      /**
+       * Who answered, when it may differ from the provider asked: a FallbackProvider names the
+       * provider that took over. Usage belongs to this id when set.
+       */
+      provider?: string;
+      /** The model that answered as the vendor reports it (a router may have used a fallback). */
+      model?: string;
+    };
 
 export interface LlmProvider {
   /** The provider identifier of the spec: llm_vendor_1 … llm_vendor_4 (or a fake's name). */

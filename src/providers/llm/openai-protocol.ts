@@ -69,6 +69,7 @@ interface ChunkToolCall {
 }
 
 interface Chunk {
+  model?: string;
   choices?: {
     index?: number;
     delta?: { content?: string | null; tool_calls?: ChunkToolCall[] };
@@ -92,6 +93,7 @@ export class ChatCompletionDecoder implements StreamDecoder {
   private finishReason: string | undefined;
   private sawDone = false;
   private emittedCalls = false;
+  private model: string | undefined;
 
   constructor(private readonly provider: string) {}
 
@@ -111,6 +113,7 @@ export class ChatCompletionDecoder implements StreamDecoder {
       );
     }
     const out: LlmStreamEvent[] = [];
+    if (chunk.model) this.model = chunk.model;
     if (chunk.usage) {
       this.usage = {
         inputTokens: chunk.usage.prompt_tokens ?? 0,
@@ -148,7 +151,12 @@ export class ChatCompletionDecoder implements StreamDecoder {
     }
     const out = this.flushCalls();
     const reason = this.finishReason ?? (this.emittedCalls ? 'tool_calls' : 'stop');
-    out.push({ type: 'done', usage: this.usage, finishReason: reason });
+    out.push({
+      type: 'done',
+      usage: this.usage,
+      finishReason: reason,
+      ...(this.model ? { model: this.model } : {}),
+    });
     return out;
   }
 

@@ -35,7 +35,12 @@ describe('llm_vendor_1 (OpenAI Chat Completions)', () => {
       { type: 'text', delta: 'Hel' },
       { type: 'text', delta: 'lo' },
       { type: 'text', delta: ' there' },
-      { type: 'done', usage: { inputTokens: 12, outputTokens: 3 }, finishReason: 'stop' },
+      {
+        type: 'done',
+        usage: { inputTokens: 12, outputTokens: 3 },
+        finishReason: 'stop',
+        model: 'fake-model',
+      },
     ]);
   });
 
@@ -107,7 +112,12 @@ describe('llm_vendor_1 (OpenAI Chat Completions)', () => {
         call: { id: 'call_a', name: 'get_weather', arguments: '{"city":"Oslo","unit":"celsius"}' },
       },
       { type: 'tool_call', call: { id: 'call_b', name: 'get_weather', arguments: '{"city":"Bergen"}' } },
-      { type: 'done', usage: { inputTokens: 40, outputTokens: 22 }, finishReason: 'tool_calls' },
+      {
+        type: 'done',
+        usage: { inputTokens: 40, outputTokens: 22 },
+        finishReason: 'tool_calls',
+        model: 'fake-model',
+      },
     ]);
   });
 

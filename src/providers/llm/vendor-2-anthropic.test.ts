@@ -41,7 +41,12 @@ describe('llm_vendor_2 (Anthropic Messages)', () => {
     expect(events).toEqual([
       { type: 'text', delta: 'Good ' },
       { type: 'text', delta: 'morning' },
-      { type: 'done', usage: { inputTokens: 25, outputTokens: 4 }, finishReason: 'stop' },
+      {
+        type: 'done',
+        usage: { inputTokens: 25, outputTokens: 4 },
+        finishReason: 'stop',
+        model: 'fake-model',
+      },
     ]);
   });
 
@@ -133,7 +138,12 @@ describe('llm_vendor_2 (Anthropic Messages)', () => {
         type: 'tool_call',
         call: { id: 'toolu_9', name: 'lookup_order', arguments: '{"order_id":"A-1234","verbose":true}' },
       },
-      { type: 'done', usage: { inputTokens: 50, outputTokens: 30 }, finishReason: 'tool_calls' },
+      {
+        type: 'done',
+        usage: { inputTokens: 50, outputTokens: 30 },
+        finishReason: 'tool_calls',
+        model: 'fake-model',
+      },
     ]);
   });
 

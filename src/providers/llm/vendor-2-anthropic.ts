@@ -131,7 +131,7 @@ const ERROR_STATUS: Record<string, number> = {
 interface StreamData {
   type?: string;
   index?: number;
-  message?: { usage?: AnthropicUsage };
+  message?: { usage?: AnthropicUsage; model?: string };
   content_block?: { type?: string; id?: string; name?: string; text?: string };
   delta?: { type?: string; text?: string; partial_json?: string; stop_reason?: string | null };
   usage?: AnthropicUsage;
@@ -150,6 +150,7 @@ export class AnthropicDecoder implements StreamDecoder {
   private usage: LlmUsage = emptyUsage();
   private stopReason: string | undefined;
   private stopped = false;
+  private model: string | undefined;
 
   constructor(private readonly provider: string) {}
 
@@ -157,6 +158,7 @@ export class AnthropicDecoder implements StreamDecoder {
     const d = parseData<StreamData>(this.provider, ev.data);
     switch (d.type ?? ev.event) {
       case 'message_start':
+        this.model = d.message?.model;
         this.addUsage(d.message?.usage);
         return [];
       case 'content_block_start':
@@ -213,7 +215,10 @@ export class AnthropicDecoder implements StreamDecoder {
 
   finish(): LlmStreamEvent[] {
     if (!this.stopped) throw protocolError(this.provider, 'stream ended before message_stop');
-    return [{ type: 'done', usage: this.usage, finishReason: this.stopReason ?? 'stop' }];
+    const reason = this.stopReason ?? 'stop';
+    return [
+      { type: 'done', usage: this.usage, finishReason: reason, ...(this.model ? { model: this.model } : {}) },
+    ];
   }
 
   /** message_start carries the input count; message_delta the running output count (not a delta). */

@@ -43,7 +43,12 @@ describe('llm_vendor_3 (Gemini streamGenerateContent)', () => {
     expect(events).toEqual([
       { type: 'text', delta: 'Sure' },
       { type: 'text', delta: ', Tuesday works.' },
-      { type: 'done', usage: { inputTokens: 30, outputTokens: 6 }, finishReason: 'stop' },
+      {
+        type: 'done',
+        usage: { inputTokens: 30, outputTokens: 6 },
+        finishReason: 'stop',
+        model: 'fake-model',
+      },
     ]);
   });
 
@@ -144,6 +149,7 @@ describe('llm_vendor_3 (Gemini streamGenerateContent)', () => {
       type: 'done',
       usage: { inputTokens: 10, outputTokens: 8 },
       finishReason: 'tool_calls',
+      model: 'fake-model',
     });
   });
 

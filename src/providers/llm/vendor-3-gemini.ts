@@ -177,6 +177,7 @@ interface GeminiPart {
 }
 
 interface GeminiChunk {
+  modelVersion?: string;
   candidates?: { content?: { parts?: GeminiPart[] }; finishReason?: string }[];
   usageMetadata?: { promptTokenCount?: number; candidatesTokenCount?: number; thoughtsTokenCount?: number };
   promptFeedback?: { blockReason?: string };
@@ -187,6 +188,7 @@ export class GeminiDecoder implements StreamDecoder {
   private usage: LlmUsage = emptyUsage();
   private finishReason: string | undefined;
   private calls = 0;
+  private model: string | undefined;
 
   constructor(
     private readonly provider: string,
@@ -208,6 +210,7 @@ export class GeminiDecoder implements StreamDecoder {
         },
       );
     }
+    if (chunk.modelVersion) this.model = chunk.modelVersion;
     const u = chunk.usageMetadata;
     if (u) {
       // Thinking tokens are billed as output, so they count as output here.
@@ -247,6 +250,8 @@ export class GeminiDecoder implements StreamDecoder {
       throw protocolError(this.provider, 'stream ended without a finishReason');
     // Gemini says STOP after function calls too; the contract says tool_calls.
     const reason = this.finishReason === 'stop' && this.calls > 0 ? 'tool_calls' : this.finishReason;
-    return [{ type: 'done', usage: this.usage, finishReason: reason }];
+    return [
+      { type: 'done', usage: this.usage, finishReason: reason, ...(this.model ? { model: this.model } : {}) },
+    ];
   }
 }

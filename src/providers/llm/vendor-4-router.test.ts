@@ -29,7 +29,12 @@ describe('llm_vendor_4 (OpenAI-compatible router)', () => {
     expect(events).toEqual([
       { type: 'text', delta: 'Routed' },
       { type: 'tool_call', call: { id: 'call_r', name: 'end_call', arguments: '{"reason":"done"}' } },
-      { type: 'done', usage: { inputTokens: 9, outputTokens: 5 }, finishReason: 'tool_calls' },
+      {
+        type: 'done',
+        usage: { inputTokens: 9, outputTokens: 5 },
+        finishReason: 'tool_calls',
+        model: 'fake-model',
+      },
     ]);
     await provider.close();
   });
