@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../shared/clock.js';
 import { JitterBuffer, type JitterBufferOptions, type JitterOutput } from './jitter-buffer.js';
@@ -169,5 +170,37 @@ describe('JitterBuffer', () => {
     expect(jb.stats.late).toBe(0);
     expect(jb.stats.underruns).toBeGreaterThan(0);
     expect(played(out).length).toBe(jb.stats.played);
+  });
+
+  it('keeps order and accounts for every packet under any reordering, loss and duplication (property)', () => {
+    const arrival = fc.record({
+      delay: fc.integer({ min: 0, max: 150 }),
+      lost: fc.boolean(),
+      dup: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 0xffff }),
+        fc.array(arrival, { minLength: 1, maxLength: 300 }),
+        (first, pattern) => {
+          const arrivals: Arrival[] = [];
+          pattern.forEach((a, i) => {
+            if (a.lost && i > 0) return;
+            arrivals.push({ seq: first + i, at: i * 20 + a.delay });
+            if (a.dup) arrivals.push({ seq: first + i, at: i * 20 + a.delay + 7 });
+          });
+          const head = arrivals.shift()!;
+          arrivals.sort((x, y) => x.at - y.at);
+          arrivals.unshift({ ...head, at: Math.min(head.at, arrivals[0]?.at ?? head.at) });
+          const { jb, out } = run(arrivals, pattern.length * 20 + 800);
+          const frames = played(out).filter((x): x is number => x !== 'loss');
+          for (let i = 1; i < frames.length; i++) expect(frames[i]).toBeGreaterThan(frames[i - 1]);
+          const s = jb.stats;
+          expect(s.played + s.late + s.dropped + s.duplicates + jb.held).toBe(s.received);
+          expect(frames).toHaveLength(s.played);
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 });

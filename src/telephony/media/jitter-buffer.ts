@@ -111,6 +111,11 @@ export class JitterBuffer {
     return Math.min(this.maxDelayMs, frames * this.frameMs);
   }
 
+  /** Packets waiting in the buffer. */
+  get held(): number {
+    return this.count;
+  }
+
   /** Frames held from the next to play up to the highest received. */
   get depthFrames(): number {
     return this.count === 0 ? 0 : this.highest - this.nextSeq + 1;

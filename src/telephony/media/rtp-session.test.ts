@@ -223,6 +223,29 @@ describe('RtpSession over loopback UDP', () => {
     expect(b.s.receiver.counters.unknownPayload).toBeLessThanOrEqual(1);
   });
 
+  it('counts garbage and keeps working: random datagrams on both ports', async () => {
+    const clock = new FakeClock();
+    const errors: Error[] = [];
+    const b = session(clock, { onError: (e) => errors.push(e) });
+    const pb = await b.s.bind();
+    b.s.start();
+    const junk = dgram.createSocket('udp4');
+    await new Promise<void>((r) => junk.bind(0, HOST, r));
+    let x = 7;
+    const byte = () => ((x = (x * 1103515245 + 12345) & 0x7fffffff) >> 16) & 0xff;
+    for (let i = 0; i < 300; i++) {
+      const len = byte() % 80;
+      const msg = Buffer.from(Array.from({ length: len }, byte));
+      if (i % 3 === 0 && len > 1) msg[0] = 0x80 | (msg[0] & 0x3f); // looks like version 2
+      await new Promise<void>((r) => junk.send(msg, i % 2 ? pb + 1 : pb, HOST, () => r()));
+    }
+    await settle(() => b.s.counters.malformed + b.s.counters.rtpIn + b.s.counters.rtcpIn >= 280, 2000);
+    clock.advance(200);
+    junk.close();
+    expect(b.s.counters.malformed).toBeGreaterThan(150);
+    expect(errors).toEqual([]);
+  });
+
   it('frees its port on close and sends an RTCP BYE', async () => {
     const clock = new FakeClock();
     let bye: string | undefined;
