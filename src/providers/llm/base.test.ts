@@ -177,6 +177,17 @@ describe('timeouts on the injected clock', () => {
   });
 });
 
+describe('total timeout', () => {
+  it('ends an attempt that runs past the total budget even while bytes keep coming', async () => {
+    server.replyRaw({ kind: 'stream', frames: server.frames({ text: ['one', 'two'] }), holdAfter: 2 });
+    const it = iterate(make({ timeouts: { totalMs: 1000, idleMs: 60_000 } }).stream(ask));
+    expect((await it.next()).value).toEqual({ type: 'text', delta: 'one' });
+    const next = it.next();
+    clock.advance(1000);
+    await expect(next).rejects.toThrow(/total timeout after 1000 ms/);
+  });
+});
+
 describe('abort', () => {
   it('stops mid-stream with the signal reason and closes the connection', async () => {
     server.replyRaw({ kind: 'stream', frames: server.frames({ text: ['a', 'b'] }), holdAfter: 2 });
