@@ -35,11 +35,13 @@ describe('G.711 µ-law', () => {
 
   it('is monotonic in the decoded value', () => {
     let prev = -Infinity;
-    for (let x = -32768; x <= 32767; x += 7) {
+    const backwards: number[] = [];
+    for (let x = -32768; x <= 32767; x++) {
       const y = ulawToLinear(linearToUlaw(x));
-      expect(y).toBeGreaterThanOrEqual(prev);
+      if (y < prev) backwards.push(x);
       prev = y;
     }
+    expect(backwards).toEqual([]);
   });
 });
 
