@@ -1,3 +1,5 @@
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Agent } from 'undici';
 import { FakeClock } from '../shared/clock.js';
@@ -9,7 +11,7 @@ import { seedEndpoint, seedWorkspace, testBox } from '../../test/support/webhook
 import { AddressPolicy } from './address-policy.js';
 import { claimDue } from './delivery-store.js';
 import { emitEvent } from './outbox.js';
-import type { EndpointPausedNotice, OwnerNotifier } from './owner-notifier.js';
+import { createOwnerNotifier, type EndpointPausedNotice, type OwnerNotifier } from './owner-notifier.js';
 import { createGuardedAgent } from './ssrf-guard.js';
 import { verifyWebhook } from './verify-webhook.js';
 import { WebhookWorker } from './webhook-worker.js';
@@ -343,5 +345,43 @@ describe.each(storeKinds())('webhook worker on $name', (kind) => {
       true,
     );
     expect(await worker().runOnce()).toBe(2);
+  });
+
+  it('e-mails the workspace owner through a real SMTP server when it auto-pauses an endpoint', async () => {
+    const mails: string[] = [];
+    const smtp = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      onData(stream, _session, callback) {
+        const chunks: Buffer[] = [];
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('end', () => {
+          mails.push(Buffer.concat(chunks).toString('utf8'));
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+    const port = (smtp.server.address() as AddressInfo).port;
+    const mailer = createOwnerNotifier({ smtpUrl: `smtp://127.0.0.1:${port}`, logger: silentLogger() });
+    try {
+      const ws = await seedWorkspace(store.db, 'ops@example.test');
+      const ep = await seedEndpoint(store.db, { ...ws, url: `${receiver.url}/down`, events: ['call.ended'] });
+      receiver.respond = (_r, res) => res.writeHead(502).end();
+      // Failing since exactly seven days ago: the next failed attempt pauses it.
+      await store.db
+        .updateTable('webhook_endpoints')
+        .set({ failing_since: toDbTime(clock.now() - 7 * DAY) })
+        .where('id', '=', ep.id)
+        .execute();
+      await emit(ws);
+      await worker({ notifier: mailer }).runOnce();
+      expect(mails).toHaveLength(1);
+      expect(mails[0]).toMatch(/^To: ops@example\.test/m);
+      expect(mails[0]).toContain(ep.id);
+    } finally {
+      mailer.close();
+      await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    }
   });
 });
