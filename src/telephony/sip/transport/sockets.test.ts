@@ -1,0 +1,240 @@
+// The transports on real loopback sockets: UDP request/response and error answers, TCP framing
+// across chunks, keep-alives, idle close on the fake clock, connection reuse, and TLS.
+import { execFileSync } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import type { Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect as tlsConnect } from 'node:tls';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../../shared/clock.js';
+import { createReply } from '../message/build.js';
+import { parseMessage } from '../message/parse.js';
+import type { SipRequest, SipResponse } from '../message/types.js';
+import { Receiver } from './receiver.js';
+import type { Source } from './routing.js';
+import { responseDestination } from './routing.js';
+import { StreamTransport } from './stream.js';
+import { UdpTransport } from './udp.js';
+
+const options = (transport: string, branch = 'z9hG4bKs1', host = '127.0.0.1:1'): string =>
+  [
+    'OPTIONS sip:service@127.0.0.1 SIP/2.0',
+    `Via: SIP/2.0/${transport} ${host};branch=${branch};rport`,
+    'Max-Forwards: 70',
+    'To: <sip:service@127.0.0.1>',
+    'From: <sip:probe@127.0.0.1>;tag=p1',
+    'Call-ID: sock-1',
+    'CSeq: 1 OPTIONS',
+    'Content-Length: 0',
+    '',
+    '',
+  ].join('\r\n');
+
+const closers: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of closers.splice(0)) await c();
+});
+
+function receiver(clock: FakeClock, got: Array<{ req: SipRequest; source: Source }>) {
+  return new Receiver({
+    clock,
+    handler: { onRequest: (req, source) => got.push({ req, source }), onResponse: () => undefined },
+  });
+}
+
+/** Resolves once cond() holds, checking as socket events get processed (no time bound: vitest's timeout is the bound). */
+function until(cond: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const poll = setInterval(() => {
+      if (cond()) {
+        clearInterval(poll);
+        resolve();
+      }
+    }, 2);
+  });
+}
+
+function nextData(socket: Socket): Promise<string> {
+  return new Promise((resolve) => socket.once('data', (d: Buffer) => resolve(d.toString())));
+}
+
+describe('UDP', () => {
+  it('delivers requests with rport filled and routes the answer back', async () => {
+    const clock = new FakeClock();
+    const got: Array<{ req: SipRequest; source: Source }> = [];
+    const udp = new UdpTransport({ host: '127.0.0.1', port: 0, receiver: receiver(clock, got) });
+    const { port } = await udp.listen();
+    closers.push(() => udp.close());
+    const client = createSocket('udp4');
+    closers.push(() => void client.close());
+    const answer = new Promise<string>((resolve) => client.once('message', (m) => resolve(m.toString())));
+    const arrived = until(() => got.length > 0);
+    client.send(options('UDP'), port, '127.0.0.1');
+    await arrived;
+    const { req, source } = got[0];
+    expect(req.via[0]).toMatchObject({ received: '127.0.0.1', rport: client.address().port });
+    udp.send(createReply(req, 200, 'OK', { toTag: 't' }), responseDestination(req.via[0], source));
+    const res = parseMessage(await answer) as SipResponse;
+    expect(res.status).toBe(200);
+    expect(res.via[0].rport).toBe(client.address().port);
+  });
+
+  it('answers a malformed datagram with 400', async () => {
+    const clock = new FakeClock();
+    const udp = new UdpTransport({ host: '127.0.0.1', port: 0, receiver: receiver(clock, []) });
+    const { port } = await udp.listen();
+    closers.push(() => udp.close());
+    const client = createSocket('udp4');
+    closers.push(() => void client.close());
+    const answer = new Promise<string>((resolve) => client.once('message', (m) => resolve(m.toString())));
+    client.send(options('UDP').replace('CSeq: 1 OPTIONS', 'CSeq: x'), port, '127.0.0.1');
+    expect(await answer).toMatch(
+      /^SIP\/2.0 400 Bad Request\r\nVia: SIP\/2.0\/UDP 127.0.0.1:1;branch=z9hG4bKs1;rport\r\n/,
+    );
+  });
+});
+
+describe('TCP', () => {
+  async function server(clock = new FakeClock(), idleMs?: number) {
+    const got: Array<{ req: SipRequest; source: Source }> = [];
+    const t = new StreamTransport({
+      transport: 'TCP',
+      host: '127.0.0.1',
+      port: 0,
+      clock,
+      receiver: receiver(clock, got),
+      ...(idleMs ? { idleMs } : {}),
+    });
+    const { port } = await t.listen();
+    closers.push(() => t.close());
+    return { t, port, got, clock };
+  }
+
+  it('frames messages split and joined across writes, answers on the same connection', async () => {
+    const { t, port, got } = await server();
+    const sock = connect(port, '127.0.0.1');
+    closers.push(() => void sock.destroy());
+    await new Promise((r) => sock.once('connect', r));
+    const wire = options('TCP', 'z9hG4bKa') + options('TCP', 'z9hG4bKb') + options('TCP', 'z9hG4bKc');
+    sock.write(wire.slice(0, 100));
+    sock.write(wire.slice(100, 700));
+    const pong = nextData(sock);
+    sock.write(wire.slice(700) + '\r\n\r\n');
+    expect(await pong).toBe('\r\n');
+    expect(got.map((g) => g.req.via[0].branch)).toEqual(['z9hG4bKa', 'z9hG4bKb', 'z9hG4bKc']);
+    const reply = nextData(sock);
+    t.send(
+      createReply(got[0].req, 200, 'OK', { toTag: 'x' }),
+      responseDestination(got[0].req.via[0], got[0].source),
+    );
+    expect((parseMessage(await reply) as SipResponse).status).toBe(200);
+    expect(t.connections).toBe(1);
+  });
+
+  it('answers a framing error with 400 and closes the connection', async () => {
+    const { port } = await server();
+    const sock = connect(port, '127.0.0.1');
+    closers.push(() => void sock.destroy());
+    const closed = new Promise((r) => sock.once('close', r));
+    const data = nextData(sock);
+    sock.write(options('TCP').replace('Content-Length: 0', 'Content-Length: abc'));
+    expect(await data).toMatch(/^SIP\/2.0 400 Bad Request\r\n/);
+    await closed;
+  });
+
+  it('closes idle connections when the clock says so', async () => {
+    const { port, t, clock, got } = await server(new FakeClock(), 60_000);
+    const sock = connect(port, '127.0.0.1');
+    closers.push(() => void sock.destroy());
+    sock.write(options('TCP'));
+    await until(() => got.length > 0);
+    const closed = new Promise((r) => sock.once('close', r));
+    clock.advance(59_999);
+    expect(t.connections).toBe(1);
+    clock.advance(1);
+    await closed;
+    await until(() => t.connections === 0);
+  });
+
+  it('reuses one outbound connection per peer', async () => {
+    const far = await server();
+    const clock = new FakeClock();
+    const near = new StreamTransport({
+      transport: 'TCP',
+      host: '127.0.0.1',
+      port: 0,
+      clock,
+      receiver: receiver(clock, []),
+    });
+    closers.push(() => near.close());
+    const to = { transport: 'TCP' as const, host: '127.0.0.1', port: far.port, reliable: true };
+    const req = (b: string) => parseMessage(options('TCP', b)) as SipRequest;
+    expect(near.send(req('z9hG4bK1'), to)).toBe(true);
+    expect(near.send(req('z9hG4bK2'), to)).toBe(true);
+    await until(() => far.got.length === 2);
+    expect(near.connections).toBe(1);
+    expect(far.t.connections).toBe(1);
+  });
+});
+
+describe('TLS', () => {
+  let cert = '';
+  let key = '';
+  beforeAll(() => {
+    const dir = mkdtempSync(join(tmpdir(), 'sip-tls-'));
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-keyout',
+        join(dir, 'k.pem'),
+        '-out',
+        join(dir, 'c.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
+    cert = readFileSync(join(dir, 'c.pem'), 'utf8');
+    key = readFileSync(join(dir, 'k.pem'), 'utf8');
+  });
+
+  it('accepts SIP over TLS with the configured certificate', async () => {
+    const clock = new FakeClock();
+    const got: Array<{ req: SipRequest; source: Source }> = [];
+    const t = new StreamTransport({
+      transport: 'TLS',
+      host: '127.0.0.1',
+      port: 0,
+      clock,
+      receiver: receiver(clock, got),
+      tls: { cert, key },
+    });
+    const { port } = await t.listen();
+    closers.push(() => t.close());
+    const sock = tlsConnect({ host: '127.0.0.1', port, ca: cert, servername: 'localhost' });
+    closers.push(() => void sock.destroy());
+    await new Promise((r) => sock.once('secureConnect', r));
+    expect(sock.getPeerCertificate().subject.CN).toBe('localhost');
+    const reply = new Promise<string>((resolve) => sock.once('data', (d: Buffer) => resolve(d.toString())));
+    sock.write(options('TLS'));
+    await until(() => got.length > 0);
+    expect(got[0].source.transport).toBe('TLS');
+    t.send(
+      createReply(got[0].req, 200, 'OK', { toTag: 'x' }),
+      responseDestination(got[0].req.via[0], got[0].source),
+    );
+    expect((parseMessage(await reply) as SipResponse).status).toBe(200);
+  });
+});
