@@ -46,8 +46,8 @@ export async function runChat(
       .where('id', '=', input.workflowId)
       .executeTakeFirst();
     if (!workflow) throw new CliError(`chat: no workflow ${input.workflowId}`);
-    if (workflow.published_version === null)
-      throw new CliError(`chat: workflow ${input.workflowId} has no published version`);
+    const version = workflow.published_version;
+    if (version === null) throw new CliError(`chat: workflow ${input.workflowId} has no published version`);
 
     const now = toDbTime(deps.clock.now());
     const sessionId = deps.newId();

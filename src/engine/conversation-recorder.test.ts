@@ -95,6 +95,7 @@ for (const kind of storeKinds()) {
         [5, 'assistant', 'Bob here.', 'Bob', 250],
       ]);
       expect(msgs[2]!.spoken_at).toBe('2026-03-01T10:00:00.250Z');
+      expect(msgs[3]!.spoken_at).toBe('2026-03-01T10:00:00.250Z');
 
       const usage = await store.db
         .selectFrom('usage_events')
