@@ -123,12 +123,13 @@ export class EventStream {
   }
 
   /**
-   * Stamps the event with the time and delivers it. The object passed in becomes the event (no
-   * copy: this runs several times per node step), so callers pass a fresh literal.
+   * Stamps the event with the time (now, or `at` when the event happened earlier, like the end of
+   * a user's turn) and delivers it. The object passed in becomes the event (no copy: this runs
+   * several times per node step), so callers pass a fresh literal.
    */
-  emit(input: EngineEventInput): EngineEvent {
+  emit(input: EngineEventInput, at?: number): EngineEvent {
     const event = input as EngineEvent;
-    event.at = this.now();
+    event.at = at ?? this.now();
     this.history?.push(event);
     if (this.listeners.size === 0) return event;
     for (const listener of this.listeners) {

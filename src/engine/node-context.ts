@@ -83,7 +83,9 @@ export function createNodeContext(deps: NodeContextDeps): MutableNodeContext {
       if (turn) {
         pendingTurnEnd = turn.endedAt;
         conversation.push({ role: 'user', content: turn.text });
-        events.emit({ type: 'message', role: 'user', content: turn.text, node_id: ctx.nodeId });
+        // The transcript's spoken_at is when the user finished, not when a node got round to it.
+        const endedAt = clock.now() - Math.max(0, clock.monotonic() - turn.endedAt);
+        events.emit({ type: 'message', role: 'user', content: turn.text, node_id: ctx.nodeId }, endedAt);
       }
       return turn;
     },

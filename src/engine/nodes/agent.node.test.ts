@@ -154,3 +154,15 @@ describe('agent', () => {
     });
   });
 });
+
+describe('agent transcript timing', () => {
+  it('stamps a user message with the end of the turn, not when the node read it', async () => {
+    const { h } = setup({ replies: [{ text: 'ok' }] });
+    h.clock.advance(1000);
+    h.channel.pushText('early');
+    h.clock.advance(4000);
+    await agentNode.run(h.ctx, { agent_id: 'agent-1', max_turns: 1 }, h.signal);
+    const user = h.of('message').find((m) => m.role === 'user')!;
+    expect(user.at - h.clock.now()).toBe(-4000);
+  });
+});
