@@ -223,6 +223,36 @@ describe('RtpSession over loopback UDP', () => {
     expect(b.s.receiver.counters.unknownPayload).toBeLessThanOrEqual(1);
   });
 
+  it('follows a re-INVITE to a new address without latching back to the old one', async () => {
+    const clock = new FakeClock();
+    const latches: number[] = [];
+    const a = session(clock);
+    const b = session(clock, { relatchAfter: 5, onLatch: (src) => latches.push(src.port) });
+    const c = session(clock);
+    const pa = await a.s.bind();
+    const pb = await b.s.bind();
+    const pc = await c.s.bind();
+    a.s.setRemote({ address: HOST, port: pb });
+    b.s.setRemote({ address: HOST, port: pa });
+    c.s.setRemote({ address: HOST, port: pb });
+    a.s.start();
+    b.s.start();
+    await run(clock, 100, () => b.s.counters.rtpIn);
+    expect(latches).toEqual([pa]);
+    // The call moves to C (say, another media server) while A still sends a few packets.
+    b.s.setRemote({ address: HOST, port: pc });
+    expect(b.s.destination?.port).toBe(pc);
+    await run(clock, 60, () => b.s.counters.stray);
+    expect(b.s.isLatched).toBe(false);
+    expect(b.s.counters.stray).toBeGreaterThanOrEqual(2);
+    a.s.sender.stop();
+    c.s.start();
+    await run(clock, 200, () => b.s.counters.rtpIn + c.s.counters.rtpIn);
+    // C's packets come from the new SDP address itself and latch at once.
+    expect(latches).toEqual([pa, pc]);
+    expect(c.s.counters.rtpIn).toBeGreaterThan(5);
+  });
+
   it('counts garbage and keeps working: random datagrams on both ports', async () => {
     const clock = new FakeClock();
     const errors: Error[] = [];

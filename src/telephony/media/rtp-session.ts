@@ -87,6 +87,8 @@ export class RtpSession {
   private candidate: { key: string; count: number } | null = null;
   private readonly packet = new RtpPacket();
   private closed = false;
+  /** The SDP address changed mid-call: latch at once only to exactly the new address. */
+  private moved = false;
 
   constructor(private readonly options: RtpSessionOptions) {
     const random = options.random ?? Math.random;
@@ -189,9 +191,20 @@ export class RtpSession {
     return this.port;
   }
 
-  /** Sets or changes the peer's SDP address (answer received, re-INVITE). */
+  /**
+   * Sets or changes the peer's SDP address (answer received, re-INVITE). A new address drops the
+   * latch: media follows the SDP again; a packet from exactly that address latches at once, any
+   * other source only after a run of `relatchAfter`, so stragglers from the old source cannot.
+   */
   setRemote(remote: MediaAddress): void {
+    const old = this.remote;
     this.remote = remote;
+    if (old && (old.address !== remote.address || old.port !== remote.port)) {
+      this.latched = null;
+      this.rtcpRemote = null;
+      this.candidate = null;
+      this.moved = true;
+    }
   }
 
   start(): void {
@@ -282,8 +295,11 @@ export class RtpSession {
       this.candidate = null;
       return true;
     }
-    const fromSdp = this.remote !== null && this.remote.address === rinfo.address;
-    const immediate = !latched && (this.options.latch !== 'sdp-address' || fromSdp);
+    const remote = this.remote;
+    // After a move only the new SDP address itself (port too) latches at once.
+    const fromSdp =
+      remote !== null && remote.address === rinfo.address && (!this.moved || remote.port === rinfo.port);
+    const immediate = !latched && (fromSdp || (this.options.latch !== 'sdp-address' && !this.moved));
     if (!immediate) {
       const key = `${rinfo.address}|${rinfo.port}`;
       this.candidate =
