@@ -126,7 +126,7 @@ export class ChatCompletionDecoder implements StreamDecoder {
     const delta = choice.delta;
     if (delta?.content) out.push({ type: 'text', delta: delta.content });
     for (const frag of delta?.tool_calls ?? []) {
-      const index = frag.index ?? 0;
+      const index = frag.index ?? this.indexWithout(frag.id);
       let call = this.calls.get(index);
       if (!call) {
         call = { id: '', name: '', args: '' };
@@ -158,6 +158,16 @@ export class ChatCompletionDecoder implements StreamDecoder {
       ...(this.model ? { model: this.model } : {}),
     });
     return out;
+  }
+
+  /**
+   * Some compatible servers omit `index` and send each call whole in its own chunk: then a new id
+   * starts a new call, and a fragment without an id continues the latest one.
+   */
+  private indexWithout(id: string | undefined): number {
+    const last = this.calls.size ? Math.max(...this.calls.keys()) : -1;
+    if (last < 0) return 0;
+    return id && this.calls.get(last)!.id && this.calls.get(last)!.id !== id ? last + 1 : last;
   }
 
   private flushCalls(): LlmStreamEvent[] {

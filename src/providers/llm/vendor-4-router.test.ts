@@ -92,6 +92,30 @@ describe('llm_vendor_4 (OpenAI-compatible router)', () => {
     await provider.close();
   });
 
+  it('tells whole tool calls apart by id when an upstream omits the index', async () => {
+    const provider = new RouterChatProvider({ apiKey: 'k', baseUrl: server.baseUrl });
+    const chunk = (delta: unknown, finish: string | null = null) =>
+      `data: ${JSON.stringify({ model: 'up/model', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    server.replyRaw({
+      kind: 'stream',
+      frames: [
+        chunk({
+          tool_calls: [{ id: 'a', type: 'function', function: { name: 'one', arguments: '{"x":1}' } }],
+        }),
+        chunk({ tool_calls: [{ id: 'b', type: 'function', function: { name: 'two', arguments: '{"y":' } }] }),
+        chunk({ tool_calls: [{ function: { arguments: '2}' } }] }),
+        chunk({}, 'tool_calls'),
+        'data: [DONE]\n\n',
+      ],
+    });
+    const events = await collect(provider.stream({ model: 'up/model', messages: [] }));
+    expect(events.filter((e) => e.type === 'tool_call')).toEqual([
+      { type: 'tool_call', call: { id: 'a', name: 'one', arguments: '{"x":1}' } },
+      { type: 'tool_call', call: { id: 'b', name: 'two', arguments: '{"y":2}' } },
+    ]);
+    await provider.close();
+  });
+
   it('parses a comma-separated model chain', () => {
     expect(parseModelList(' a/b ,c/d,, e ')).toEqual(['a/b', 'c/d', 'e']);
   });
