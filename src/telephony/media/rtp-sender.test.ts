@@ -141,4 +141,21 @@ describe('RtpSender', () => {
     expect((ts[4] - ts[3]) >>> 0).toBe(960);
     expect(sent[3].p.marker).toBe(true);
   });
+
+  it('reports an encoder failure and keeps pacing', () => {
+    const errors: Error[] = [];
+    const codec = new PipelineCodec(new G711Codec('ulaw'));
+    let n = 0;
+    const encode = codec.encode.bind(codec);
+    codec.encode = (pcm) => {
+      if (++n === 3) throw new Error('encoder broke');
+      return encode(pcm);
+    };
+    const { clock, sender, sent } = setup({ codec, onError: (e) => errors.push(e) });
+    sender.start();
+    clock.advance(100);
+    expect(errors.map((e) => e.message)).toEqual(['encoder broke']);
+    expect(sender.stats.encodeErrors).toBe(1);
+    expect(sent).toHaveLength(5);
+  });
 });

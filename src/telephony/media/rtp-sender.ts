@@ -25,6 +25,7 @@ export interface RtpSenderOptions {
   /** With nothing queued: send encoded silence (default, keeps NAT bindings and strict peers happy) or pause. */
   idle?: 'silence' | 'pause';
   maxBurst?: number;
+  onError?: (err: Error) => void;
 }
 
 export interface DigitOptions {
@@ -40,6 +41,7 @@ export interface SenderStats {
   eventPackets: number;
   /** Frames the pacer skipped after a stall (their time passed unsent). */
   skippedFrames: number;
+  encodeErrors: number;
 }
 
 interface PendingDigit {
@@ -49,7 +51,7 @@ interface PendingDigit {
 }
 
 export class RtpSender {
-  readonly stats: SenderStats = { packets: 0, octets: 0, eventPackets: 0, skippedFrames: 0 };
+  readonly stats: SenderStats = { packets: 0, octets: 0, eventPackets: 0, skippedFrames: 0, encodeErrors: 0 };
   private readonly pacer: Pacer;
   private samplesPerTick: number;
   private codec: PipelineCodec;
@@ -175,7 +177,15 @@ export class RtpSender {
       this.talkspurt = true;
       return;
     }
-    const payload = this.codec.encode(frame);
+    let payload: Buffer;
+    try {
+      payload = this.codec.encode(frame);
+    } catch (err) {
+      // An encoder failure costs this frame, never the pacer's timer (and with it the process).
+      this.stats.encodeErrors++;
+      this.options.onError?.(err as Error);
+      return;
+    }
     this.send(false, this.payloadType, this.timestampOf(index), payload);
   }
 

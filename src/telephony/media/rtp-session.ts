@@ -105,6 +105,7 @@ export class RtpSession {
       telephoneEventPayloadType: options.telephoneEventPayloadType,
       idle: options.idle,
       transmit: (b) => this.sendRtp(b),
+      onError: options.onError,
     });
     this.receiver = new MediaReceiver({
       clock: options.clock,
