@@ -1,0 +1,179 @@
+// The SIP stack as a service runs it: UDP, TCP and TLS listeners feeding one receiver and one
+// transaction layer, OPTIONS answered (RFC 3261 11), CANCEL matched to its INVITE (9.2), and
+// every request nobody handles refused with a proper final response.
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../../shared/clock.js';
+import type { HeaderInit } from './message/build.js';
+import { createReply } from './message/build.js';
+import type { SipLimits } from './message/limits.js';
+import type { SipMessage, SipRequest } from './message/types.js';
+import type { RequestPolicy } from './message/validate.js';
+import { DEFAULT_POLICY } from './message/validate.js';
+import { TransactionManager } from './transaction/manager.js';
+import type { ServerTransaction } from './transaction/server.js';
+import type { Destination, TimerValues } from './transaction/types.js';
+import { Receiver } from './transport/receiver.js';
+import type { Source } from './transport/routing.js';
+import { isReliable, responseDestination } from './transport/routing.js';
+import { StreamTransport } from './transport/stream.js';
+import type { ThrottleOptions } from './transport/throttle.js';
+import { UdpTransport } from './transport/udp.js';
+
+/** Methods the parser and stack know; a method outside this list gets 501 (RFC 3261 8.2.1). */
+const KNOWN = [
+  'INVITE',
+  'ACK',
+  'BYE',
+  'CANCEL',
+  'OPTIONS',
+  'REGISTER',
+  'INFO',
+  'UPDATE',
+  'REFER',
+  'NOTIFY',
+  'SUBSCRIBE',
+  'MESSAGE',
+  'PRACK',
+  'PUBLISH',
+];
+/** Methods that only make sense inside a dialog: without a handler there is no dialog, so 481. */
+const IN_DIALOG = ['BYE', 'INFO', 'UPDATE', 'NOTIFY', 'PRACK', 'REFER'];
+
+export interface SipStackOptions {
+  readonly clock: Clock;
+  readonly host: string;
+  /** UDP and TCP share the port, as CONTRACT.md's SIP_PORT says; 0 picks a free one, undefined turns them off. */
+  readonly port?: number;
+  readonly tls?: { readonly port: number; readonly cert: string | Buffer; readonly key: string | Buffer };
+  readonly policy?: RequestPolicy;
+  readonly limits?: Partial<SipLimits>;
+  readonly throttle?: ThrottleOptions;
+  readonly timers?: Partial<TimerValues>;
+  readonly idleMs?: number;
+  /** Methods we accept; others known to us get 405 with Allow. */
+  readonly allow?: readonly string[];
+  readonly serverName?: string;
+  readonly newTag?: () => string;
+  /** The transaction user. Return true when it took the request (and will answer through tx). */
+  readonly onRequest?: (req: SipRequest, tx: ServerTransaction, source: Destination) => boolean;
+}
+
+export class SipStack {
+  readonly transactions: TransactionManager;
+  readonly receiver: Receiver;
+  private udp?: UdpTransport;
+  private tcp?: StreamTransport;
+  private tls?: StreamTransport;
+  private readonly allow: readonly string[];
+  private readonly newTag: () => string;
+
+  constructor(private readonly options: SipStackOptions) {
+    this.allow = options.allow ?? [
+      'INVITE',
+      'ACK',
+      'BYE',
+      'CANCEL',
+      'OPTIONS',
+      'INFO',
+      'UPDATE',
+      'REFER',
+      'NOTIFY',
+    ];
+    this.newTag = options.newTag ?? (() => randomBytes(6).toString('hex'));
+    this.transactions = new TransactionManager({
+      clock: options.clock,
+      send: (m, d) => this.send(m, d),
+      ...(options.timers ? { timers: options.timers } : {}),
+      onRequest: (req, tx, source) => this.dispatch(req, tx, source),
+    });
+    this.receiver = new Receiver({
+      clock: options.clock,
+      policy: options.policy ?? DEFAULT_POLICY,
+      ...(options.limits ? { limits: options.limits } : {}),
+      ...(options.throttle ? { throttle: options.throttle } : {}),
+      handler: {
+        onRequest: (req, source) =>
+          this.transactions.receiveRequest(req, responseDestination(req.via[0], source)),
+        onResponse: (res, source) => this.transactions.receiveResponse(res, this.destinationOf(source)),
+      },
+    });
+  }
+
+  private destinationOf(s: Source): Destination {
+    const d = { transport: s.transport, host: s.address, port: s.port, reliable: isReliable(s.transport) };
+    return s.connectionId !== undefined ? { ...d, connectionId: s.connectionId } : d;
+  }
+
+  async listen(): Promise<{ udp?: number; tcp?: number; tls?: number }> {
+    const o = this.options;
+    const ports: { udp?: number; tcp?: number; tls?: number } = {};
+    if (o.port !== undefined) {
+      this.udp = new UdpTransport({ host: o.host, port: o.port, receiver: this.receiver });
+      ports.udp = (await this.udp.listen()).port;
+      const common = {
+        host: o.host,
+        receiver: this.receiver,
+        clock: o.clock,
+        ...(o.idleMs ? { idleMs: o.idleMs } : {}),
+      };
+      this.tcp = new StreamTransport({ ...common, transport: 'TCP', port: ports.udp });
+      ports.tcp = (await this.tcp.listen()).port;
+    }
+    if (o.tls) {
+      this.tls = new StreamTransport({
+        host: o.host,
+        receiver: this.receiver,
+        clock: o.clock,
+        transport: 'TLS',
+        port: o.tls.port,
+        tls: { cert: o.tls.cert, key: o.tls.key },
+        ...(o.idleMs ? { idleMs: o.idleMs } : {}),
+      });
+      ports.tls = (await this.tls.listen()).port;
+    }
+    return ports;
+  }
+
+  send(message: SipMessage, to: Destination): boolean {
+    if (to.transport === 'UDP') return this.udp?.send(message, to) ?? false;
+    if (to.transport === 'TCP') return this.tcp?.send(message, to) ?? false;
+    if (to.transport === 'TLS') return this.tls?.send(message, to) ?? false;
+    return false;
+  }
+
+  private reply(tx: ServerTransaction, status: number, reason: string, headers: HeaderInit[] = []): void {
+    const server: HeaderInit[] = this.options.serverName ? [['Server', this.options.serverName]] : [];
+    tx.respond(
+      createReply(tx.request, status, reason, { toTag: this.newTag(), headers: [...headers, ...server] }),
+    );
+  }
+
+  private dispatch(req: SipRequest, tx: ServerTransaction | undefined, source: Destination): void {
+    if (!tx) return; // an ACK for a 2xx: dialogs will want it; without them there is nothing to do
+    if (req.method === 'CANCEL') {
+      const invite = this.transactions.inviteFor(req);
+      if (!invite) return this.reply(tx, 481, 'Call/Transaction Does Not Exist');
+      this.reply(tx, 200, 'OK');
+      if (invite.state === 'Proceeding') this.reply(invite, 487, 'Request Terminated');
+      return;
+    }
+    if (this.options.onRequest?.(req, tx, source)) return;
+    if (req.method === 'OPTIONS') {
+      return this.reply(tx, 200, 'OK', [
+        ['Allow', this.allow.join(', ')],
+        ['Accept', 'application/sdp'],
+        ['Supported', (this.options.policy ?? DEFAULT_POLICY).supported.join(', ')],
+      ]);
+    }
+    if (!KNOWN.includes(req.method))
+      return this.reply(tx, 501, 'Not Implemented', [['Allow', this.allow.join(', ')]]);
+    if (!this.allow.includes(req.method))
+      return this.reply(tx, 405, 'Method Not Allowed', [['Allow', this.allow.join(', ')]]);
+    if (IN_DIALOG.includes(req.method)) return this.reply(tx, 481, 'Call/Transaction Does Not Exist');
+    this.reply(tx, 480, 'Temporarily Unavailable');
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.udp?.close(), this.tcp?.close(), this.tls?.close()]);
+  }
+}
