@@ -4,6 +4,8 @@ import type { Executor } from '../../store/database.js';
 import { paginate } from '../../store/paginate.js';
 import type { ProjectTable } from '../../store/schema.js';
 
+type LiveTable = 'agents' | 'workflows' | 'phone_numbers' | 'webhook_endpoints' | 'sessions' | 'calls';
+
 export const projectsRepo = {
   find(ex: Executor, workspaceId: string, id: string): Promise<ProjectTable | undefined> {
     return ex
@@ -40,7 +42,7 @@ export const projectsRepo = {
   /** Live resources still in a project, by kind (what blocks its deletion). */
   async liveResources(ex: Executor, workspaceId: string, projectId: string): Promise<Record<string, number>> {
     const count = async (
-      table: 'agents' | 'workflows' | 'phone_numbers' | 'sessions' | 'calls',
+      table: LiveTable,
       extra?: (qb: ReturnType<typeof base>) => ReturnType<typeof base>,
     ) => {
       let qb = base(table);
@@ -48,12 +50,13 @@ export const projectsRepo = {
       const r = await qb.select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
       return Number((r as { n: number | string } | undefined)?.n ?? 0);
     };
-    const base = (table: 'agents' | 'workflows' | 'phone_numbers' | 'sessions' | 'calls') =>
+    const base = (table: LiveTable) =>
       ex.selectFrom(table).where('workspace_id', '=', workspaceId).where('project_id', '=', projectId);
     return {
       agents: await count('agents'),
       workflows: await count('workflows'),
       'phone numbers': await count('phone_numbers'),
+      'webhook endpoints': await count('webhook_endpoints'),
       'active sessions': await count('sessions', (qb) => qb.where('status', 'in', ['pending', 'active'])),
       'calls in progress': await count('calls', (qb) =>
         qb.where('status', 'in', ['queued', 'ringing', 'in_progress']),
