@@ -29,6 +29,8 @@ export const HANGUP_REASONS = [
   'no_dispatch_rule',
   'caller_cancelled',
   'shutdown',
+  'server_restart', // found live after a restart (src/telephony/calls/recover-calls.ts)
+  'workflow_unpublished', // inbound: the winning rule's workflow has no published version
 ] as const;
 export type HangupReason = (typeof HANGUP_REASONS)[number];
 
