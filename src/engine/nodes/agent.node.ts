@@ -129,8 +129,9 @@ export const agentNode: NodeDefinition = {
               type: 'usage',
               llm_input_tokens: ev.usage.inputTokens,
               llm_output_tokens: ev.usage.outputTokens,
-              provider: llm.id,
-              model: agent.llm_model,
+              // After a fallback the provider that answered is named on `done`; bill that one.
+              provider: ev.provider ?? llm.id,
+              model: ev.model ?? agent.llm_model,
             });
           }
         }
