@@ -35,6 +35,22 @@ describe('dtmf', () => {
     expect(await run).toEqual({ handle: 'timeout', outputs: { pin: '9' } });
   });
 
+  it('restarts the timeout after every key', async () => {
+    const h = nodeHarness();
+    const run = dtmfNode.run(h.ctx, base, h.signal);
+    await settle();
+    h.clock.advance(4000);
+    h.channel.pushDtmf('1');
+    await settle();
+    h.clock.advance(4000);
+    h.channel.pushDtmf('2');
+    await settle();
+    h.clock.advance(4999);
+    await settle();
+    h.channel.pushDtmf('34');
+    expect(await run).toEqual({ handle: 'success', outputs: { pin: '1234' } });
+  });
+
   it('counts digits pressed during the prompt', async () => {
     const h = nodeHarness({ channel: { playbackMsPerChar: 50 } });
     const run = dtmfNode.run(h.ctx, base, h.signal);

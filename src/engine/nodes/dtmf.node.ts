@@ -1,9 +1,10 @@
 // `dtmf` (Collect DTMF, spec 2.9): says `prompt` (barge-in on), then collects keypad digits into
 // `save_to_variable`. Collection ends when `num_digits` digits have arrived (→ success), the
-// `terminator` key (default #; "" for none) is pressed (→ success; it is not saved), or `timeout_seconds`
-// (default 5) pass after the prompt ends (→ timeout; the digits collected so far are saved, and a
-// node without num_digits that got at least one digit leaves by success). Digits pressed during the
-// prompt, or before the node started, are buffered by the channel and count.
+// `terminator` key (default #; "" for none) is pressed (→ success; it is not saved), or
+// `timeout_seconds` (default 5) of silence pass after the prompt or the last key (→ timeout; the
+// digits collected so far are saved, and a node without num_digits that got at least one digit
+// leaves by success). Digits pressed during the prompt, or before the node started, are buffered
+// by the channel and count.
 import type { NodeDefinition } from '../node-types.js';
 import { optNumber, optString, reqString, secondsToMs } from './config.js';
 
@@ -20,13 +21,12 @@ export const dtmfNode: NodeDefinition = {
     const prompt = optString(config, 'prompt');
     if (prompt) await ctx.say(ctx.render(prompt), { bargeIn: true, signal });
 
-    const deadline = ctx.clock.monotonic() + timeoutMs;
     let digits = '';
     let handle: 'success' | 'timeout' = 'timeout';
     for (;;) {
-      const left = deadline - ctx.clock.monotonic();
-      if (left <= 0) break;
-      const key = await ctx.channel.nextDigit({ signal, timeoutMs: left });
+      // The timeout is silence: it starts when the prompt ends and again after every key, so a
+      // caller typing a long number slowly is not cut off.
+      const key = await ctx.channel.nextDigit({ signal, timeoutMs });
       if (key === null) break;
       if (terminator !== '' && key === terminator) {
         handle = 'success';
