@@ -5,6 +5,7 @@ import { FakeClock } from '../../../shared/clock.js';
 import { createReply, createRequest } from '../message/build.js';
 import type { SipMessage, SipRequest, SipResponse } from '../message/types.js';
 import { TransactionManager } from './manager.js';
+import { Retransmit2xx } from './retransmit-2xx.js';
 import type { Destination } from './types.js';
 
 const UDP: Destination = { transport: 'UDP', host: '192.0.2.9', port: 5060, reliable: false };
@@ -264,5 +265,36 @@ describe('server non-INVITE transaction', () => {
     const t2 = tcp.incoming[0].tx as { respond(r: SipResponse): void; state: string };
     t2.respond(reply(req, 200));
     expect(t2.state).toBe('Terminated');
+  });
+});
+
+describe('2xx retransmission by the UAS core', () => {
+  it('resends until the ACK on UDP, and reports a missing ACK after 64*T1', () => {
+    const clock = new FakeClock();
+    const sends: number[] = [];
+    const ok = reply(request('INVITE'), 200);
+    let noAck = -1;
+    const r = new Retransmit2xx(ok, UDP, {
+      clock,
+      send: () => void sends.push(clock.monotonic()),
+      onNoAck: () => (noAck = clock.monotonic()),
+    });
+    r.start();
+    clock.advance(8000);
+    expect(sends).toEqual([0, 500, 1500, 3500, 7500]);
+    r.ack();
+    clock.advance(60_000);
+    expect(sends).toHaveLength(5);
+    expect(noAck).toBe(-1);
+
+    const lost = new Retransmit2xx(ok, UDP, {
+      clock,
+      send: () => undefined,
+      onNoAck: () => (noAck = clock.monotonic()),
+    });
+    const from = clock.monotonic();
+    lost.start();
+    clock.advance(40_000);
+    expect(noAck - from).toBe(32_000);
   });
 });

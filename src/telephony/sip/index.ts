@@ -1,0 +1,9 @@
+// The SIP stack (telephony/sip): messages, digest auth, SDP offer/answer, transports and
+// transactions. It knows nothing of workflows; call control builds on it.
+export * as message from './message/index.js';
+export * as sdp from './sdp/index.js';
+export * as transaction from './transaction/index.js';
+export * as transport from './transport/index.js';
+export * from './digest.js';
+export * from './digest-server.js';
+export * from './stack.js';

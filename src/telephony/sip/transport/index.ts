@@ -1,0 +1,6 @@
+// SIP transports: UDP, TCP and TLS, the shared receiver, routing rules and throttling.
+export * from './receiver.js';
+export * from './routing.js';
+export * from './stream.js';
+export * from './throttle.js';
+export * from './udp.js';
