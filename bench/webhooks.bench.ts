@@ -187,7 +187,10 @@ async function main() {
   const receiver = await startReceiver();
   await plainLoop(receiver, Math.min(1000, EVENTS)); // warm-up
   const plain = await plainLoop(receiver, EVENTS);
-  console.log(`webhooks bench: ${EVENTS} deliveries, concurrency ${CONCURRENCY}, node ${process.version}`);
+  console.log(
+    `webhooks bench: ${EVENTS} deliveries, concurrency ${CONCURRENCY}, node ${process.version}, ` +
+      `${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(1)}`,
+  );
   console.log(`  plain undici POST loop        ${fmt(plain)}  (${cpu()})`);
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-webhook-bench-'));

@@ -8,7 +8,11 @@ import { createHmac } from 'node:crypto';
  */
 export function signPayload(secret: string, timestamp: number, body: string | Buffer): string {
   const mac = createHmac('sha256', Buffer.from(secret, 'utf8'));
-  mac.update(`${timestamp}.`, 'utf8');
-  mac.update(body);
+  if (typeof body === 'string') {
+    mac.update(`${timestamp}.${body}`, 'utf8');
+  } else {
+    mac.update(`${timestamp}.`, 'utf8');
+    mac.update(body);
+  }
   return mac.digest('hex');
 }

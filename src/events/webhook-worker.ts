@@ -2,10 +2,11 @@
 // sends with bounded concurrency and records every attempt with its next retry time. It keeps no
 // state of its own between polls, so any number of workers (processes or nodes) can run against
 // one database, and a restarted one resumes the schedule the database holds.
+import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Dispatcher } from 'undici';
 import type { Clock, TimerHandle } from '../shared/clock.js';
-import { newId as defaultNewId, type IdGenerator } from '../shared/ids.js';
+import type { IdGenerator } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
 import type { Store } from '../store/database.js';
 import { sendAttempt } from './deliver.js';
@@ -38,6 +39,7 @@ export interface WebhookWorkerOptions {
   /** Idle poll interval when nothing was due. */
   pollIntervalMs?: number;
   random?: () => number;
+  /** X-Service-Delivery ids: any fresh UUID per attempt; randomUUID is the cheapest source. */
   newId?: IdGenerator;
   workerId?: string;
 }
@@ -70,7 +72,7 @@ export class WebhookWorker {
     this.leaseMs = o.leaseMs ?? 60_000;
     this.pollIntervalMs = o.pollIntervalMs ?? 1_000;
     this.random = o.random ?? Math.random;
-    this.newId = o.newId ?? defaultNewId;
+    this.newId = o.newId ?? randomUUID;
     this.workerId = o.workerId ?? `${os.hostname()}:${process.pid}:${this.newId().slice(-12)}`;
   }
 
@@ -248,11 +250,7 @@ export class WebhookWorker {
       // Under load, one more short pause while sends are still finishing fills the batch further
       // (a real timer, not the injected clock: it paces I/O and decides nothing).
       await new Promise<void>((resolve) => setImmediate(resolve));
-      for (
-        let waits = 0;
-        waits < 4 && this.queue.length < this.concurrency / 2 && this.sending > 0;
-        waits++
-      ) {
+      for (let waits = 0; waits < 4 && this.queue.length < this.concurrency && this.sending > 0; waits++) {
         await new Promise<void>((resolve) => setTimeout(resolve, 1));
       }
       while (this.queue.length > 0) {
