@@ -32,6 +32,11 @@ export class Pacer {
     return this.active;
   }
 
+  /** Index of the next tick to be emitted. */
+  get nextIndex(): number {
+    return this.next;
+  }
+
   /** Monotonic time tick `index` is due. */
   dueAt(index: number): number {
     return this.startedAt + index * this.options.periodMs;

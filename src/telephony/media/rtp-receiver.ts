@@ -10,6 +10,7 @@ import type { PipelineCodec } from './codecs/pipeline-codec.js';
 import { DtmfReceiver, type DigitEnd, type DigitEvent } from './dtmf.js';
 import { JitterBuffer, type JitterBufferOptions } from './jitter-buffer.js';
 import { Pacer } from './pacer.js';
+import type { FrameTicker, SharedPacer } from './shared-pacer.js';
 import type { RtpPacket } from './rtp-packet.js';
 import { ReceptionStats } from './rtp-stats.js';
 
@@ -27,6 +28,8 @@ export interface MediaReceiverOptions {
   payloadType?: number;
   telephoneEventPayloadType?: number;
   jitter?: Omit<JitterBufferOptions, 'clockRate'>;
+  /** Play out with the node's other calls on one timer instead of a timer of its own. */
+  pacer?: SharedPacer;
   onAudio?: (pcm: Int16Array, info: AudioFrameInfo) => void;
   onDigit?: (digit: DigitEvent) => void;
   onDigitEnd?: (digit: DigitEnd) => void;
@@ -58,7 +61,7 @@ export class MediaReceiver {
   private stats: ReceptionStats | null = null;
   private jitter: JitterBuffer;
   private readonly dtmf: DtmfReceiver;
-  private readonly pacer: Pacer;
+  private readonly pacer: FrameTicker;
   private payloadType: number;
   private codec: PipelineCodec;
   private readonly eventPayloadType: number;
@@ -74,7 +77,8 @@ export class MediaReceiver {
       (d) => options.onDigit?.(d),
       (d) => options.onDigitEnd?.(d),
     );
-    this.pacer = new Pacer(options.clock, { periodMs: FRAME_MS }, () => this.playout());
+    const onTick = () => this.playout();
+    this.pacer = options.pacer?.subscribe(onTick) ?? new Pacer(options.clock, { periodMs: FRAME_MS }, onTick);
   }
 
   /** The remote source's statistics, for receiver reports; null before the first packet. */

@@ -8,6 +8,7 @@ import type { PipelineCodec } from './codecs/pipeline-codec.js';
 import { FRAME_MS } from './codecs/audio-codec.js';
 import { planDigit } from './dtmf.js';
 import { Pacer } from './pacer.js';
+import type { FrameTicker, SharedPacer } from './shared-pacer.js';
 import { serializeRtp } from './rtp-packet.js';
 
 export interface RtpSenderOptions {
@@ -25,6 +26,8 @@ export interface RtpSenderOptions {
   /** With nothing queued: send encoded silence (default, keeps NAT bindings and strict peers happy) or pause. */
   idle?: 'silence' | 'pause';
   maxBurst?: number;
+  /** Tick with the node's other calls on one timer instead of a timer of its own. */
+  pacer?: SharedPacer;
   onError?: (err: Error) => void;
 }
 
@@ -52,7 +55,7 @@ interface PendingDigit {
 
 export class RtpSender {
   readonly stats: SenderStats = { packets: 0, octets: 0, eventPackets: 0, skippedFrames: 0, encodeErrors: 0 };
-  private readonly pacer: Pacer;
+  private readonly pacer: FrameTicker;
   private samplesPerTick: number;
   private codec: PipelineCodec;
   /** Timestamps are anchor + (tick - anchorTick) * samplesPerTick; a codec change moves the anchor. */
@@ -81,9 +84,10 @@ export class RtpSender {
     this.payloadType = options.payloadType ?? options.codec.codec.payloadType;
     this.eventPayloadType = options.telephoneEventPayloadType ?? 101;
     this.samplesPerTick = (options.codec.codec.clockRate * FRAME_MS) / 1000;
-    this.pacer = new Pacer(options.clock, { periodMs: FRAME_MS, maxBurst: options.maxBurst ?? 3 }, (i) =>
-      this.tick(i),
-    );
+    const onTick = (i: number) => this.tick(i);
+    this.pacer =
+      options.pacer?.subscribe(onTick) ??
+      new Pacer(options.clock, { periodMs: FRAME_MS, maxBurst: options.maxBurst ?? 3 }, onTick);
   }
 
   get ssrc(): number {

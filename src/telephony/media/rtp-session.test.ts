@@ -8,6 +8,7 @@ import { RtpPortAllocator } from './port-allocator.js';
 import type { RemoteReport } from './rtcp-reporter.js';
 import { serializeRtp } from './rtp-packet.js';
 import { RtpSession, type RtpSessionOptions } from './rtp-session.js';
+import { SharedPacer } from './shared-pacer.js';
 
 const HOST = '127.0.0.1';
 // A range of its own, away from the default, so parallel suites do not collide.
@@ -107,8 +108,10 @@ describe('RtpSession over loopback UDP', () => {
 
   it('latches to where packets come from when the SDP address is wrong (NAT)', async () => {
     const clock = new FakeClock();
-    const a = session(clock, { rtcpMux: true });
-    const b = session(clock, { rtcpMux: true });
+    // Both on one shared frame timer, as a busy node runs them.
+    const pacer = new SharedPacer(clock);
+    const a = session(clock, { rtcpMux: true, pacer });
+    const b = session(clock, { rtcpMux: true, pacer });
     const pa = await a.s.bind();
     const pb = await b.s.bind();
     a.s.setRemote({ address: HOST, port: pb });
@@ -119,6 +122,7 @@ describe('RtpSession over loopback UDP', () => {
     const moving = () => a.s.counters.rtpIn + b.s.counters.rtpIn;
     await run(clock, 400, moving);
     expect(b.s.destination).toEqual({ address: HOST, port: pa });
+    expect(pacer.size).toBe(4); // two senders, two playouts
     expect(a.s.counters.rtpIn).toBeGreaterThan(10);
     expect(a.s.counters.rtpIn).toBeGreaterThanOrEqual(b.s.counters.rtpOut - 1);
   });

@@ -18,6 +18,7 @@ import { PipelineCodec } from './codecs/pipeline-codec.js';
 import type { DigitEnd, DigitEvent } from './dtmf.js';
 import type { JitterBufferOptions } from './jitter-buffer.js';
 import type { RtpPortAllocator } from './port-allocator.js';
+import type { SharedPacer } from './shared-pacer.js';
 import { isRtcp, parseRtcp } from './rtcp.js';
 import { RtcpReporter, type RemoteReport } from './rtcp-reporter.js';
 import { decodeRtp, RtpPacket, RtpStatus } from './rtp-packet.js';
@@ -51,6 +52,8 @@ export interface RtpSessionOptions {
   idle?: 'silence' | 'pause';
   jitter?: Omit<JitterBufferOptions, 'clockRate'>;
   rtcpIntervalMs?: number;
+  /** One frame timer shared by every call of the node (see shared-pacer.ts); else two per call. */
+  pacer?: SharedPacer;
   onAudio?: (pcm: Int16Array, info: AudioFrameInfo) => void;
   onDigit?: (digit: DigitEvent) => void;
   onDigitEnd?: (digit: DigitEnd) => void;
@@ -105,6 +108,7 @@ export class RtpSession {
       telephoneEventPayloadType: options.telephoneEventPayloadType,
       idle: options.idle,
       transmit: (b) => this.sendRtp(b),
+      pacer: options.pacer,
       onError: options.onError,
     });
     this.receiver = new MediaReceiver({
@@ -113,6 +117,7 @@ export class RtpSession {
       payloadType: options.payloadType,
       telephoneEventPayloadType: options.telephoneEventPayloadType,
       jitter: options.jitter,
+      pacer: options.pacer,
       onAudio: options.onAudio,
       onDigit: options.onDigit,
       onDigitEnd: options.onDigitEnd,

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../../shared/clock.js';
+import { G711Codec } from './codecs/g711.js';
+import { PipelineCodec } from './codecs/pipeline-codec.js';
+import { parseRtp, type RtpPacket } from './rtp-packet.js';
+import { RtpSender } from './rtp-sender.js';
+import { SharedPacer } from './shared-pacer.js';
+
+describe('SharedPacer', () => {
+  it('ticks each subscriber from its own start, on one timer', () => {
+    const clock = new FakeClock();
+    const shared = new SharedPacer(clock);
+    const seen: Record<string, [number, number][]> = { a: [], b: [] };
+    const a = shared.subscribe((i) => seen.a.push([i, clock.monotonic()]));
+    const b = shared.subscribe((i) => seen.b.push([i, clock.monotonic()]));
+    a.start();
+    clock.advance(30);
+    b.start();
+    clock.advance(40);
+    expect(seen.a).toEqual([
+      [0, 0],
+      [1, 20],
+      [2, 40],
+      [3, 60],
+    ]);
+    expect(seen.b).toEqual([
+      [0, 40],
+      [1, 60],
+    ]);
+    expect(b.dueAt(0)).toBe(40);
+    expect(clock.pending()).toBe(1);
+    a.stop();
+    b.stop();
+    expect(clock.pending()).toBe(0);
+    expect(shared.size).toBe(0);
+  });
+
+  it('drives many senders for 10 simulated minutes with no drift and one timer', () => {
+    const clock = new FakeClock();
+    const shared = new SharedPacer(clock);
+    const streams: RtpPacket[][] = [];
+    const senders = Array.from({ length: 20 }, (_, k) => {
+      const sent: RtpPacket[] = [];
+      streams.push(sent);
+      return new RtpSender({
+        clock,
+        codec: new PipelineCodec(new G711Codec('ulaw')),
+        ssrc: k,
+        sequence: k * 1000,
+        timestamp: k * 12345,
+        pacer: shared,
+        transmit: (b) => sent.push(parseRtp(b)),
+      });
+    });
+    senders.forEach((s, k) => clock.setTimeout(() => s.start(), k * 7));
+    clock.advance(10 * 60 * 1000);
+    expect(clock.pending()).toBe(1);
+    streams.forEach((sent, k) => {
+      const startTick = Math.ceil((k * 7) / 20);
+      expect(sent).toHaveLength(30001 - startTick);
+      const last = sent[sent.length - 1];
+      expect(last.timestamp).toBe((k * 12345 + (sent.length - 1) * 160) >>> 0);
+      expect(last.sequenceNumber).toBe((k * 1000 + sent.length - 1) & 0xffff);
+    });
+    senders.forEach((s) => s.stop());
+    expect(clock.pending()).toBe(0);
+  });
+});
