@@ -2,16 +2,23 @@
 import { canonicalName } from './header-names.js';
 import type { SipHeader, SipMessage } from './types.js';
 
-export function getHeader(m: { readonly headers: readonly SipHeader[] }, name: string): string | undefined {
+/** Known names are canonical already; unknown ones keep the peer's spelling, so compare without case. */
+function matcher(name: string): (h: SipHeader) => boolean {
   const want = canonicalName(name);
-  for (const h of m.headers) if (h.name === want) return h.value;
+  const lower = want.toLowerCase();
+  return (h) => h.name === want || h.name.toLowerCase() === lower;
+}
+
+export function getHeader(m: { readonly headers: readonly SipHeader[] }, name: string): string | undefined {
+  const match = matcher(name);
+  for (const h of m.headers) if (match(h)) return h.value;
   return undefined;
 }
 
 export function getHeaders(m: { readonly headers: readonly SipHeader[] }, name: string): string[] {
-  const want = canonicalName(name);
+  const match = matcher(name);
   const out: string[] = [];
-  for (const h of m.headers) if (h.name === want) out.push(h.value);
+  for (const h of m.headers) if (match(h)) out.push(h.value);
   return out;
 }
 

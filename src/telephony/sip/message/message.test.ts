@@ -1,7 +1,7 @@
 // Unit tests of the message layer beyond the torture set: limits, framing, bad input with and
 // without a readable Via, building replies and error responses.
 import { describe, expect, it } from 'vitest';
-import { getHeader, getHeaderList } from './access.js';
+import { getHeader, getHeaderList, getHeaders } from './access.js';
 import { createReply, createRequest } from './build.js';
 import { buildErrorResponse } from './error-response.js';
 import { SipParseError } from './errors.js';
@@ -42,6 +42,13 @@ describe('parser basics', () => {
     expect(m.to).toMatchObject({ displayName: 'Bob' });
     expect(m.from).toMatchObject({ displayName: 'Alice', tag: '1928301774' });
     expect(m.cseq).toEqual({ seq: 314159, method: 'OPTIONS' });
+  });
+
+  it('finds unknown header fields whatever their case', () => {
+    const m = parseMessage(wire([...HEAD, 'X-Custom-Thing: 1', 'x-custom-thing: 2']));
+    expect(getHeaders(m, 'X-CUSTOM-THING')).toEqual(['1', '2']);
+    expect(getHeader(m, 'call-id')).toBe('a84b4c76e66710');
+    expect(getHeader(m, 'i')).toBe('a84b4c76e66710');
   });
 
   it('skips CRLFs before the start line', () => {

@@ -26,6 +26,8 @@ export interface ReceiverStats {
   /** Dropped: unreadable, responses that failed checks, ACKs that failed checks. */
   discarded: number;
   throttled: number;
+  /** The handler above threw; the message is dropped and the process lives on. */
+  handlerErrors: number;
 }
 
 export interface ReceiverOptions {
@@ -34,10 +36,19 @@ export interface ReceiverOptions {
   readonly policy?: RequestPolicy;
   readonly limits?: Partial<SipLimits>;
   readonly throttle?: ThrottleOptions;
+  /** Told about errors thrown by the handler (for the log); they never reach the socket. */
+  readonly onError?: (error: unknown) => void;
 }
 
 export class Receiver {
-  readonly stats: ReceiverStats = { received: 0, accepted: 0, answered: 0, discarded: 0, throttled: 0 };
+  readonly stats: ReceiverStats = {
+    received: 0,
+    accepted: 0,
+    answered: 0,
+    discarded: 0,
+    throttled: 0,
+    handlerErrors: 0,
+  };
   private readonly throttle: SourceThrottle;
 
   constructor(private readonly options: ReceiverOptions) {
@@ -69,8 +80,14 @@ export class Receiver {
     if (verdict.action === 'accept') {
       this.stats.accepted++;
       const m = verdict.message;
-      if (m.kind === 'request') this.options.handler.onRequest(stampVia(m, source), source);
-      else this.options.handler.onResponse(m, source);
+      try {
+        if (m.kind === 'request') this.options.handler.onRequest(stampVia(m, source), source);
+        else this.options.handler.onResponse(m, source);
+      } catch (e) {
+        // One bad handler run must not take the listener (and every other call) down with it.
+        this.stats.handlerErrors++;
+        this.options.onError?.(e);
+      }
       return;
     }
     this.stats.answered++;

@@ -159,6 +159,27 @@ describe('Receiver', () => {
     expect(res.to.tag).toBeDefined();
   });
 
+  it('survives a handler that throws', () => {
+    const errors: unknown[] = [];
+    const r = new Receiver({
+      clock: new FakeClock(),
+      handler: {
+        onRequest: () => {
+          throw new Error('boom');
+        },
+        onResponse: () => undefined,
+      },
+      onError: (e) => errors.push(e),
+    });
+    const source = udp('198.51.100.4', 5060);
+    r.admit(source);
+    expect(() =>
+      r.handle(Buffer.from(opts('SIP/2.0/UDP 198.51.100.4;branch=z9hG4bK1')), source, () => undefined),
+    ).not.toThrow();
+    expect(r.stats.handlerErrors).toBe(1);
+    expect(errors).toHaveLength(1);
+  });
+
   it('counts throttled messages', () => {
     const { feed, requests, r } = setup();
     for (let i = 0; i < 5; i++) feed(opts(`SIP/2.0/UDP 198.51.100.4;branch=z9hG4bK${i}`));
