@@ -1,0 +1,82 @@
+// What inbound admission and an answered outbound call share: the E.164 reading of a SIP user
+// part, the phone session row a call runs its workflow in, and the frozen graph of that version.
+import type { ServiceDeps } from '../../modules/context.js';
+import { workflowsRepo } from '../../modules/workflows/workflows.repo.js';
+import { isE164 } from '../../shared/e164.js';
+import { parseJson, toDbTime, type Executor } from '../../store/database.js';
+import type { CallTable, SessionTable } from '../../store/schema.js';
+import type { WorkflowGraph } from '../../workflow/graph.types.js';
+
+/** What the media side needs to run a call's workflow. */
+export interface RunnableCall {
+  call: CallTable;
+  session: SessionTable;
+  workflowVersion: number;
+  graph: WorkflowGraph;
+  /** Seed values for the workflow's variables (a dispatch rule's, or POST /calls'). */
+  variables: Record<string, unknown>;
+}
+
+/**
+ * A SIP user part (`+14155550100`, `14155550100;npdi`, `%2B1-415-555-0100`, `004930123456`) as
+ * E.164, or null when it is not a possible international number. National formats without a
+ * country code cannot be read without guessing and are refused.
+ */
+export function e164FromSipUser(user: string | null | undefined): string | null {
+  if (!user) return null;
+  let text = user;
+  try {
+    text = decodeURIComponent(user);
+  } catch {
+    // keep the raw text; the shape check below decides
+  }
+  let compact = text.split(';')[0]!.replace(/[\s().-]/g, '');
+  if (compact.startsWith('00')) compact = `+${compact.slice(2)}`;
+  else if (/^\d+$/.test(compact)) compact = `+${compact}`;
+  return isE164(compact) ? compact : null;
+}
+
+/** Inserts the pending phone session of a call (inside the call's transaction). */
+export async function insertPhoneSession(
+  trx: Executor,
+  deps: Pick<ServiceDeps, 'clock' | 'newId'>,
+  call: Pick<CallTable, 'id' | 'workspace_id' | 'project_id'>,
+  workflow: { id: string; version: number },
+  variables: Record<string, unknown>,
+): Promise<SessionTable> {
+  const now = toDbTime(deps.clock.now());
+  const session: SessionTable = {
+    id: deps.newId(),
+    workspace_id: call.workspace_id,
+    project_id: call.project_id,
+    workflow_id: workflow.id,
+    workflow_version: workflow.version,
+    channel: 'phone',
+    status: 'pending',
+    variables: JSON.stringify(variables),
+    metadata: '{}',
+    call_id: call.id,
+    end_reason: null,
+    started_at: null,
+    ended_at: null,
+    created_at: now,
+    updated_at: now,
+  };
+  await trx.insertInto('sessions').values(session).execute();
+  await trx
+    .updateTable('calls')
+    .set({ session_id: session.id, updated_at: now })
+    .where('id', '=', call.id)
+    .execute();
+  return session;
+}
+
+/** The graph of a published version; null when the version row is missing. */
+export async function loadGraph(
+  ex: Executor,
+  workflowId: string,
+  version: number,
+): Promise<WorkflowGraph | null> {
+  const row = await workflowsRepo.findVersion(ex, workflowId, version);
+  return row ? parseJson<WorkflowGraph>(row.graph, { nodes: [], edges: [] }) : null;
+}
