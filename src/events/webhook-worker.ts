@@ -60,6 +60,7 @@ export class WebhookWorker {
   private flushing: Promise<void> | null = null;
   private timer: TimerHandle | null = null;
   private pumping = false;
+  private pumped: Promise<void> = Promise.resolve();
   private running = false;
   /** Claimed, not yet sending: up to one batch ahead, so claims come in batches of `concurrency`. */
   private buffer: ClaimedDelivery[] = [];
@@ -103,6 +104,8 @@ export class WebhookWorker {
         this.o.clock.now(),
       ).catch((err: unknown) => this.o.logger.error({ err }, 'webhook worker: releasing claims failed'));
     }
+    // A claim running right now hands its rows back itself once it sees the worker stopped.
+    await this.pumped;
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
     if (this.flushing) await this.flushing;
   }
@@ -132,12 +135,18 @@ export class WebhookWorker {
     });
   }
 
-  private async pump(): Promise<void> {
-    if (this.pumping || !this.running) return;
+  private pump(): Promise<void> {
+    if (this.pumping || !this.running) return this.pumped;
     this.pumping = true;
-    let full = false;
+    this.pumped = this.claimIntoBuffer();
+    return this.pumped;
+  }
+
+  private async claimIntoBuffer(): Promise<void> {
+    const room = 2 * this.concurrency - this.sending - this.buffer.length;
+    // A full buffer is not an empty queue: keep claiming as slots free up.
+    let full = room <= 0;
     try {
-      const room = 2 * this.concurrency - this.sending - this.buffer.length;
       if (room > 0) {
         const claimed = await this.claim(room);
         if (this.running) this.buffer.push(...claimed);
