@@ -2,6 +2,7 @@
 // transactions. It knows nothing of workflows; call control builds on it.
 export * as message from './message/index.js';
 export * as sdp from './sdp/index.js';
+export * as dialog from './dialog/index.js';
 export * as transaction from './transaction/index.js';
 export * as transport from './transport/index.js';
 export * from './digest.js';

@@ -1,0 +1,2 @@
+// Dialogs (RFC 3261 12) as values and pure functions.
+export * from './dialog.js';
