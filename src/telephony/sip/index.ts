@@ -5,6 +5,7 @@ export * as sdp from './sdp/index.js';
 export * as dialog from './dialog/index.js';
 export * as transaction from './transaction/index.js';
 export * as transport from './transport/index.js';
+export * from './auth-retry.js';
 export * from './digest.js';
 export * from './digest-server.js';
 export * from './stack.js';
