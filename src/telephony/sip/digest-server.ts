@@ -5,6 +5,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../../shared/clock.js';
 import type { DigestAlgorithm } from './digest.js';
 import { computeHa1, computeResponseFromHa1, parseAuthField } from './digest.js';
+import { formatUri, parseUri } from './message/uri.js';
 
 export interface DigestServerOptions {
   readonly realm: string;
@@ -51,6 +52,18 @@ export type VerifyResult =
   | { readonly ok: false; readonly reason: VerifyFailure; readonly challenge: readonly string[] };
 
 const b64u = (b: Uint8Array): string => Buffer.from(b).toString('base64url');
+
+/**
+ * The digest uri must name the Request-URI (RFC 3261 22.4), but clients spell URIs their own
+ * way (needless escapes, case in the scheme); compare meanings, falling back to the text.
+ */
+function canonicalUri(text: string): string {
+  try {
+    return formatUri(parseUri(text));
+  } catch {
+    return text;
+  }
+}
 
 export class DigestServer {
   private readonly ttl: number;
@@ -127,7 +140,7 @@ export class DigestServer {
     if (qop !== undefined && (qop !== 'auth' || !nc || !/^[0-9a-fA-F]{8}$/.test(nc) || !cnonce)) {
       return this.fail('malformed');
     }
-    if (uri !== req.uri) return this.fail('uri-mismatch');
+    if (canonicalUri(uri) !== canonicalUri(req.uri)) return this.fail('uri-mismatch');
     const issued = this.nonceIssuedAt(nonce);
     if (issued === undefined) return this.fail('bad-nonce');
     const secret = lookup(username, this.options.realm);

@@ -175,6 +175,8 @@ describe('DigestServer', () => {
     expect(server.verify({ ...req, credentials: [answer(client, forged)] }, lookup)).toMatchObject({
       reason: 'bad-nonce',
     });
+    const spelled = answer(client, c, { method: 'INVITE', uri: 'SIP:%62ob@sb.example' });
+    expect(server.verify({ ...req, credentials: [spelled] }, lookup)).toMatchObject({ ok: true });
     const other = answer(client, c, { method: 'INVITE', uri: 'sip:carol@sb.example' });
     expect(server.verify({ ...req, credentials: [other] }, lookup)).toMatchObject({ reason: 'uri-mismatch' });
     const mallory = new DigestClient({ username: 'mallory', password });

@@ -28,6 +28,8 @@ export interface StreamTransportOptions {
   readonly tls?: TlsOptions;
   /** Options for outbound TLS connections (CA, servername, rejectUnauthorized). */
   readonly tlsClient?: ConnectionOptions;
+  /** Inbound connections held at most; more are refused by the listener. Default 10,000. */
+  readonly maxConnections?: number;
 }
 
 interface Connection {
@@ -59,6 +61,7 @@ export class StreamTransport {
         ? createTlsServer(this.options.tls ?? {}, onSocket)
         : createTcpServer(onSocket);
     this.server = server;
+    server.maxConnections = this.options.maxConnections ?? 10_000;
     // A failed TLS handshake must not take the listener down.
     server.on('tlsClientError', () => undefined);
     return new Promise((resolve, reject) => {
