@@ -3,6 +3,7 @@
 export * as message from './message/index.js';
 export * as sdp from './sdp/index.js';
 export * as dialog from './dialog/index.js';
+export * as extensions from './extensions/index.js';
 export * as transaction from './transaction/index.js';
 export * as transport from './transport/index.js';
 export * from './auth-retry.js';
