@@ -34,7 +34,8 @@ const CONNECTED_REASON: Record<Exclude<EndedBy, 'remote'>, HangupReason> = {
   shutdown: 'shutdown',
 };
 
-const SESSION_REASON: Record<EndedBy, SessionEndReason> = {
+/** The session end reason that goes with each way of ending a call. */
+export const SESSION_END_REASON: Readonly<Record<EndedBy, SessionEndReason>> = {
   caller: 'caller_hangup',
   callee: 'caller_hangup',
   remote: 'caller_hangup',
@@ -155,7 +156,7 @@ export class CallProgress {
       return finishCall(trx, this.deps, callId, {
         status,
         reason,
-        sessionReason: SESSION_REASON[by],
+        sessionReason: SESSION_END_REASON[by],
         meter: true,
       });
     });

@@ -1,0 +1,69 @@
+// The Dialer POST /calls hands queued calls to, when this process runs SIP: one OutboundCall per
+// call, on a leg from the SIP side's factory, kept here while it is live so DELETE can cancel it
+// and shutdown can end what is left.
+import type { Dialer } from '../../modules/calls/dialer.js';
+import { inTransaction } from '../../store/database.js';
+import type { CallTable } from '../../store/schema.js';
+import { finishCall, SESSION_END_REASON } from './call-progress.js';
+import { OutboundCall, type OutboundDeps } from './outbound-call.js';
+import type { RunnableCall } from './phone-session.js';
+import type { SipLegFactory } from './sip-leg.js';
+
+export interface SipDialerHooks {
+  /** An outbound call connected: the media side runs `run` on the call's leg. */
+  onAnswered?: (run: RunnableCall, call: OutboundCall) => void;
+}
+
+export class SipDialer implements Dialer {
+  private readonly live = new Map<string, OutboundCall>();
+
+  constructor(
+    private readonly deps: OutboundDeps,
+    private readonly newLeg: SipLegFactory,
+    private readonly hooks: SipDialerHooks = {},
+  ) {}
+
+  dial(call: CallTable): void {
+    const outbound: OutboundCall = new OutboundCall(this.deps, call, this.newLeg(), {
+      onAnswered: (run) => this.hooks.onAnswered?.(run, outbound),
+      onEnded: () => this.live.delete(call.id),
+    });
+    this.live.set(call.id, outbound);
+    // start() never rejects: a store failure is logged, and the call is left to restart recovery.
+    void outbound.start();
+  }
+
+  /** The live outbound call of this process, if any. */
+  find(callId: string): OutboundCall | undefined {
+    return this.live.get(callId);
+  }
+
+  /**
+   * Cancels a call that has not been answered. One dialled by another process is ended in the
+   * store; that process sends BYE should the callee still answer (answerCall finds it ended).
+   */
+  async cancel(callId: string): Promise<void> {
+    const here = this.live.get(callId);
+    if (here) {
+      if (here.cancel()) await here.idle();
+      return;
+    }
+    await inTransaction(this.deps.db, async (trx) => {
+      const row = await trx.selectFrom('calls').select('status').where('id', '=', callId).executeTakeFirst();
+      if (row?.status !== 'queued' && row?.status !== 'ringing') return;
+      await finishCall(trx, this.deps, callId, {
+        status: 'cancelled',
+        reason: 'caller_cancelled',
+        sessionReason: SESSION_END_REASON.caller,
+        meter: false,
+      });
+    });
+  }
+
+  /** Shutdown after the drain limit: CANCEL what still rings, BYE what is connected (`shutdown`). */
+  async closeAll(): Promise<void> {
+    const calls = [...this.live.values()];
+    for (const c of calls) if (!c.cancel('shutdown')) c.hangup('shutdown');
+    await Promise.all(calls.map((c) => c.idle()));
+  }
+}
