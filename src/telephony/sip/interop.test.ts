@@ -1,9 +1,14 @@
 // Real peers from Debian against SipStack: sipsak's OPTIONS and sipp as UAC over UDP and TCP. When
 // CI is set a missing peer fails the test instead of skipping it.
 import { spawn, spawnSync } from 'node:child_process';
+import { createSocket } from 'node:dgram';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeClock } from '../../shared/clock.js';
+import { FakeClock, systemClock } from '../../shared/clock.js';
+import { dialogFromUac, isDialog, requestInDialog } from './dialog/dialog.js';
+import { createRequest } from './message/build.js';
+import type { SipResponse } from './message/types.js';
+import { buildOffer, readAnswer } from './sdp/offer.js';
 import { SipStack } from './stack.js';
 
 const have = (bin: string): boolean => spawnSync('sh', ['-c', `command -v ${bin}`]).status === 0;
@@ -72,4 +77,87 @@ describe('interop', () => {
       },
     );
   }
+
+  peerTest('sipp')('sipp UAS: our INVITE, 180, 200 with SDP, ACK and BYE through a dialog', async () => {
+    // Real timers here: the peer is a real process, and Timer A covers sipp not listening yet.
+    const s = new SipStack({ clock: systemClock, host: '127.0.0.1', port: 0 });
+    stacks.push(s);
+    const ours = (await s.listen()).udp!;
+    const probe = createSocket('udp4');
+    await new Promise<void>((r) => probe.bind(0, '127.0.0.1', () => r()));
+    const sippPort = probe.address().port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    const sipp = run('sipp', [
+      '-sn',
+      'uas',
+      '-i',
+      '127.0.0.1',
+      '-p',
+      String(sippPort),
+      '-t',
+      'u1',
+      '-m',
+      '1',
+      '-nostdin',
+      '-timeout',
+      '20s',
+      '-timeout_error',
+    ]);
+
+    const local = { address: '127.0.0.1', port: 40000, codecs: ['PCMA', 'PCMU'] as const };
+    const invite = createRequest({
+      method: 'INVITE',
+      uri: `sip:service@127.0.0.1:${sippPort}`,
+      headers: [
+        ['Via', `SIP/2.0/UDP 127.0.0.1:${ours};branch=z9hG4bKinv${process.pid};rport`],
+        ['Max-Forwards', '70'],
+        ['From', `<sip:sb@127.0.0.1:${ours}>;tag=sb1`],
+        ['To', `<sip:service@127.0.0.1:${sippPort}>`],
+        ['Call-ID', `interop-${process.pid}@127.0.0.1`],
+        ['CSeq', '1 INVITE'],
+        ['Contact', `<sip:sb@127.0.0.1:${ours}>`],
+        ['Content-Type', 'application/sdp'],
+      ],
+      body: buildOffer(
+        { ...local, codecs: [...local.codecs] },
+        { sessionId: '1', sessionVersion: 1, address: '127.0.0.1' },
+      ),
+    });
+    const to = { transport: 'UDP' as const, host: '127.0.0.1', port: sippPort, reliable: false };
+    const seen: number[] = [];
+    let answer: ReturnType<typeof readAnswer> | undefined;
+    const byeStatus = await new Promise<number>((resolve, reject) => {
+      let answered = false;
+      s.transactions.sendRequest(invite, to, {
+        onResponse: (res: SipResponse) => {
+          seen.push(res.status);
+          if (res.status < 200 || answered) return;
+          answered = true;
+          answer = readAnswer(new TextDecoder().decode(res.body), { ...local, codecs: [...local.codecs] });
+          const d = dialogFromUac(invite, res);
+          if (!isDialog(d)) return reject(new Error(d.reason));
+          const ack = requestInDialog(d, {
+            method: 'ACK',
+            via: `SIP/2.0/UDP 127.0.0.1:${ours};branch=z9hG4bKack${process.pid}`,
+            cseq: 1,
+          });
+          s.send(ack.request, to);
+          const bye = requestInDialog(ack.dialog, {
+            method: 'BYE',
+            via: `SIP/2.0/UDP 127.0.0.1:${ours};branch=z9hG4bKbye${process.pid}`,
+          });
+          s.transactions.sendRequest(bye.request, to, {
+            onResponse: (r) => r.status >= 200 && resolve(r.status),
+            onTimeout: () => reject(new Error('BYE timed out')),
+          });
+        },
+        onTimeout: () => reject(new Error('INVITE timed out')),
+      });
+    });
+    expect(byeStatus).toBe(200);
+    expect(seen.slice(0, 2)).toEqual([180, 200]);
+    expect(answer).toMatchObject({ ok: true, audio: { codec: { name: 'PCMU' } } });
+    const r = await sipp;
+    expect(r.code, r.out.slice(-2000)).toBe(0);
+  });
 });
