@@ -1,6 +1,7 @@
 // The call controller's surface for the SIP side and main.ts: inbound admission, call progress,
 // the outbound state machine and its SipLeg seam, the Dialer, shutdown drain and restart recovery.
 export { admitInbound, sipLabelOf } from './inbound-admission.js';
+export { inboundInviteOf } from './invite-fields.js';
 export type { Admission, AdmissionDeps, AdmissionStatus, InboundInvite } from './inbound-admission.js';
 export { CallProgress, answerCall, endingOf, finishCall, SESSION_END_REASON } from './call-progress.js';
 export type { EndedBy, ProgressDeps } from './call-progress.js';
