@@ -293,6 +293,19 @@ describe.each(storeKinds())('inbound admission on $name', (kind) => {
     }
   });
 
+  it('lets exactly the allowance through when calls arrive at once', async () => {
+    const t2 = await startTestApi(kind);
+    try {
+      const w2 = await callWorld(t2);
+      await setPlan(t2.deps, t2.workspaceId, { calls: 2, sessions: null, voice_minutes: null });
+      const all = await Promise.all([1, 2, 3, 4, 5].map(() => admitInbound(t2.deps, invite(w2))));
+      expect(all.filter((a) => a.kind === 'accept')).toHaveLength(2);
+      expect(all.filter((a) => a.kind === 'reject' && a.status === 480)).toHaveLength(3);
+    } finally {
+      await t2.close();
+    }
+  });
+
   it('answers 503 while draining, before touching the store', async () => {
     const before = await countCalls(t);
     const a = await admitInbound({ ...deps(), draining: () => true }, invite(w));
