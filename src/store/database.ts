@@ -14,6 +14,7 @@ import {
   sql,
   type DatabaseConnection,
   type Driver,
+  type SqliteDatabase,
   type Transaction,
 } from 'kysely';
 import type { Database } from './schema.js';
@@ -55,6 +56,30 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
+/**
+ * Kysely's SQLite driver prepares every statement anew; preparing costs more than running a point
+ * query. Statements are reusable, so keep the most recent ones by SQL text (bounded, least
+ * recently used out). Safe because every query runs to completion on this one connection before
+ * the next starts (Kysely's connection mutex) and we never stream.
+ */
+function withStatementCache(db: SQLite.Database, max = 500): SqliteDatabase {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => db.close(),
+    prepare(sqlText: string) {
+      let stmt = cache.get(sqlText);
+      if (stmt) {
+        cache.delete(sqlText);
+      } else {
+        stmt = db.prepare(sqlText);
+        if (cache.size >= max) cache.delete(cache.keys().next().value!);
+      }
+      cache.set(sqlText, stmt);
+      return stmt as unknown as ReturnType<SqliteDatabase['prepare']>;
+    },
+  };
+}
+
 export async function openStore(options: StoreOptions): Promise<Store> {
   if (options.databaseUrl) {
     const schema = options.pgSchema;
@@ -80,7 +105,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({
+    dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }),
+  });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 
