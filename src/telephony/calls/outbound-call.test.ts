@@ -207,6 +207,31 @@ describe.each(storeKinds())('outbound calls on $name', (kind) => {
     expect(await status(id)).toEqual(['failed', 'carrier_error']);
   });
 
+  it('a call whose number is gone fails with carrier_error; one cancelled before its INVITE sends none', async () => {
+    const res = await t.call('POST', '/api/v1/calls', {
+      body: { project_id: w.projectId, workflow_id: w.workflowId, from: w.number, to: '+14155550999' },
+    });
+    const row = await callRow(t, (res.data as { data: { id: string } }).data.id);
+    await dialer.find(row.id)!.idle();
+    const orphan = { ...row, id: t.deps.newId(), phone_number_id: null, status: 'queued' };
+    await t.store.db.insertInto('calls').values(orphan).execute();
+    const before = legs.length;
+    dialer.dial(orphan);
+    await dialer.find(orphan.id)!.idle();
+    expect(await status(orphan.id)).toEqual(['failed', 'carrier_error']);
+    expect(legs[before]!.target).toBeUndefined();
+
+    const early = { ...row, id: t.deps.newId(), status: 'queued' };
+    await t.store.db.insertInto('calls').values(early).execute();
+    dialer.dial(early);
+    const call = dialer.find(early.id)!;
+    expect(call.cancel()).toBe(true);
+    await call.idle();
+    expect(legs[before + 1]!.target).toBeUndefined();
+    expect(legs[before + 1]!.cancels).toBe(0);
+    expect(await status(early.id)).toEqual(['cancelled', 'caller_cancelled']);
+  });
+
   it('shutdown cancels what rings and hangs up what is connected', async () => {
     const ringing = await place();
     const connected = await place();

@@ -53,9 +53,13 @@ export class OutboundCall {
     return this.phase;
   }
 
-  /** Resolves once every write queued so far is stored (tests, shutdown). */
-  idle(): Promise<void> {
-    return this.chain;
+  /** Resolves once every queued write is stored, including writes queued by those writes. */
+  async idle(): Promise<void> {
+    for (;;) {
+      const chain = this.chain;
+      await chain;
+      if (chain === this.chain) return;
+    }
   }
 
   /** Looks up the trunk of the `from` number and sends the INVITE; idle() waits for it too. */
