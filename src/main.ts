@@ -77,17 +77,19 @@ export async function startService(
 
   if (role === 'all' || role === 'worker') {
     const notifier = createOwnerNotifier({ smtpUrl: config.smtpUrl, logger });
+    const dispatcher = createGuardedAgent({ policy: new AddressPolicy(config.webhookAllowedCidrs) });
     const worker = new WebhookWorker({
       store,
       clock: systemClock,
       logger: logger.child({ part: 'webhooks' }),
-      dispatcher: createGuardedAgent({ policy: new AddressPolicy(config.webhookAllowedCidrs) }),
+      dispatcher,
       secrets: deps.secretBox,
       notifier,
     });
     worker.start();
     closers.push(async () => {
-      await worker.stop();
+      await worker.stop(); // waits for deliveries in flight
+      await dispatcher.close();
       notifier.close();
     });
   }

@@ -55,7 +55,10 @@ export async function realtimeRoutes(
       socket.on('close', () => connection?.close());
       try {
         const session = await host.join(request.joinWorkspaceId!, id);
-        connection = new RealtimeConnection(session, (frame) => socket.send(frame));
+        connection = new RealtimeConnection(session, (frame) => socket.send(frame), {
+          // After the `ended` frame the socket has nothing more to carry.
+          onEnded: () => socket.close(1000, 'session ended'),
+        });
         for (const text of pending.splice(0)) connection.receive(text);
       } catch (err) {
         const code = err instanceof SessionJoinError ? err.code : 'internal_error';

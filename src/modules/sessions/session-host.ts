@@ -78,7 +78,13 @@ export class SessionHost implements LiveSessionControl {
     const version = await workflowsRepo.findVersion(deps.db, row.workflow_id, row.workflow_version);
     if (!version) throw new SessionJoinError('not_found', 'The workflow version of this session is gone.');
     const graph = parseJson<WorkflowGraph>(version.graph, { nodes: [], edges: [] });
-    const channel = new TextChannel({ clock: deps.clock, kind: row.channel === 'test' ? 'test' : 'web' });
+    // Only the test channel pretends transfers and dials succeed; a real web user reaching a
+    // telephony node gets an honest failure (channel_unsupported) instead.
+    const channel = new TextChannel({
+      clock: deps.clock,
+      kind: row.channel === 'test' ? 'test' : 'web',
+      simulateTelephony: row.channel === 'test',
+    });
     const executionId = deps.newId();
     const session = this.registry.create({
       sessionId: row.id,
