@@ -9,10 +9,8 @@ import type { ServiceDeps } from '../context.js';
 import { FINAL_CALL_STATUSES, type Call, type CallStatus } from './calls.schema.js';
 
 /**
- * Every hangup_reason the service sets, by the status it goes with.
- * completed: callee_hangup, caller_hangup, workflow_hangup, transferred, quota_exhausted
- * no_answer: ring_timeout · busy: busy · failed: trunk_auth_failed, invalid_number, carrier_error,
- * sip_unavailable, no_dispatch_rule · cancelled: caller_cancelled, shutdown
+ * Every hangup_reason the service sets. The status each goes with, and the states it is entered
+ * from, are tabulated in docs/calls.md (the one place to keep in step with this list).
  */
 export const HANGUP_REASONS = [
   'callee_hangup',
