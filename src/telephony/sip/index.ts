@@ -10,3 +10,4 @@ export * from './auth-retry.js';
 export * from './digest.js';
 export * from './digest-server.js';
 export * from './stack.js';
+export * from './uac-leg.js';

@@ -3,6 +3,8 @@
 // every request nobody handles refused with a proper final response.
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../shared/clock.js';
+import type { DialogId } from './dialog/dialog.js';
+import { dialogIdOf, dialogKey } from './dialog/dialog.js';
 import type { HeaderInit } from './message/build.js';
 import { createReply } from './message/build.js';
 import type { SipLimits } from './message/limits.js';
@@ -58,6 +60,9 @@ export interface SipStackOptions {
   readonly onRequest?: (req: SipRequest, tx: ServerTransaction, source: Destination) => boolean;
 }
 
+/** Gets a dialog's incoming requests; tx is undefined for an ACK to a 2xx. */
+export type DialogHandler = (req: SipRequest, tx: ServerTransaction | undefined) => void;
+
 export class SipStack {
   readonly transactions: TransactionManager;
   readonly receiver: Receiver;
@@ -66,6 +71,7 @@ export class SipStack {
   private tls?: StreamTransport;
   private readonly allow: readonly string[];
   private readonly newTag: () => string;
+  private readonly dialogs = new Map<string, DialogHandler>();
 
   constructor(private readonly options: SipStackOptions) {
     this.allow = options.allow ?? [
@@ -148,8 +154,21 @@ export class SipStack {
     );
   }
 
+  /** Routes requests inside a dialog (Call-ID and both tags) to its owner instead of onRequest. */
+  registerDialog(id: DialogId, handler: DialogHandler): () => void {
+    const key = dialogKey(id);
+    this.dialogs.set(key, handler);
+    return () => {
+      if (this.dialogs.get(key) === handler) this.dialogs.delete(key);
+    };
+  }
+
   private dispatch(req: SipRequest, tx: ServerTransaction | undefined, source: Destination): void {
-    if (!tx) return; // an ACK for a 2xx: dialogs will want it; without them there is nothing to do
+    if (req.to.tag !== undefined) {
+      const owner = this.dialogs.get(dialogKey(dialogIdOf(req, false)));
+      if (owner) return owner(req, tx);
+    }
+    if (!tx) return; // an ACK for a 2xx outside any dialog we know: nothing to do
     if (req.method === 'CANCEL') {
       const invite = this.transactions.inviteFor(req);
       if (!invite) return this.reply(tx, 481, 'Call/Transaction Does Not Exist');

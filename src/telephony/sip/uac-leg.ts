@@ -1,0 +1,201 @@
+// One outbound INVITE leg on the SipStack, in the shape the call controller's SipLeg asks for
+// (src/telephony/calls/sip-leg.ts, matched structurally so this folder imports nothing of calls):
+// INVITE, one answer to a 401/407, ACK for 2xx, CANCEL (deferred until a provisional, RFC 3261
+// 9.1), BYE, and the far end's BYE through the dialog.
+import { retryWithCredentials } from './auth-retry.js';
+import type { Dialog } from './dialog/dialog.js';
+import { dialogFromUac, isDialog, requestInDialog } from './dialog/dialog.js';
+import { DigestClient } from './digest.js';
+import { createReply, createRequest } from './message/build.js';
+import type { HeaderInit } from './message/build.js';
+import { formatVia } from './message/headers.js';
+import type { SipRequest, SipResponse } from './message/types.js';
+import type { SipStack } from './stack.js';
+import type { Destination, TransportName } from './transaction/types.js';
+import { isReliable, requestDestination } from './transport/routing.js';
+
+export interface LegTarget {
+  readonly uri: string;
+  readonly host: string;
+  readonly port: number | null;
+  readonly transport: 'udp' | 'tcp' | 'tls';
+}
+
+export interface LegInvite {
+  readonly from: string;
+  readonly auth: { readonly username: string; readonly password: string };
+  readonly callId: string;
+}
+
+export interface LegEvents {
+  provisional(status: number): void;
+  final(status: number, info: { withCredentials: boolean }): void;
+  bye(): void;
+  transportError(error?: Error): void;
+}
+
+export interface UacLegOptions {
+  readonly stack: SipStack;
+  /** Our address as peers should reach it (Via sent-by, Contact). */
+  readonly localHost: string;
+  readonly localPort: number;
+  /** Branches, tags and Call-IDs; injected so tests are deterministic. */
+  readonly newId: () => string;
+  /** The SDP offer to send, and where the answer goes (media is not this folder's business). */
+  readonly offer?: () => string;
+  readonly onAnswer?: (sdp: string) => void;
+}
+
+export class UacLeg {
+  private request?: SipRequest;
+  private destination?: Destination;
+  private dialog?: Dialog;
+  private ack?: SipRequest;
+  private provisionalSeen = false;
+  private finalSeen = false;
+  private cancelWanted = false;
+  private withCredentials = false;
+  private unregister?: () => void;
+  private events?: LegEvents;
+
+  constructor(private readonly o: UacLegOptions) {}
+
+  invite(target: LegTarget, options: LegInvite, events: LegEvents): void {
+    this.events = events;
+    const transport = target.transport.toUpperCase() as TransportName;
+    const port = target.port ?? (transport === 'TLS' ? 5061 : 5060);
+    this.destination = { transport, host: target.host, port, reliable: isReliable(transport) };
+    const local = `${this.o.localHost}:${this.o.localPort}`;
+    const headers: HeaderInit[] = [
+      ['Via', `SIP/2.0/${transport} ${local};branch=z9hG4bK${this.o.newId()};rport`],
+      ['Max-Forwards', '70'],
+      ['From', `<sip:${options.from}@${this.o.localHost}>;tag=${this.o.newId()}`],
+      ['To', `<${target.uri}>`],
+      ['Call-ID', `${this.o.newId()}@${this.o.localHost}`],
+      ['CSeq', '1 INVITE'],
+      [
+        'Contact',
+        `<sip:${options.from}@${local}${transport === 'UDP' ? '' : `;transport=${target.transport}`}>`,
+      ],
+    ];
+    const sdp = this.o.offer?.();
+    if (sdp !== undefined) headers.push(['Content-Type', 'application/sdp']);
+    const req = createRequest({
+      method: 'INVITE',
+      uri: target.uri,
+      headers,
+      ...(sdp !== undefined ? { body: sdp } : {}),
+    });
+    this.send(req, new DigestClient(options.auth));
+  }
+
+  private send(req: SipRequest, client: DigestClient): void {
+    this.request = req;
+    this.o.stack.transactions.sendRequest(req, this.destination!, {
+      onResponse: (res) => this.onResponse(req, res, client),
+      onTimeout: () => this.failed(new Error('no final response (timer B)')),
+      onTransportError: () => this.failed(new Error('transport error')),
+    });
+  }
+
+  private failed(error: Error): void {
+    if (this.finalSeen) return;
+    this.finalSeen = true;
+    this.events?.transportError(error);
+  }
+
+  private onResponse(req: SipRequest, res: SipResponse, client: DigestClient): void {
+    if (res.status < 200) {
+      if (req !== this.request) return;
+      this.provisionalSeen = true;
+      this.events?.provisional(res.status);
+      if (this.cancelWanted) this.sendCancel();
+      return;
+    }
+    if (res.status < 300) {
+      // Every 2xx (retransmissions too) gets the ACK; only the first makes the dialog.
+      if (!this.dialog) {
+        const d = dialogFromUac(req, res);
+        if (!isDialog(d)) return this.failed(new Error(d.reason));
+        this.ack = requestInDialog(d, { method: 'ACK', via: this.via(), cseq: req.cseq.seq }).request;
+        this.dialog = d;
+        this.unregister = this.o.stack.registerDialog(d.id, (r, tx) => this.inDialog(r, tx));
+      }
+      this.o.stack.send(this.ack!, this.nextHop(this.ack!));
+      if (this.finalSeen) return;
+      this.finalSeen = true;
+      if (res.body.length > 0) this.o.onAnswer?.(new TextDecoder().decode(res.body));
+      this.events?.final(res.status, { withCredentials: this.withCredentials });
+      return;
+    }
+    if (this.finalSeen) return;
+    if ((res.status === 401 || res.status === 407) && !this.withCredentials && !this.cancelWanted) {
+      const retry = retryWithCredentials(req, res, client, { branch: `z9hG4bK${this.o.newId()}` });
+      if (retry) {
+        // The first challenge is answered here and never reported (the state machine's contract).
+        this.withCredentials = true;
+        this.provisionalSeen = false;
+        return this.send(retry, client);
+      }
+    }
+    this.finalSeen = true;
+    this.events?.final(res.status, { withCredentials: this.withCredentials });
+  }
+
+  private via(): string {
+    const v = this.request!.via[0];
+    const params = new Map(v.params);
+    params.set('branch', `z9hG4bK${this.o.newId()}`);
+    return formatVia({ ...v, params });
+  }
+
+  private sendCancel(): void {
+    const req = this.request!;
+    const pick = (name: string) => req.headers.filter((h) => h.name === name);
+    const headers: HeaderInit[] = [
+      ['Via', formatVia(req.via[0])],
+      ['Max-Forwards', '70'],
+      ...pick('Route'),
+      ...pick('From'),
+      ...pick('To'),
+      ...pick('Call-ID'),
+      ['CSeq', `${req.cseq.seq} CANCEL`],
+    ];
+    const cancel = createRequest({ method: 'CANCEL', uri: req.uri, headers });
+    this.o.stack.transactions.sendRequest(cancel, this.destination!, { onResponse: () => undefined });
+  }
+
+  /** CANCEL before a final response; held back until a provisional arrived (RFC 3261 9.1). */
+  cancel(): void {
+    if (this.finalSeen || this.cancelWanted) return;
+    this.cancelWanted = true;
+    if (this.provisionalSeen) this.sendCancel();
+  }
+
+  bye(): void {
+    if (!this.dialog || this.dialog.state === 'terminated') return;
+    const { request, dialog } = requestInDialog(this.dialog, { method: 'BYE', via: this.via() });
+    this.dialog = { ...dialog, state: 'terminated' };
+    this.unregister?.();
+    this.o.stack.transactions.sendRequest(request, this.nextHop(request), { onResponse: () => undefined });
+  }
+
+  /** In-dialog requests follow the route set or the remote target (RFC 3261 12.2.1.1), not the first target. */
+  private nextHop(req: SipRequest): Destination {
+    return requestDestination(req) ?? this.destination!;
+  }
+
+  private inDialog(req: SipRequest, tx: Parameters<Parameters<SipStack['registerDialog']>[1]>[1]): void {
+    if (!tx) return; // the far end's ACK: nothing to do for a UAC leg
+    if (req.method === 'BYE') {
+      tx.respond(createReply(req, 200, 'OK'));
+      this.dialog = this.dialog && { ...this.dialog, state: 'terminated' };
+      this.unregister?.();
+      this.events?.bye();
+      return;
+    }
+    // Re-INVITE and UPDATE would change media, which this leg does not do yet; INFO and OPTIONS are fine.
+    const ok = req.method === 'INFO' || req.method === 'OPTIONS';
+    tx.respond(createReply(req, ok ? 200 : 488, ok ? 'OK' : 'Not Acceptable Here'));
+  }
+}
