@@ -11,3 +11,4 @@ export * from './digest.js';
 export * from './digest-server.js';
 export * from './stack.js';
 export * from './uac-leg.js';
+export * from './uas-leg.js';

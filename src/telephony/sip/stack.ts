@@ -72,6 +72,7 @@ export class SipStack {
   private readonly allow: readonly string[];
   private readonly newTag: () => string;
   private readonly dialogs = new Map<string, DialogHandler>();
+  private readonly cancelWatchers = new Map<ServerTransaction, () => void>();
 
   constructor(private readonly options: SipStackOptions) {
     this.allow = options.allow ?? [
@@ -163,6 +164,12 @@ export class SipStack {
     };
   }
 
+  /** Tells the owner of an INVITE that it was cancelled (after the stack sent 200 and 487). */
+  onCancel(invite: ServerTransaction, fn: () => void): () => void {
+    this.cancelWatchers.set(invite, fn);
+    return () => void this.cancelWatchers.delete(invite);
+  }
+
   private dispatch(req: SipRequest, tx: ServerTransaction | undefined, source: Destination): void {
     if (req.to.tag !== undefined) {
       const owner = this.dialogs.get(dialogKey(dialogIdOf(req, false)));
@@ -173,7 +180,11 @@ export class SipStack {
       const invite = this.transactions.inviteFor(req);
       if (!invite) return this.reply(tx, 481, 'Call/Transaction Does Not Exist');
       this.reply(tx, 200, 'OK');
-      if (invite.state === 'Proceeding') this.reply(invite, 487, 'Request Terminated');
+      if (invite.state !== 'Proceeding') return;
+      this.reply(invite, 487, 'Request Terminated');
+      const watcher = this.cancelWatchers.get(invite);
+      this.cancelWatchers.delete(invite);
+      watcher?.();
       return;
     }
     if (this.options.onRequest?.(req, tx, source)) return;

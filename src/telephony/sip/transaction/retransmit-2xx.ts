@@ -28,9 +28,12 @@ export class Retransmit2xx {
     this.t = { ...DEFAULT_TIMERS, ...options.timers };
   }
 
-  /** Sends the 2xx now and, on unreliable transports, again until ack() (reliable ones need no help). */
-  start(): void {
-    this.options.send(this.response, this.destination);
+  /**
+   * Sends the 2xx now (unless the server transaction just did) and, on unreliable transports,
+   * again until ack(); reliable ones need no help.
+   */
+  start(sendNow = true): void {
+    if (sendNow) this.options.send(this.response, this.destination);
     if (!this.destination.reliable) this.schedule(this.t.T1);
     this.deadline = this.options.clock.setTimeout(() => {
       if (this.done) return;

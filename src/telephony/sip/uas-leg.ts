@@ -1,0 +1,135 @@
+// One inbound INVITE leg on the SipStack, for the call controller: ring (early dialog), answer
+// with SDP (the 2xx resent until the ACK, RFC 3261 13.3.1.4), reject, hang up, and hear the
+// caller's CANCEL or BYE.
+import type { Clock } from '../../shared/clock.js';
+import type { Dialog } from './dialog/dialog.js';
+import { dialogFromUas, isDialog, requestInDialog } from './dialog/dialog.js';
+import { createReply } from './message/build.js';
+import type { HeaderInit } from './message/build.js';
+import type { SipRequest } from './message/types.js';
+import type { SipStack } from './stack.js';
+import type { ServerTransaction } from './transaction/server.js';
+import { Retransmit2xx } from './transaction/retransmit-2xx.js';
+import { requestDestination } from './transport/routing.js';
+
+export interface UasLegEvents {
+  /** The caller cancelled before the answer; the stack already sent 200 and 487. */
+  cancelled(): void;
+  /** The caller hung up (answered 200). */
+  bye(): void;
+  /** Our 2xx was never acknowledged (64*T1): the call is dead, send BYE. */
+  ackTimeout(): void;
+}
+
+export interface UasLegOptions {
+  readonly stack: SipStack;
+  readonly clock: Clock;
+  /** Our Contact, e.g. `<sip:sb@203.0.113.5:5060>`. */
+  readonly contact: string;
+  readonly newId: () => string;
+  readonly localHost: string;
+  readonly localPort: number;
+}
+
+export class UasLeg {
+  private readonly tag: string;
+  private dialog?: Dialog;
+  private resender?: Retransmit2xx;
+  private unregister?: () => void;
+  private readonly stopCancel: () => void;
+  private finished = false;
+  acked = false;
+
+  constructor(
+    private readonly o: UasLegOptions,
+    readonly request: SipRequest,
+    private readonly tx: ServerTransaction,
+    private readonly events: UasLegEvents,
+  ) {
+    this.tag = o.newId();
+    this.stopCancel = o.stack.onCancel(tx, () => {
+      this.finished = true;
+      this.events.cancelled();
+    });
+  }
+
+  private reply(status: number, reason: string, headers: HeaderInit[] = [], body?: string) {
+    return createReply(this.request, status, reason, {
+      toTag: this.tag,
+      headers,
+      ...(body !== undefined ? { body } : {}),
+    });
+  }
+
+  /** 180 Ringing, or 183 with early media SDP. */
+  ring(status = 180, sdp?: string): void {
+    if (this.finished) return;
+    const headers: HeaderInit[] = [['Contact', this.o.contact]];
+    if (sdp !== undefined) headers.push(['Content-Type', 'application/sdp']);
+    this.tx.respond(this.reply(status, status === 183 ? 'Session Progress' : 'Ringing', headers, sdp));
+  }
+
+  answer(sdp: string, extraHeaders: HeaderInit[] = []): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.stopCancel();
+    const ok = this.reply(
+      200,
+      'OK',
+      [['Contact', this.o.contact], ['Content-Type', 'application/sdp'], ...extraHeaders],
+      sdp,
+    );
+    const d = dialogFromUas(this.request, ok);
+    if (!isDialog(d)) {
+      this.tx.respond(this.reply(400, d.reason));
+      return;
+    }
+    this.dialog = d;
+    this.unregister = this.o.stack.registerDialog(d.id, (req, tx) => this.inDialog(req, tx));
+    this.tx.respond(ok);
+    // The transaction ends with the 2xx (RFC 6026); resending it until the ACK is ours.
+    this.resender = new Retransmit2xx(ok, this.tx.destination, {
+      clock: this.o.clock,
+      send: (m, to) => this.o.stack.send(m, to),
+      onNoAck: () => this.events.ackTimeout(),
+    });
+    this.resender.start(false);
+  }
+
+  reject(status: number, reason: string, headers: HeaderInit[] = []): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.stopCancel();
+    this.tx.respond(this.reply(status, reason, headers));
+  }
+
+  bye(): void {
+    if (!this.dialog || this.dialog.state === 'terminated') return;
+    const via = `SIP/2.0/${this.tx.destination.transport} ${this.o.localHost}:${this.o.localPort};branch=z9hG4bK${this.o.newId()};rport`;
+    const { request, dialog } = requestInDialog(this.dialog, { method: 'BYE', via });
+    this.dialog = { ...dialog, state: 'terminated' };
+    this.resender?.ack();
+    this.unregister?.();
+    const to = requestDestination(request) ?? this.tx.destination;
+    this.o.stack.transactions.sendRequest(request, to, { onResponse: () => undefined });
+  }
+
+  private inDialog(req: SipRequest, tx: ServerTransaction | undefined): void {
+    if (req.method === 'ACK') {
+      this.acked = true;
+      this.resender?.ack();
+      return;
+    }
+    if (!tx) return;
+    if (req.method === 'BYE') {
+      tx.respond(createReply(req, 200, 'OK'));
+      this.resender?.ack();
+      this.dialog = this.dialog && { ...this.dialog, state: 'terminated' };
+      this.unregister?.();
+      this.events.bye();
+      return;
+    }
+    const ok = req.method === 'INFO' || req.method === 'OPTIONS';
+    tx.respond(createReply(req, ok ? 200 : 488, ok ? 'OK' : 'Not Acceptable Here'));
+  }
+}
