@@ -1,7 +1,7 @@
 // SIP signalling benchmark: sipp's UAC (INVITE, 200, ACK, BYE, 200; no media) against our stack
 // answering with UasLeg, next to the same sipp UAC against sipp's own UAS, in the same run. Prints
 // calls per second reached with no failed call, and our rate as a ratio of sipp-to-sipp.
-//   npm run bench:sip            (SIP_BENCH_RATE=300 calls/s, SIP_BENCH_CALLS=3000)
+//   npm run bench:sip            (SIP_BENCH_RATE=1000 calls/s, SIP_BENCH_CALLS=5000; raise the rate to find the ceiling)
 // Media (concurrent G.711 calls) is the media bench's part.
 import { spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
@@ -9,8 +9,8 @@ import { systemClock } from '../src/shared/clock.js';
 import { SipStack } from '../src/telephony/sip/stack.js';
 import { UasLeg } from '../src/telephony/sip/uas-leg.js';
 
-const RATE = Number(process.env.SIP_BENCH_RATE ?? 300);
-const CALLS = Number(process.env.SIP_BENCH_CALLS ?? 3000);
+const RATE = Number(process.env.SIP_BENCH_RATE ?? 1000);
+const CALLS = Number(process.env.SIP_BENCH_CALLS ?? 5000);
 const SDP =
   'v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 4000 RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\n';
 
