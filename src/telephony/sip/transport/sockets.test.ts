@@ -237,4 +237,32 @@ describe('TLS', () => {
     );
     expect((parseMessage(await reply) as SipResponse).status).toBe(200);
   });
+
+  it('opens outbound TLS connections checked against the configured CA', async () => {
+    const clock = new FakeClock();
+    const got: Array<{ req: SipRequest; source: Source }> = [];
+    const far = new StreamTransport({
+      transport: 'TLS',
+      host: '127.0.0.1',
+      port: 0,
+      clock,
+      receiver: receiver(clock, got),
+      tls: { cert, key },
+    });
+    const { port } = await far.listen();
+    closers.push(() => far.close());
+    const near = new StreamTransport({
+      transport: 'TLS',
+      host: '127.0.0.1',
+      port: 0,
+      clock,
+      receiver: receiver(clock, []),
+      tlsClient: { ca: cert, servername: 'localhost' },
+    });
+    closers.push(() => near.close());
+    const req = parseMessage(options('TLS', 'z9hG4bKtlsout')) as SipRequest;
+    expect(near.send(req, { transport: 'TLS', host: '127.0.0.1', port, reliable: true })).toBe(true);
+    await until(() => got.length === 1);
+    expect(got[0].req.via[0].branch).toBe('z9hG4bKtlsout');
+  });
 });

@@ -1,7 +1,7 @@
 // SIP over TCP and TLS (RFC 3261 18.3): Content-Length framing per connection, responses back on
 // the connection the request came in on, outbound connections reused per peer, idle connections
 // closed on the injected clock, RFC 5626 CRLF keep-alives answered.
-import { createServer as createTcpServer, connect as tcpConnect } from 'node:net';
+import { createServer as createTcpServer, isIP, connect as tcpConnect } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import { createServer as createTlsServer, connect as tlsConnect } from 'node:tls';
 import type { TlsOptions, ConnectionOptions } from 'node:tls';
@@ -138,7 +138,8 @@ export class StreamTransport {
   private connect(host: string, port: number): Connection {
     const socket =
       this.options.transport === 'TLS'
-        ? tlsConnect({ host, port, servername: host, ...this.options.tlsClient })
+        ? // SNI carries names only (RFC 6066 3); an IP literal gets none.
+          tlsConnect({ host, port, ...(isIP(host) ? {} : { servername: host }), ...this.options.tlsClient })
         : tcpConnect({ host, port });
     // Writes before the handshake are queued by the socket itself.
     return this.adopt(socket, `${host}:${port}`);
