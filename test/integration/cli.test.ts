@@ -4,7 +4,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../src/cli/dispatch.js';
 import type { CliIo } from '../../src/cli/io.js';
@@ -52,14 +51,8 @@ function sqliteStore(): CliStore {
 }
 
 function postgresStore(url: string): CliStore {
-  const schema = `cli_${randomBytes(6).toString('hex')}`;
+  const schema = `t_${randomBytes(6).toString('hex')}`;
   const sep = url.includes('?') ? '&' : '?';
-  const admin = async (q: string) => {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    await c.query(q);
-    await c.end();
-  };
   return {
     name: 'postgres',
     env: { DATABASE_URL: `${url}${sep}options=${encodeURIComponent(`-c search_path=${schema}`)}` },
@@ -71,9 +64,8 @@ function postgresStore(url: string): CliStore {
         return store;
       },
     },
-    async cleanup() {
-      await admin(`drop schema if exists ${schema} cascade`);
-    },
+    // The schema is dropped when the run ends (test/support/global-setup.ts), never mid-run.
+    async cleanup() {},
   };
 }
 

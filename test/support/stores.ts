@@ -1,7 +1,7 @@
 // Runs integration suites on every store this machine has: SQLite always, PostgreSQL when
-// TEST_DATABASE_URL is set. Each PostgreSQL suite gets its own schema so files run side by side.
+// TEST_DATABASE_URL is set. Each PostgreSQL suite gets its own schema so files run side by side;
+// the schemas are dropped once the whole run is over (global-setup.ts).
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { migrateToLatest, openStore, type Store } from '../../src/store/database.js';
 
 export interface StoreKind {
@@ -28,16 +28,8 @@ export function storeKinds(): StoreKind[] {
         const schema = `t_${randomBytes(6).toString('hex')}`;
         const store = await openStore({ databaseUrl: url, pgSchema: schema, pgPoolSize: 5 });
         await migrateToLatest(store.db);
-        return {
-          ...store,
-          async close() {
-            await store.close();
-            const c = new pg.Client({ connectionString: url });
-            await c.connect();
-            await c.query(`drop schema if exists ${schema} cascade`);
-            await c.end();
-          },
-        };
+        // The schema stays until the run ends (test/support/global-setup.ts drops them all).
+        return store;
       },
     });
   }
