@@ -2,6 +2,7 @@
 //   all (default): API + webhook worker (+ SIP when the telephony stack lands) in one process
 //   api | worker | sip: one part, for scaling out on PostgreSQL + Redis.
 // On an empty store it creates the `default` workspace and prints its key once.
+import fs from 'node:fs';
 import path from 'node:path';
 import { buildApp } from './api/app.js';
 import { MemoryRateLimiter, type RateLimiter } from './api/rate-limit/rate-limiter.js';
@@ -20,6 +21,8 @@ import { SecretBox } from './shared/secret-box.js';
 import { deriveServerKeys, loadMasterKey } from './shared/server-key.js';
 import type { Role } from './config/roles.js';
 import { openConfiguredStore, SQLITE_FILE } from './store/configured-store.js';
+import { closeStaleCalls } from './telephony/calls/recover-calls.js';
+import { SipStack } from './telephony/sip/stack.js';
 import type { Store } from './store/database.js';
 
 export type { Role } from './config/roles.js';
@@ -117,8 +120,31 @@ export async function startService(
     });
   }
 
-  if (role === 'sip') {
-    logger.warn('the SIP role has no telephony stack to run yet; nothing to do');
+  if ((role === 'all' || role === 'sip') && config.sip.port !== 0) {
+    // Calls that were live when the previous process died cannot be resumed: close them first.
+    const swept = await closeStaleCalls(deps, 'server_restart');
+    if (swept.calls) logger.warn({ calls: swept.calls }, 'closed calls left live by the previous run');
+    const tls =
+      config.sip.tlsCert && config.sip.tlsKey
+        ? {
+            port: config.sip.tlsPort,
+            cert: fs.readFileSync(config.sip.tlsCert),
+            key: fs.readFileSync(config.sip.tlsKey),
+          }
+        : undefined;
+    const stack = new SipStack({
+      clock: systemClock,
+      host: config.sip.host,
+      port: config.sip.port,
+      ...(tls ? { tls } : {}),
+      serverName: 'Switchboard',
+    });
+    const ports = await stack.listen();
+    out.write(
+      `  SIP:        ${config.sip.host} udp+tcp ${ports.udp}${ports.tls ? `, tls ${ports.tls}` : ''} ` +
+        '(OPTIONS answered; calls are not routed to workflows yet)\n',
+    );
+    closers.push(() => stack.close());
   }
 
   let closing: Promise<void> | null = null;
