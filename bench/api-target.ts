@@ -6,14 +6,13 @@ import os from 'node:os';
 import path from 'node:path';
 import Fastify from 'fastify';
 import { buildApp } from '../src/api/app.js';
+import { serviceDeps } from '../src/main.js';
 import { MemoryRateLimiter } from '../src/api/rate-limit/rate-limiter.js';
 import { loadConfig } from '../src/config/config.js';
 import { createWorkspace } from '../src/modules/workspaces/workspaces.service.js';
 import { systemClock } from '../src/shared/clock.js';
 import { newId } from '../src/shared/ids.js';
 import { silentLogger } from '../src/shared/logger.js';
-import { SecretBox } from '../src/shared/secret-box.js';
-import { deriveServerKeys } from '../src/shared/server-key.js';
 import { migrateToLatest, openStore, toDbTime } from '../src/store/database.js';
 
 const kind = process.argv[2] as 'bare' | 'sqlite' | 'postgres';
@@ -52,17 +51,7 @@ async function full(): Promise<void> {
       : await openStore({ sqlitePath: path.join(dataDir, 'bench.db') });
   await migrateToLatest(store.db);
   const config = { ...loadConfig({ SWITCHBOARD_DATA_DIR: dataDir }), rateLimitPerMinute: 1_000_000_000 };
-  const keys = deriveServerKeys('bench');
-  const deps = {
-    db: store.db,
-    dialect: store.dialect,
-    clock: systemClock,
-    newId,
-    config,
-    keys,
-    secretBox: new SecretBox(keys.secretBox),
-    logger: silentLogger(),
-  };
+  const deps = serviceDeps(config, store, silentLogger());
   const { workspace, apiKey } = await createWorkspace(deps, { name: 'bench' });
   const now = Date.now();
   const projectId = newId();

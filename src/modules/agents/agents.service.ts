@@ -6,6 +6,7 @@ import { apiTime } from '../../shared/time.js';
 import { inTransaction, parseJson, toDbTime, type Executor } from '../../store/database.js';
 import { paginate } from '../../store/paginate.js';
 import type { AgentTable } from '../../store/schema.js';
+import type { AgentRecord } from '../../engine/node-types.js';
 import { referencedAgentIds } from '../../workflow/agent-refs.js';
 import type { Actor, ServiceDeps } from '../context.js';
 import { projectsRepo } from '../projects/projects.repo.js';
@@ -30,6 +31,20 @@ export function toAgent(row: AgentTable): Agent {
     mcp_server_ids: parseJson(row.mcp_server_ids, []),
     created_at: apiTime(row.created_at),
     updated_at: apiTime(row.updated_at),
+  };
+}
+
+/** The agent as the engine's agent node reads it (looked up when the node starts). */
+export function toAgentRecord(a: AgentTable): AgentRecord {
+  return {
+    id: a.id,
+    name: a.name,
+    system_prompt: a.system_prompt,
+    greeting: a.greeting,
+    temperature: a.temperature,
+    tools: parseJson(a.tools, []),
+    llm_provider: a.llm_provider,
+    llm_model: a.llm_model,
   };
 }
 

@@ -12,7 +12,7 @@ import { emitEvent } from '../../events/outbox.js';
 import type { LlmRegistry } from '../../providers/llm/registry.js';
 import { inTransaction, parseJson, toDbTime } from '../../store/database.js';
 import type { SessionTable } from '../../store/schema.js';
-import { findAgent } from '../agents/agents.service.js';
+import { findAgent, toAgentRecord } from '../agents/agents.service.js';
 import type { ServiceDeps } from '../context.js';
 import { workflowsRepo } from '../workflows/workflows.repo.js';
 import { activateSession, endSession, type SessionEndReason } from './session-lifecycle.js';
@@ -141,17 +141,7 @@ export class SessionHost implements LiveSessionControl {
 
   private async agent(workspaceId: string, id: string): Promise<AgentRecord | undefined> {
     const a = await findAgent(this.deps.db, workspaceId, id);
-    if (!a) return undefined;
-    return {
-      id: a.id,
-      name: a.name,
-      system_prompt: a.system_prompt,
-      greeting: a.greeting,
-      temperature: a.temperature,
-      tools: parseJson(a.tools, []),
-      llm_provider: a.llm_provider,
-      llm_model: a.llm_model,
-    };
+    return a ? toAgentRecord(a) : undefined;
   }
 
   /**

@@ -6,7 +6,7 @@ import type { AgentRecord } from '../../engine/node-types.js';
 import type { WorkflowGraph } from '../../workflow/graph.types.js';
 import { ValidationError } from '../../shared/errors.js';
 import { parseJson } from '../../store/database.js';
-import { findAgent } from '../agents/agents.service.js';
+import { findAgent, toAgentRecord } from '../agents/agents.service.js';
 import type { Actor, ServiceDeps } from '../context.js';
 import { workflowsRepo } from './workflows.repo.js';
 import { PublishRejectedError, type WorkflowsService } from './workflows.service.js';
@@ -36,17 +36,7 @@ export async function simulateWorkflow(
 
   const getAgent = async (agentId: string): Promise<AgentRecord | undefined> => {
     const a = await findAgent(deps.db, actor.workspaceId, agentId);
-    if (!a) return undefined;
-    return {
-      id: a.id,
-      name: a.name,
-      system_prompt: a.system_prompt,
-      greeting: a.greeting,
-      temperature: a.temperature,
-      tools: parseJson(a.tools, []),
-      llm_provider: a.llm_provider,
-      llm_model: a.llm_model,
-    };
+    return a ? toAgentRecord(a) : undefined;
   };
   const result = await simulate({
     graph,
