@@ -32,6 +32,11 @@ export interface Config {
   joinTokenTtlSeconds: number;
   /** Outbound ring timeout before a call ends as no_answer. */
   ringTimeoutSeconds: number;
+  /**
+   * LLM fallbacks, `LLM_FALLBACKS`: `llm_vendor_1=llm_vendor_2[:model],…` — when the first provider
+   * fails before answering, the second answers instead. Checked when the providers are built.
+   */
+  llmFallbacks: string | undefined;
   /** Providers: `LLM_VENDOR_1_API_KEY`, `LLM_VENDOR_1_BASE_URL`, … keyed by provider id. */
   providers: Record<string, { apiKey: string | undefined; baseUrl: string | undefined }>;
 }
@@ -107,6 +112,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxExecutionSeconds: int(env, 'MAX_EXECUTION_SECONDS', 3600, 1),
     joinTokenTtlSeconds: int(env, 'JOIN_TOKEN_TTL_SECONDS', 3600, 1),
     ringTimeoutSeconds: int(env, 'RING_TIMEOUT_SECONDS', 30, 1),
+    llmFallbacks: env.LLM_FALLBACKS || undefined,
     providers,
   };
 }

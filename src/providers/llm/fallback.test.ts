@@ -144,6 +144,29 @@ describe('createLlmProvider and createLlmRegistry against fake vendor servers', 
     await registry.close();
   });
 
+  it('takes its fallbacks from configuration (LLM_FALLBACKS) when none are passed', async () => {
+    const registry = createLlmRegistry(
+      { ...config, llmFallbacks: 'llm_vendor_2=llm_vendor_1' },
+      { sleep: async () => {} },
+    );
+    expect(registry.get('llm_vendor_2')).toBeInstanceOf(FallbackProvider);
+    expect(registry.get('llm_vendor_1')).not.toBeInstanceOf(FallbackProvider);
+    anthropic.replyRaw({
+      kind: 'error',
+      status: 401,
+      body: { type: 'error', error: { type: 'authentication_error', message: 'x' } },
+    });
+    openai.reply({ text: ['from config'] });
+    expect((await collect(registry.get('llm_vendor_2').stream(ask)))[0]).toEqual({
+      type: 'text',
+      delta: 'from config',
+    });
+    await registry.close();
+    expect(() => createLlmRegistry({ providers: {}, llmFallbacks: 'llm_vendor_1=nope' })).toThrow(
+      /invalid LLM fallback/,
+    );
+  });
+
   it('uses the public base URL and fails without a key when nothing is configured', async () => {
     const registry = createLlmRegistry({ providers: {} });
     await expect(collect(registry.get('llm_vendor_4').stream(ask))).rejects.toThrow(/LLM_VENDOR_4_API_KEY/);

@@ -38,7 +38,7 @@ export interface CreateLlmProviderOptions extends AdapterOptions, FallbackOption
   fallback?: FallbackTarget;
 }
 
-type ProvidersConfig = Pick<Config, 'providers'>;
+type ProvidersConfig = Pick<Config, 'providers'> & Partial<Pick<Config, 'llmFallbacks'>>;
 
 /**
  * Reads a fallback map written as text, for whoever wires it from the environment:
@@ -116,7 +116,12 @@ export interface LlmRegistryOptions extends AdapterOptions, FallbackOptions {
 }
 
 export function createLlmRegistry(config: ProvidersConfig, options: LlmRegistryOptions = {}): LlmRegistry {
-  const { fallbacks = {}, overrides = {}, onFallback, ...adapter } = options;
+  const {
+    fallbacks = config.llmFallbacks ? parseLlmFallbacks(config.llmFallbacks) : {},
+    overrides = {},
+    onFallback,
+    ...adapter
+  } = options;
   const adapters = new Map<string, HttpLlmProvider>();
   const resolved = new Map<string, LlmProvider>();
   const base = (id: string): LlmProvider => {
