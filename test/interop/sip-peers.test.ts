@@ -4,16 +4,16 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeClock, systemClock } from '../../shared/clock.js';
-import { dialogFromUac, isDialog, requestInDialog } from './dialog/dialog.js';
-import { createRequest } from './message/build.js';
-import type { SipResponse } from './message/types.js';
-import { buildOffer, readAnswer } from './sdp/offer.js';
-import { SipStack } from './stack.js';
+import { FakeClock, systemClock } from '../../src/shared/clock.js';
+import { dialogFromUac, isDialog, requestInDialog } from '../../src/telephony/sip/dialog/dialog.js';
+import { createRequest } from '../../src/telephony/sip/message/build.js';
+import type { SipResponse } from '../../src/telephony/sip/message/types.js';
+import { buildOffer, readAnswer } from '../../src/telephony/sip/sdp/offer.js';
+import { SipStack } from '../../src/telephony/sip/stack.js';
 
 const have = (bin: string): boolean => spawnSync('sh', ['-c', `command -v ${bin}`]).status === 0;
 const peerTest = (bin: string) => (have(bin) || process.env.CI ? it : it.skip);
-const SCENARIO = fileURLToPath(new URL('./interop/invite-refused.xml', import.meta.url));
+const SCENARIO = fileURLToPath(new URL('./invite-refused.xml', import.meta.url));
 
 function run(cmd: string, args: string[]): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve, reject) => {
