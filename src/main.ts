@@ -13,6 +13,7 @@ import { createOwnerNotifier } from './events/owner-notifier.js';
 import { createGuardedAgent } from './events/ssrf-guard.js';
 import { WebhookWorker } from './events/webhook-worker.js';
 import type { ServiceDeps } from './modules/context.js';
+import { expireUnjoinedSessions } from './modules/sessions/session-lifecycle.js';
 import { createWorkspace } from './modules/workspaces/workspaces.service.js';
 import { systemClock } from './shared/clock.js';
 import { newId } from './shared/ids.js';
@@ -26,6 +27,9 @@ import { SipStack } from './telephony/sip/stack.js';
 import type { Store } from './store/database.js';
 
 export type { Role } from './config/roles.js';
+
+/** How often unjoined sessions past their join token's expiry are ended. */
+const SESSION_SWEEP_MS = 60_000;
 
 /** How long shutdown waits for requests, deliveries and calls in flight before giving up. */
 export const SHUTDOWN_GRACE_MS = 30_000;
@@ -118,6 +122,17 @@ export async function startService(
       await app.close();
       await rateLimiter.close?.();
     });
+  }
+
+  if (role === 'all' || role === 'worker') {
+    // Minted web sessions nobody joined before their token expired end with `timeout`.
+    const sweep = setInterval(() => {
+      void expireUnjoinedSessions(deps).catch((err: unknown) =>
+        logger.error({ err }, 'session expiry sweep failed'),
+      );
+    }, SESSION_SWEEP_MS);
+    sweep.unref();
+    closers.push(async () => clearInterval(sweep));
   }
 
   if ((role === 'all' || role === 'sip') && config.sip.port !== 0) {

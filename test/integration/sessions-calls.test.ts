@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Dialer } from '../../src/modules/calls/dialer.js';
 import { verifyJoinToken } from '../../src/modules/sessions/join-token.js';
+import { expireUnjoinedSessions } from '../../src/modules/sessions/session-lifecycle.js';
 import { setPlan } from '../../src/modules/workspaces/workspaces.service.js';
 import type { CallTable } from '../../src/store/schema.js';
 import { startTestApi, type TestApi } from '../support/api.js';
@@ -236,5 +237,44 @@ describe.each(storeKinds())('calls on $name', (kind) => {
     });
     const mine = ((await t.call('GET', '/api/v1/calls')).data as List).data[0]!;
     expect((await t.call('GET', `/api/v1/calls/${mine.id}`, { key: ws.key })).statusCode).toBe(404);
+  });
+});
+
+describe.each(storeKinds())('unjoined session expiry on $name', (kind) => {
+  it('ends a minted session nobody joined once its join token has expired, exactly once', async () => {
+    const t = await startTestApi(kind);
+    try {
+      const projectId = await createProject(t);
+      const workflowId = await createPublishedWorkflow(t, projectId);
+      const mint = async () =>
+        (
+          (
+            await t.call('POST', '/api/v1/sessions', {
+              body: { project_id: projectId, workflow_id: workflowId },
+            })
+          ).data as One
+        ).data.id as string;
+      const old = await mint();
+      t.clock.advance(3000 * 1000);
+      const fresh = await mint();
+      expect(await expireUnjoinedSessions(t.deps)).toBe(0);
+      t.clock.advance(600 * 1000 + 1); // old one is now past the 3600 s token lifetime
+      expect(await expireUnjoinedSessions(t.deps)).toBe(1);
+      expect(await expireUnjoinedSessions(t.deps)).toBe(0);
+      expect(((await t.call('GET', `/api/v1/sessions/${old}`)).data as One).data).toMatchObject({
+        status: 'ended',
+        end_reason: 'timeout',
+        duration_seconds: 0,
+      });
+      expect(((await t.call('GET', `/api/v1/sessions/${fresh}`)).data as One).data.status).toBe('pending');
+      const events = await t.store.db
+        .selectFrom('webhook_events')
+        .select('body')
+        .where('type', '=', 'session.ended')
+        .execute();
+      expect(events.filter((e) => JSON.parse(e.body).data.id === old)).toHaveLength(1);
+    } finally {
+      await t.close();
+    }
   });
 });

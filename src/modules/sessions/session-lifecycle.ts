@@ -2,7 +2,7 @@
 // becomes `ended` and `session.ended` is written to the outbox in the same transaction.
 import { emitEvent } from '../../events/outbox.js';
 import { apiTime, secondsBetween } from '../../shared/time.js';
-import { parseJson, toDbTime, type Executor } from '../../store/database.js';
+import { inTransaction, parseJson, toDbTime, type Executor } from '../../store/database.js';
 import type { SessionTable } from '../../store/schema.js';
 import type { ServiceDeps } from '../context.js';
 import type { Session } from './sessions.schema.js';
@@ -92,4 +92,28 @@ export async function activateSession(
     .where('status', '=', 'pending')
     .executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
+}
+
+/**
+ * Ends web sessions minted but never joined once their join token has expired (nobody can join
+ * them any more): status `ended`, end_reason `timeout`, session.ended emitted. Returns how many.
+ */
+export async function expireUnjoinedSessions(
+  deps: Pick<ServiceDeps, 'db' | 'clock' | 'newId' | 'config'>,
+): Promise<number> {
+  const cutoff = toDbTime(deps.clock.now() - deps.config.joinTokenTtlSeconds * 1000);
+  const stale = await deps.db
+    .selectFrom('sessions')
+    .selectAll()
+    .where('status', '=', 'pending')
+    .where('channel', '=', 'web')
+    .where('created_at', '<=', cutoff)
+    .limit(500)
+    .execute();
+  let ended = 0;
+  for (const row of stale) {
+    const done = await inTransaction(deps.db, (trx) => endSession(trx, deps, row, 'timeout'));
+    if (done) ended++;
+  }
+  return ended;
 }
