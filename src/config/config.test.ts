@@ -1,0 +1,62 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+
+describe('loadConfig', () => {
+  it('has the defaults of CONTRACT.md', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      dataDir: path.resolve('./data'),
+      databaseUrl: undefined,
+      redisUrl: undefined,
+      host: '127.0.0.1',
+      port: 8080,
+      publicBaseUrl: 'http://127.0.0.1:8080',
+      sip: {
+        host: '127.0.0.1',
+        port: 5060,
+        tlsPort: 5061,
+        domain: 'sip.localhost',
+        rtpPortMin: 20000,
+        rtpPortMax: 30000,
+      },
+      rateLimitPerMinute: 120,
+      webhookAllowedCidrs: [],
+      logLevel: 'info',
+      bodyLimitBytes: 1024 * 1024,
+    });
+    expect(c.providers.llm_vendor_1).toEqual({ apiKey: undefined, baseUrl: undefined });
+  });
+
+  it('reads every variable', () => {
+    const c = loadConfig({
+      SWITCHBOARD_DATA_DIR: '/tmp/x',
+      DATABASE_URL: 'postgres://u@h/db',
+      HOST: '0.0.0.0',
+      PORT: '9000',
+      PUBLIC_BASE_URL: 'https://api.example.com/',
+      SIP_PORT: '0',
+      RATE_LIMIT_PER_MINUTE: '5',
+      WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8, 10.0.0.0/8',
+      LLM_VENDOR_2_API_KEY: 'k',
+      LLM_FALLBACKS: 'llm_vendor_1=llm_vendor_2',
+    });
+    expect(c.dataDir).toBe('/tmp/x');
+    expect(c.publicBaseUrl).toBe('https://api.example.com');
+    expect(c.sip.port).toBe(0);
+    expect(c.rateLimitPerMinute).toBe(5);
+    expect(c.webhookAllowedCidrs).toEqual(['127.0.0.0/8', '10.0.0.0/8']);
+    expect(c.providers.llm_vendor_2!.apiKey).toBe('k');
+    expect(c.llmFallbacks).toBe('llm_vendor_1=llm_vendor_2');
+  });
+
+  it('refuses bad values with a message naming the variable', () => {
+    expect(() => loadConfig({ PORT: 'eighty' })).toThrow(
+      new ConfigError('PORT must be a whole number, got "eighty"'),
+    );
+    expect(() => loadConfig({ PORT: '70000' })).toThrow(/PORT must be between 0 and 65535/);
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL must be a postgres/);
+    expect(() => loadConfig({ RTP_PORT_MIN: '30000', RTP_PORT_MAX: '20000' })).toThrow(/RTP_PORT_MAX/);
+    expect(() => loadConfig({ RATE_LIMIT_PER_MINUTE: '0' })).toThrow(/RATE_LIMIT_PER_MINUTE/);
+  });
+});
