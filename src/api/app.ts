@@ -103,14 +103,22 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   registerAuth(app, deps, deps.rateLimiter);
   registerIdempotency(app, deps);
 
-  const sessionHost =
-    deps.sessionHost ??
-    new SessionHost(deps, {
-      llm: createLlmRegistry(deps.config),
-      dispatcher: createGuardedAgent({ policy: new AddressPolicy(deps.config.webhookAllowedCidrs) }),
-    });
-  // Shutdown: sessions still running here end (client_disconnected) before the store closes.
-  app.addHook('onClose', async () => sessionHost.close());
+  // The session host, with its own LLM providers and SSRF-guarded agent unless one is given.
+  const owned: Array<{ close(): Promise<void> }> = [];
+  let host = deps.sessionHost;
+  if (!host) {
+    const llm = createLlmRegistry(deps.config);
+    const dispatcher = createGuardedAgent({ policy: new AddressPolicy(deps.config.webhookAllowedCidrs) });
+    owned.push(llm, dispatcher);
+    host = new SessionHost(deps, { llm, dispatcher });
+  }
+  const sessionHost = host;
+  // Shutdown, in order: sessions still running here end (client_disconnected) and their endings
+  // are stored, then the providers' connections close.
+  app.addHook('onClose', async () => {
+    await sessionHost.close();
+    for (const resource of owned) await resource.close();
+  });
   const services = createServices(deps, { liveSessions: sessionHost, ...deps.overrides });
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
 
