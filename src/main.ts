@@ -81,89 +81,8 @@ export async function startService(
   const deps = serviceDeps(config, store, logger);
   await firstRun(deps, config, out);
   const closers: Array<() => Promise<void>> = [];
-
-  if (role === 'all' || role === 'worker') {
-    const notifier = createOwnerNotifier({ smtpUrl: config.smtpUrl, logger });
-    const dispatcher = createGuardedAgent({ policy: new AddressPolicy(config.webhookAllowedCidrs) });
-    const worker = new WebhookWorker({
-      store,
-      clock: systemClock,
-      logger: logger.child({ part: 'webhooks' }),
-      dispatcher,
-      secrets: deps.secretBox,
-      notifier,
-    });
-    worker.start();
-    closers.push(async () => {
-      await worker.stop(); // waits for deliveries in flight
-      await dispatcher.close();
-      notifier.close();
-    });
-  }
-
-  if (role === 'all' || role === 'api') {
-    const rateLimiter: RateLimiter = config.redisUrl
-      ? new RedisRateLimiter(config.redisUrl, config.rateLimitPerMinute)
-      : new MemoryRateLimiter(config.rateLimitPerMinute, systemClock);
-    const { app } = await buildApp({ ...deps, rateLimiter, httpLogger: logger.child({ part: 'api' }) });
-    await app.listen({ host: config.host, port: config.port });
-    out.write(
-      [
-        `Switchboard ${role === 'all' ? '' : `(${role}) `}is listening.`,
-        `  API:        ${config.publicBaseUrl}/api/v1   (OpenAPI: ${config.publicBaseUrl}/api/v1/openapi.json)`,
-        `  Health:     ${config.publicBaseUrl}/healthz`,
-        `  Dashboard:  ${config.publicBaseUrl}/ (not built yet)`,
-        `  Store:      ${store.dialect === 'sqlite' ? path.join(config.dataDir, SQLITE_FILE) : 'PostgreSQL'}`,
-        '',
-      ].join('\n'),
-    );
-    // The API stops first (no new work), then the worker drains, then the store closes.
-    closers.unshift(async () => {
-      await app.close();
-      await rateLimiter.close?.();
-    });
-  }
-
-  if (role === 'all' || role === 'worker') {
-    // Minted web sessions nobody joined before their token expired end with `timeout`.
-    const sweep = setInterval(() => {
-      void expireUnjoinedSessions(deps).catch((err: unknown) =>
-        logger.error({ err }, 'session expiry sweep failed'),
-      );
-    }, SESSION_SWEEP_MS);
-    sweep.unref();
-    closers.push(async () => clearInterval(sweep));
-  }
-
-  if ((role === 'all' || role === 'sip') && config.sip.port !== 0) {
-    // Calls that were live when the previous process died cannot be resumed: close them first.
-    const swept = await closeStaleCalls(deps, 'server_restart');
-    if (swept.calls) logger.warn({ calls: swept.calls }, 'closed calls left live by the previous run');
-    const tls =
-      config.sip.tlsCert && config.sip.tlsKey
-        ? {
-            port: config.sip.tlsPort,
-            cert: fs.readFileSync(config.sip.tlsCert),
-            key: fs.readFileSync(config.sip.tlsKey),
-          }
-        : undefined;
-    const stack = new SipStack({
-      clock: systemClock,
-      host: config.sip.host,
-      port: config.sip.port,
-      ...(tls ? { tls } : {}),
-      serverName: 'Switchboard',
-    });
-    const ports = await stack.listen();
-    out.write(
-      `  SIP:        ${config.sip.host} udp+tcp ${ports.udp}${ports.tls ? `, tls ${ports.tls}` : ''} ` +
-        '(OPTIONS answered; calls are not routed to workflows yet)\n',
-    );
-    closers.push(() => stack.close());
-  }
-
   let closing: Promise<void> | null = null;
-  return {
+  const service: RunningService = {
     close() {
       closing ??= (async () => {
         for (const close of closers) {
@@ -175,6 +94,93 @@ export async function startService(
       return closing;
     },
   };
+
+  // A part that fails to start (a port in use, a bad certificate) stops the ones already running.
+  try {
+    if (role === 'all' || role === 'worker') {
+      const notifier = createOwnerNotifier({ smtpUrl: config.smtpUrl, logger });
+      const dispatcher = createGuardedAgent({ policy: new AddressPolicy(config.webhookAllowedCidrs) });
+      const worker = new WebhookWorker({
+        store,
+        clock: systemClock,
+        logger: logger.child({ part: 'webhooks' }),
+        dispatcher,
+        secrets: deps.secretBox,
+        notifier,
+      });
+      worker.start();
+      closers.push(async () => {
+        await worker.stop(); // waits for deliveries in flight
+        await dispatcher.close();
+        notifier.close();
+      });
+    }
+
+    if (role === 'all' || role === 'api') {
+      const rateLimiter: RateLimiter = config.redisUrl
+        ? new RedisRateLimiter(config.redisUrl, config.rateLimitPerMinute)
+        : new MemoryRateLimiter(config.rateLimitPerMinute, systemClock);
+      const { app } = await buildApp({ ...deps, rateLimiter, httpLogger: logger.child({ part: 'api' }) });
+      await app.listen({ host: config.host, port: config.port });
+      out.write(
+        [
+          `Switchboard ${role === 'all' ? '' : `(${role}) `}is listening.`,
+          `  API:        ${config.publicBaseUrl}/api/v1   (OpenAPI: ${config.publicBaseUrl}/api/v1/openapi.json)`,
+          `  Health:     ${config.publicBaseUrl}/healthz`,
+          `  Dashboard:  ${config.publicBaseUrl}/ (not built yet)`,
+          `  Store:      ${store.dialect === 'sqlite' ? path.join(config.dataDir, SQLITE_FILE) : 'PostgreSQL'}`,
+          '',
+        ].join('\n'),
+      );
+      // The API stops first (no new work), then the worker drains, then the store closes.
+      closers.unshift(async () => {
+        await app.close();
+        await rateLimiter.close?.();
+      });
+    }
+
+    if (role === 'all' || role === 'worker') {
+      // Minted web sessions nobody joined before their token expired end with `timeout`.
+      const sweep = setInterval(() => {
+        void expireUnjoinedSessions(deps).catch((err: unknown) =>
+          logger.error({ err }, 'session expiry sweep failed'),
+        );
+      }, SESSION_SWEEP_MS);
+      sweep.unref();
+      closers.push(async () => clearInterval(sweep));
+    }
+
+    if ((role === 'all' || role === 'sip') && config.sip.port !== 0) {
+      // Calls that were live when the previous process died cannot be resumed: close them first.
+      const swept = await closeStaleCalls(deps, 'server_restart');
+      if (swept.calls) logger.warn({ calls: swept.calls }, 'closed calls left live by the previous run');
+      const tls =
+        config.sip.tlsCert && config.sip.tlsKey
+          ? {
+              port: config.sip.tlsPort,
+              cert: fs.readFileSync(config.sip.tlsCert),
+              key: fs.readFileSync(config.sip.tlsKey),
+            }
+          : undefined;
+      const stack = new SipStack({
+        clock: systemClock,
+        host: config.sip.host,
+        port: config.sip.port,
+        ...(tls ? { tls } : {}),
+        serverName: 'Switchboard',
+      });
+      const ports = await stack.listen();
+      out.write(
+        `  SIP:        ${config.sip.host} udp+tcp ${ports.udp}${ports.tls ? `, tls ${ports.tls}` : ''} ` +
+          '(OPTIONS answered; calls are not routed to workflows yet)\n',
+      );
+      closers.push(() => stack.close());
+    }
+  } catch (err) {
+    await service.close();
+    throw err;
+  }
+  return service;
 }
 
 /** `switchboard serve`: runs until SIGTERM/SIGINT, then drains and exits. */

@@ -3,6 +3,7 @@
 // that key; SIP answers OPTIONS over UDP.
 import dgram from 'node:dgram';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -17,12 +18,39 @@ function capture() {
   };
 }
 
-async function freeUdpPort(): Promise<number> {
-  const s = dgram.createSocket('udp4');
-  await new Promise<void>((r) => s.bind(0, '127.0.0.1', r));
-  const { port } = s.address();
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
+/** A port free for both UDP and TCP right now (SIP_PORT binds both). */
+async function freeSipPort(): Promise<number> {
+  for (;;) {
+    const tcp = net.createServer();
+    await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', r));
+    const { port } = tcp.address() as net.AddressInfo;
+    const udp = dgram.createSocket('udp4');
+    const ok = await new Promise<boolean>((r) => {
+      udp.once('error', () => r(false));
+      udp.bind(port, '127.0.0.1', () => r(true));
+    });
+    await new Promise<void>((r) => tcp.close(() => r()));
+    if (ok) await new Promise<void>((r) => udp.close(() => r()));
+    if (ok) return port;
+  }
+}
+
+/** Starts the service on a fresh SIP port, trying again if another test took it in between. */
+async function startWithSip(dir: string, out: NodeJS.WritableStream) {
+  for (let attempt = 1; ; attempt++) {
+    const sipPort = await freeSipPort();
+    const config = loadConfig({
+      SWITCHBOARD_DATA_DIR: dir,
+      PORT: '0',
+      SIP_PORT: String(sipPort),
+      LOG_LEVEL: 'silent',
+    });
+    try {
+      return { config, sipPort, service: await startService(config, 'all', out) };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 5) throw err;
+    }
+  }
 }
 
 function options(port: number): Promise<string> {
@@ -52,16 +80,8 @@ function options(port: number): Promise<string> {
 describe('switchboard serve', () => {
   it('prints the first key once, serves the API with it, and answers SIP OPTIONS', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-serve-'));
-    const sipPort = await freeUdpPort();
-    const config = loadConfig({
-      SWITCHBOARD_DATA_DIR: dir,
-      PORT: '0',
-      SIP_PORT: String(sipPort),
-      LOG_LEVEL: 'silent',
-    });
-
     const first = capture();
-    const a = await startService(config, 'all', first.stream);
+    const { config, sipPort, service: a } = await startWithSip(dir, first.stream);
     const key = /pk_live_[A-Za-z0-9_-]{43}/.exec(first.text())?.[0];
     expect(key).toBeDefined();
     expect(first.text()).toContain('SIP address:   sip:ws-');
@@ -76,6 +96,24 @@ describe('switchboard serve', () => {
     expect(second.text()).toContain('is listening');
     await b.close();
     expect(fs.statSync(path.join(dir, 'server.key')).mode & 0o777).toBe(0o600);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('stops what it started when a part cannot start (SIP port taken), so a retry works', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-serve-'));
+    const blocker = dgram.createSocket('udp4');
+    await new Promise<void>((r) => blocker.bind(0, '127.0.0.1', r));
+    const taken = blocker.address().port;
+    const config = loadConfig({
+      SWITCHBOARD_DATA_DIR: dir,
+      PORT: '0',
+      SIP_PORT: String(taken),
+      LOG_LEVEL: 'silent',
+    });
+    await expect(startService(config, 'all', capture().stream)).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    await new Promise<void>((r) => blocker.close(() => r()));
+    const again = await startService({ ...config, sip: { ...config.sip, port: 0 } }, 'all', capture().stream);
+    await again.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 });
