@@ -115,16 +115,29 @@ export class SipStack {
     const o = this.options;
     const ports: { udp?: number; tcp?: number; tls?: number } = {};
     if (o.port !== undefined) {
-      this.udp = new UdpTransport({ host: o.host, port: o.port, receiver: this.receiver });
-      ports.udp = (await this.udp.listen()).port;
       const common = {
         host: o.host,
         receiver: this.receiver,
         clock: o.clock,
         ...(o.idleMs ? { idleMs: o.idleMs } : {}),
       };
-      this.tcp = new StreamTransport({ ...common, transport: 'TCP', port: ports.udp });
-      ports.tcp = (await this.tcp.listen()).port;
+      // UDP and TCP share one port. With port 0 the UDP port is picked first and TCP may find that
+      // number taken by someone else's TCP socket: then pick another pair (a fixed port just fails).
+      for (let attempt = 1; ; attempt++) {
+        this.udp = new UdpTransport({ host: o.host, port: o.port, receiver: this.receiver });
+        ports.udp = (await this.udp.listen()).port;
+        this.tcp = new StreamTransport({ ...common, transport: 'TCP', port: ports.udp });
+        try {
+          ports.tcp = (await this.tcp.listen()).port;
+          break;
+        } catch (err) {
+          await this.udp.close();
+          this.udp = undefined;
+          this.tcp = undefined;
+          const taken = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
+          if (!taken || o.port !== 0 || attempt >= 10) throw err;
+        }
+      }
     }
     if (o.tls) {
       this.tls = new StreamTransport({
