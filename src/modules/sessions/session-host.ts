@@ -156,6 +156,16 @@ export class SessionHost implements LiveSessionControl {
         .selectAll()
         .where('id', '=', row.id)
         .executeTakeFirstOrThrow();
+      // The run may end before its fire-and-forget activation landed: the run's own start time
+      // then goes in here, so started_at and duration_seconds are never lost.
+      if (current.started_at === null && summary.startedAt !== null && current.status !== 'ended') {
+        current.started_at = toDbTime(summary.startedAt);
+        await trx
+          .updateTable('sessions')
+          .set({ started_at: current.started_at })
+          .where('id', '=', row.id)
+          .execute();
+      }
       await endSession(trx, deps, current, summary.endReason as SessionEndReason);
       const ex = summary.execution;
       if (!ex || (ex.status !== 'completed' && ex.status !== 'failed' && ex.status !== 'transferred')) return;
