@@ -7,6 +7,7 @@ import websocket from '@fastify/websocket';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Logger } from '../shared/logger.js';
+import { UnavailableError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import { pingStore } from '../store/database.js';
 import type { ServiceDeps } from '../modules/context.js';
@@ -128,7 +129,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
       return { status: 'ok', store: deps.dialect };
     } catch (err) {
       reply.log.error({ err }, 'health check failed');
-      return reply.code(503).send({ message: 'The store does not answer.' });
+      throw new UnavailableError('The store does not answer.');
     }
   });
 

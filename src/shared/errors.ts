@@ -55,8 +55,8 @@ export class ConflictError extends AppError {
 }
 
 export class PayloadTooLargeError extends AppError {
-  constructor(limitBytes: number) {
-    super(413, `The request body is larger than ${limitBytes} bytes.`);
+  constructor(message = 'The request body is larger than 1 MiB.') {
+    super(413, message);
   }
 }
 
@@ -80,6 +80,13 @@ export class RateLimitedError extends AppError {
 export class UnavailableError extends AppError {
   constructor(message = 'The service is temporarily unavailable.') {
     super(503, message);
+  }
+}
+
+/** 500: an unexpected failure; the details go to the log, never to the client. */
+export class InternalError extends AppError {
+  constructor() {
+    super(500, 'Internal server error.');
   }
 }
 

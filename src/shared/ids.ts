@@ -26,9 +26,3 @@ export function uuidv7(nowMs: number = Date.now()): string {
 }
 
 export const newId: IdGenerator = () => uuidv7();
-
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(value: unknown): value is string {
-  return typeof value === 'string' && UUID_RE.test(value);
-}

@@ -1,7 +1,6 @@
 // Row types of every table, as Kysely sees them. Both dialects store the same shapes:
 // ids and timestamps as text (ISO 8601 UTC with milliseconds, so they sort as text),
 // JSON as text, booleans as integers. Each part of the service adds its tables here.
-import type { Generated } from 'kysely';
 import type { WebhookTables } from './webhook-tables.js';
 
 export interface WorkspaceTable {
@@ -211,9 +210,6 @@ export interface CoreTables {
   idempotency_keys: IdempotencyKeyTable;
   server_settings: ServerSettingTable;
 }
-
-/** Placeholder so `Generated` stays importable for tables that add serial columns later. */
-export type Serial = Generated<number>;
 
 // Each part adds its own tables interface to this intersection (webhooks: WebhookTables, …).
 export type Database = CoreTables & WebhookTables;

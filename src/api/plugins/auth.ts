@@ -8,7 +8,7 @@ import { effectiveScopes, type Scope } from '../../modules/api-keys/scopes.js';
 import type { Actor, ServiceDeps } from '../../modules/context.js';
 import { toDbTime } from '../../store/database.js';
 import type { RateLimiter } from '../rate-limit/rate-limiter.js';
-import { sendError } from './errors.js';
+import { ForbiddenError, RateLimitedError, UnauthenticatedError } from '../../shared/errors.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -33,26 +33,21 @@ export function registerAuth(app: FastifyInstance, deps: ServiceDeps, limiter: R
     const header = request.headers.authorization;
     const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!match || !isWellFormedKey(match[1]!)) {
-      return sendError(reply, 401, 'Unauthenticated: send Authorization: Bearer pk_live_….');
+      throw new UnauthenticatedError('Unauthenticated: send Authorization: Bearer pk_live_….');
     }
     const hash = hashApiKey(match[1]!);
     const row = await apiKeysRepo.findByHash(deps.db, hash);
     if (!row || row.revoked_at !== null || !hashesEqual(row.key_hash, hash)) {
-      return sendError(reply, 401, 'Unauthenticated: the API key is unknown or revoked.');
+      throw new UnauthenticatedError('Unauthenticated: the API key is unknown or revoked.');
     }
 
     const decision = await limiter.hit(row.workspace_id);
     reply.header('X-RateLimit-Limit', String(decision.limit));
     reply.header('X-RateLimit-Remaining', String(decision.remaining));
-    if (!decision.allowed) {
-      reply.header('Retry-After', String(decision.retryAfterSeconds));
-      return sendError(reply, 429, 'Too many requests.');
-    }
+    if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds);
 
     const scopes = effectiveScopes(JSON.parse(row.scopes) as string[]);
-    if (!scopes.has(scope)) {
-      return sendError(reply, 403, `This action needs an API key with the "${scope}" scope.`);
-    }
+    if (!scopes.has(scope)) throw new ForbiddenError(scope);
 
     const now = deps.clock.now();
     if (row.last_used_at === null || Date.parse(row.last_used_at) <= now - TOUCH_INTERVAL_MS) {

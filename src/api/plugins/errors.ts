@@ -2,7 +2,15 @@
 // from the one catalog (src/shared/errors.ts); framework errors (bad JSON, body too large, schema
 // validation) are translated here, nowhere else.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, type FieldErrors } from '../../shared/errors.js';
+import {
+  AppError,
+  BadRequestError,
+  InternalError,
+  NotFoundError,
+  PayloadTooLargeError,
+  ValidationError,
+  type FieldErrors,
+} from '../../shared/errors.js';
 
 interface AjvError {
   instancePath?: string;
@@ -63,41 +71,44 @@ export function sendError(
     .send(errors ? { message, errors } : { message });
 }
 
+/** Every failure as a catalog error: domain errors as they are, framework errors translated. */
+function toAppError(error: FastifyError, request: FastifyRequest): AppError {
+  if (error instanceof AppError) return error;
+  if (error.validation) {
+    const ctx = error.validationContext ?? 'body';
+    if (ctx === 'body' && (request.body === undefined || request.body === null)) {
+      return new BadRequestError('A JSON request body is required.');
+    }
+    if (ctx === 'params') return new NotFoundError();
+    const errors = validationErrors(error.validation as AjvError[], ctx);
+    const first = Object.keys(errors)[0]!;
+    return new ValidationError(errors, `The ${first} field ${errors[first]![0]}.`);
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new BadRequestError('A JSON request body is required.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new BadRequestError('The request body is not valid JSON.');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new PayloadTooLargeError();
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError(415, 'Requests must be sent as application/json.');
+  }
+  if (error instanceof SyntaxError || error.statusCode === 400) {
+    return new BadRequestError('The request body is not valid JSON.');
+  }
+  if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+    return new AppError(error.statusCode, error.message);
+  }
+  return new InternalError();
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    if (error instanceof AppError) {
-      if (error.headers) reply.headers(error.headers);
-      if (error.status >= 500) request.log.error({ err: error }, error.message);
-      return sendError(reply, error.status, error.message, error.errors);
-    }
-    if (error.validation) {
-      const ctx = error.validationContext ?? 'body';
-      if (ctx === 'body' && (request.body === undefined || request.body === null)) {
-        return sendError(reply, 400, 'A JSON request body is required.');
-      }
-      if (ctx === 'params') return sendError(reply, 404, 'Resource not found.');
-      const errors = validationErrors(error.validation as AjvError[], ctx);
-      const first = Object.keys(errors)[0]!;
-      return sendError(reply, 422, `The ${first} field ${errors[first]![0]}.`, errors);
-    }
-    switch (error.code) {
-      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-        return sendError(reply, 400, 'A JSON request body is required.');
-      case 'FST_ERR_CTP_INVALID_JSON_BODY':
-        return sendError(reply, 400, 'The request body is not valid JSON.');
-      case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return sendError(reply, 413, 'The request body is larger than 1 MiB.');
-      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return sendError(reply, 415, 'Requests must be sent as application/json.');
-    }
-    if (error instanceof SyntaxError || error.statusCode === 400) {
-      return sendError(reply, 400, 'The request body is not valid JSON.');
-    }
-    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-      return sendError(reply, error.statusCode, error.message);
-    }
-    request.log.error({ err: error }, 'unhandled error');
-    return sendError(reply, 500, 'Internal server error.');
+    const appError = toAppError(error, request);
+    if (appError.headers) reply.headers(appError.headers);
+    if (appError.status >= 500) request.log.error({ err: error }, appError.message);
+    return sendError(reply, appError.status, appError.message, appError.errors);
   });
 
   app.setNotFoundHandler((_request, reply) => sendError(reply, 404, 'Route not found.'));

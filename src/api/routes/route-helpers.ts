@@ -4,8 +4,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ServiceDeps } from '../../modules/context.js';
 import type { PageRequest } from '../paging.js';
 
-export type Router = ReturnType<FastifyInstance['withTypeProvider']> & FastifyInstance;
-
 export function typed(app: FastifyInstance) {
   return app.withTypeProvider<TypeBoxTypeProvider>();
 }
