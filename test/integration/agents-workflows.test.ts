@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NODE_TYPES } from '../../src/workflow/graph.types.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { createProject, registerNumber, SIMPLE_GRAPH } from '../support/fixtures.js';
 import { storeKinds } from '../support/stores.js';
@@ -219,21 +220,7 @@ describe('workflow schema', () => {
       const res = await t.call('GET', '/api/v1/workflow-schema', { key: null });
       expect(res.statusCode).toBe(200);
       const text = res.body;
-      for (const type of [
-        'start',
-        'speak',
-        'agent',
-        'dtmf',
-        'condition',
-        'set_variables',
-        'transform',
-        'webhook',
-        'dial',
-        'transfer_to_human',
-        'transfer_call',
-        'end',
-        'hangup',
-      ]) {
+      for (const type of NODE_TYPES) {
         expect(text, type).toContain(`"${type}"`);
       }
       expect(text).toContain('save_to_variable');

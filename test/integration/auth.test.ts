@@ -219,3 +219,15 @@ describe.each(storeKinds())('idempotency keys on $name', (kind) => {
     expect(await count(ws.key)).toBe(2);
   });
 });
+
+describe('health check', () => {
+  it('answers 503 in the envelope when the store does not answer', async () => {
+    const [kind] = storeKinds();
+    const t = await startTestApi(kind!);
+    await t.store.close();
+    const res = await t.app.inject({ method: 'GET', url: '/healthz' });
+    expect(res.statusCode).toBe(503);
+    expect(res.json()).toEqual({ message: 'The store does not answer.' });
+    await t.app.close();
+  });
+});
