@@ -9,6 +9,7 @@ import { recordSession } from '../../engine/session-recording.js';
 import { SessionRegistry, type LiveSession, type SessionSummary } from '../../engine/session-runtime.js';
 import type { WorkflowGraph } from '../../engine/workflow-deps.js';
 import { emitEvent } from '../../events/outbox.js';
+import { isoSeconds } from '../../shared/clock.js';
 import type { LlmRegistry } from '../../providers/llm/registry.js';
 import { inTransaction, parseJson, toDbTime } from '../../store/database.js';
 import type { SessionTable } from '../../store/schema.js';
@@ -179,8 +180,8 @@ export class SessionHost implements LiveSessionControl {
         last_node_id: ex.lastNodeId,
         path: ex.path,
         duration_ms: Math.round(ex.durationMs),
-        started_at: summary.startedAt === null ? null : toDbTime(summary.startedAt).replace(/\.\d{3}Z$/, 'Z'),
-        ended_at: toDbTime(summary.endedAt).replace(/\.\d{3}Z$/, 'Z'),
+        started_at: summary.startedAt === null ? null : isoSeconds(summary.startedAt),
+        ended_at: isoSeconds(summary.endedAt),
         variables: ex.variables,
         ...(ex.transfer ? { transfer: ex.transfer } : {}),
         ...(ex.error ? { error: ex.error } : {}),
