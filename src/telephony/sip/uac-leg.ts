@@ -10,6 +10,13 @@ import { createReply, createRequest } from './message/build.js';
 import type { HeaderInit } from './message/build.js';
 import { formatVia } from './message/headers.js';
 import type { SipRequest, SipResponse } from './message/types.js';
+import {
+  DialogGoneError,
+  InDialogTimeoutError,
+  type DialogRequests,
+  type InDialogHandler,
+  type InDialogSend,
+} from './dialog-requests.js';
 import type { SipStack } from './stack.js';
 import type { Destination, TransportName } from './transaction/types.js';
 import { isReliable, requestDestination } from './transport/routing.js';
@@ -46,7 +53,7 @@ export interface UacLegOptions {
   readonly onAnswer?: (sdp: string) => void;
 }
 
-export class UacLeg {
+export class UacLeg implements DialogRequests {
   private request?: SipRequest;
   private destination?: Destination;
   private dialog?: Dialog;
@@ -57,6 +64,8 @@ export class UacLeg {
   private withCredentials = false;
   private unregister?: () => void;
   private events?: LegEvents;
+  private handler?: InDialogHandler;
+  private contact?: string;
 
   constructor(private readonly o: UacLegOptions) {}
 
@@ -66,6 +75,7 @@ export class UacLeg {
     const port = target.port ?? (transport === 'TLS' ? 5061 : 5060);
     this.destination = { transport, host: target.host, port, reliable: isReliable(transport) };
     const local = `${this.o.localHost}:${this.o.localPort}`;
+    this.contact = `<sip:${options.from}@${local}${transport === 'UDP' ? '' : `;transport=${target.transport}`}>`;
     const headers: HeaderInit[] = [
       ['Via', `SIP/2.0/${transport} ${local};branch=z9hG4bK${this.o.newId()};rport`],
       ['Max-Forwards', '70'],
@@ -73,10 +83,7 @@ export class UacLeg {
       ['To', `<${target.uri}>`],
       ['Call-ID', `${this.o.newId()}@${this.o.localHost}`],
       ['CSeq', '1 INVITE'],
-      [
-        'Contact',
-        `<sip:${options.from}@${local}${transport === 'UDP' ? '' : `;transport=${target.transport}`}>`,
-      ],
+      ['Contact', this.contact],
     ];
     const sdp = this.o.offer?.();
     if (sdp !== undefined) headers.push(['Content-Type', 'application/sdp']);
@@ -172,6 +179,33 @@ export class UacLeg {
     if (this.provisionalSeen) this.sendCancel();
   }
 
+  onRequest(handler: InDialogHandler | undefined): void {
+    this.handler = handler;
+  }
+
+  sendInDialog(method: string, options: InDialogSend = {}): Promise<SipResponse> {
+    if (!this.dialog || this.dialog.state === 'terminated') return Promise.reject(new DialogGoneError());
+    const { request, dialog } = requestInDialog(this.dialog, {
+      method,
+      via: this.via(),
+      ...((method === 'INVITE' || method === 'UPDATE' || method === 'REFER') && this.contact
+        ? { contact: this.contact }
+        : {}),
+      ...(options.headers ? { headers: options.headers } : {}),
+      ...(options.body !== undefined ? { body: options.body } : {}),
+    });
+    this.dialog = dialog;
+    return new Promise((resolve, reject) => {
+      this.o.stack.transactions.sendRequest(request, this.nextHop(request), {
+        onResponse: (res) => {
+          if (res.status >= 200) resolve(res);
+        },
+        onTimeout: () => reject(new InDialogTimeoutError(method)),
+        onTransportError: () => reject(new InDialogTimeoutError(method)),
+      });
+    });
+  }
+
   bye(): void {
     if (!this.dialog || this.dialog.state === 'terminated') return;
     const { request, dialog } = requestInDialog(this.dialog, { method: 'BYE', via: this.via() });
@@ -194,8 +228,15 @@ export class UacLeg {
       this.events?.bye();
       return;
     }
-    // Re-INVITE and UPDATE would change media, which this leg does not do yet; INFO and OPTIONS are fine.
+    const respond = (status: number, reason: string, headers: HeaderInit[] = [], body?: string) =>
+      tx.respond(
+        createReply(req, status, reason, { headers, ...(body !== undefined ? { body } : {}) }),
+      );
+    if (this.handler?.(req, respond)) return;
+    // Without an owner's handler: INFO and OPTIONS are fine, an offer we cannot take is 488.
     const ok = req.method === 'INFO' || req.method === 'OPTIONS';
-    tx.respond(createReply(req, ok ? 200 : 488, ok ? 'OK' : 'Not Acceptable Here'));
+    if (ok) return respond(200, 'OK');
+    if (req.method === 'INVITE' || req.method === 'UPDATE') return respond(488, 'Not Acceptable Here');
+    respond(501, 'Not Implemented');
   }
 }

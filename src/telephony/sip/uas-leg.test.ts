@@ -163,4 +163,39 @@ describe('UasLeg', () => {
     expect(far.events).toEqual(['ack-timeout']);
     raw.close();
   });
+
+  it('sends in-dialog requests either way and hands unhandled ones to the owner', async () => {
+    const far = await callee(true);
+    const near = await caller();
+    near.leg.invite(target(far.port), opts, near.sink);
+    await until(() => far.legs[0]?.acked === true);
+    const heard: string[] = [];
+    far.legs[0].onRequest((req, respond) => {
+      if (req.method !== 'NOTIFY') return false;
+      heard.push(new TextDecoder().decode(req.body));
+      respond(200, 'OK');
+      return true;
+    });
+    // The callee's NOTIFY reaches its owner; an unhandled REFER is 501 by default.
+    const notify = await near.leg.sendInDialog('NOTIFY', {
+      headers: [
+        ['Event', 'refer'],
+        ['Content-Type', 'message/sipfrag'],
+      ],
+      body: 'SIP/2.0 200 OK',
+    });
+    expect(notify.status).toBe(200);
+    expect(heard).toEqual(['SIP/2.0 200 OK']);
+    expect((await near.leg.sendInDialog('REFER')).status).toBe(501);
+    // The other way: the caller's owner answers an INFO with 202; without it, INFO is 200.
+    expect((await far.legs[0].sendInDialog('INFO')).status).toBe(200);
+    near.leg.onRequest((_req, respond) => {
+      respond(202, 'Accepted');
+      return true;
+    });
+    expect((await far.legs[0].sendInDialog('INFO')).status).toBe(202);
+    far.legs[0].bye();
+    await until(() => near.events.includes('bye'));
+    await expect(far.legs[0].sendInDialog('INFO')).rejects.toThrow(/dialog/);
+  });
 });

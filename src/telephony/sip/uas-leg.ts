@@ -6,7 +6,14 @@ import type { Dialog } from './dialog/dialog.js';
 import { dialogFromUas, isDialog, requestInDialog } from './dialog/dialog.js';
 import { createReply } from './message/build.js';
 import type { HeaderInit } from './message/build.js';
-import type { SipRequest } from './message/types.js';
+import type { SipRequest, SipResponse } from './message/types.js';
+import {
+  DialogGoneError,
+  InDialogTimeoutError,
+  type DialogRequests,
+  type InDialogHandler,
+  type InDialogSend,
+} from './dialog-requests.js';
 import type { SipStack } from './stack.js';
 import type { ServerTransaction } from './transaction/server.js';
 import { Retransmit2xx } from './transaction/retransmit-2xx.js';
@@ -31,13 +38,14 @@ export interface UasLegOptions {
   readonly localPort: number;
 }
 
-export class UasLeg {
+export class UasLeg implements DialogRequests {
   private readonly tag: string;
   private dialog?: Dialog;
   private resender?: Retransmit2xx;
   private unregister?: () => void;
   private readonly stopCancel: () => void;
   private finished = false;
+  private handler?: InDialogHandler;
   acked = false;
 
   constructor(
@@ -103,10 +111,39 @@ export class UasLeg {
     this.tx.respond(this.reply(status, reason, headers));
   }
 
+  private via(): string {
+    return `SIP/2.0/${this.tx.destination.transport} ${this.o.localHost}:${this.o.localPort};branch=z9hG4bK${this.o.newId()};rport`;
+  }
+
+  onRequest(handler: InDialogHandler | undefined): void {
+    this.handler = handler;
+  }
+
+  sendInDialog(method: string, options: InDialogSend = {}): Promise<SipResponse> {
+    if (!this.dialog || this.dialog.state === 'terminated') return Promise.reject(new DialogGoneError());
+    const { request, dialog } = requestInDialog(this.dialog, {
+      method,
+      via: this.via(),
+      ...(method === 'INVITE' || method === 'UPDATE' || method === 'REFER' ? { contact: this.o.contact } : {}),
+      ...(options.headers ? { headers: options.headers } : {}),
+      ...(options.body !== undefined ? { body: options.body } : {}),
+    });
+    this.dialog = dialog;
+    const to = requestDestination(request) ?? this.tx.destination;
+    return new Promise((resolve, reject) => {
+      this.o.stack.transactions.sendRequest(request, to, {
+        onResponse: (res) => {
+          if (res.status >= 200) resolve(res);
+        },
+        onTimeout: () => reject(new InDialogTimeoutError(method)),
+        onTransportError: () => reject(new InDialogTimeoutError(method)),
+      });
+    });
+  }
+
   bye(): void {
     if (!this.dialog || this.dialog.state === 'terminated') return;
-    const via = `SIP/2.0/${this.tx.destination.transport} ${this.o.localHost}:${this.o.localPort};branch=z9hG4bK${this.o.newId()};rport`;
-    const { request, dialog } = requestInDialog(this.dialog, { method: 'BYE', via });
+    const { request, dialog } = requestInDialog(this.dialog, { method: 'BYE', via: this.via() });
     this.dialog = { ...dialog, state: 'terminated' };
     this.resender?.ack();
     this.unregister?.();
@@ -129,7 +166,14 @@ export class UasLeg {
       this.events.bye();
       return;
     }
+    const respond = (status: number, reason: string, headers: HeaderInit[] = [], body?: string) =>
+      tx.respond(
+        createReply(req, status, reason, { headers, ...(body !== undefined ? { body } : {}) }),
+      );
+    if (this.handler?.(req, respond)) return;
     const ok = req.method === 'INFO' || req.method === 'OPTIONS';
-    tx.respond(createReply(req, ok ? 200 : 488, ok ? 'OK' : 'Not Acceptable Here'));
+    if (ok) return respond(200, 'OK');
+    if (req.method === 'INVITE' || req.method === 'UPDATE') return respond(488, 'Not Acceptable Here');
+    respond(501, 'Not Implemented');
   }
 }
