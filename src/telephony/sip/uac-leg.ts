@@ -229,9 +229,7 @@ export class UacLeg implements DialogRequests {
       return;
     }
     const respond = (status: number, reason: string, headers: HeaderInit[] = [], body?: string) =>
-      tx.respond(
-        createReply(req, status, reason, { headers, ...(body !== undefined ? { body } : {}) }),
-      );
+      tx.respond(createReply(req, status, reason, { headers, ...(body !== undefined ? { body } : {}) }));
     if (this.handler?.(req, respond)) return;
     // Without an owner's handler: INFO and OPTIONS are fine, an offer we cannot take is 488.
     const ok = req.method === 'INFO' || req.method === 'OPTIONS';

@@ -124,7 +124,9 @@ export class UasLeg implements DialogRequests {
     const { request, dialog } = requestInDialog(this.dialog, {
       method,
       via: this.via(),
-      ...(method === 'INVITE' || method === 'UPDATE' || method === 'REFER' ? { contact: this.o.contact } : {}),
+      ...(method === 'INVITE' || method === 'UPDATE' || method === 'REFER'
+        ? { contact: this.o.contact }
+        : {}),
       ...(options.headers ? { headers: options.headers } : {}),
       ...(options.body !== undefined ? { body: options.body } : {}),
     });
@@ -167,9 +169,7 @@ export class UasLeg implements DialogRequests {
       return;
     }
     const respond = (status: number, reason: string, headers: HeaderInit[] = [], body?: string) =>
-      tx.respond(
-        createReply(req, status, reason, { headers, ...(body !== undefined ? { body } : {}) }),
-      );
+      tx.respond(createReply(req, status, reason, { headers, ...(body !== undefined ? { body } : {}) }));
     if (this.handler?.(req, respond)) return;
     const ok = req.method === 'INFO' || req.method === 'OPTIONS';
     if (ok) return respond(200, 'OK');
