@@ -1,0 +1,151 @@
+// Joins two calls' media (a warm transfer's caller and human): every frame one side's jitter
+// buffer plays out goes to the other side's sender, and key presses are passed through as RFC 4733
+// events. Audio crosses at the pipeline rate (16 kHz PCM), so the two legs may use different
+// codecs (Opus on one, G.711 on the other); the cost is one decode and one encode per frame.
+//
+// The bridge moves media only. Who hangs up whom when one side leaves is the transfer's business
+// (transfer-warm.ts): stopping the bridge just unhooks both directions.
+//
+// Clock drift: each side's sender paces at its own 20 ms tick, fed by the other side's receiver
+// ticking at the same nominal rate. When the receiving side falls behind (a stalled timer, a
+// burst after a network hiccup) the queue would grow without bound and add delay for the rest of
+// the call; frames arriving while more than `maxQueuedMs` (default 200) wait are dropped instead.
+import type { DigitEvent } from './dtmf.js';
+import type { RtpSession } from './rtp-session.js';
+
+/** One side of a bridge: a call's media as the bridge needs it. */
+export interface BridgeEnd {
+  /** Queues pipeline-rate PCM for paced sending to this side's party. */
+  play(pcm: Int16Array): void;
+  /** Milliseconds of audio queued for this side and not sent yet. */
+  readonly queuedMs: number;
+  /** This side's audio, one frame at a time; returns the unsubscribe. */
+  onAudio(listener: (pcm: Int16Array) => void): () => void;
+  /** This side's key presses, one event per press; returns the unsubscribe. */
+  onDigit(listener: (digit: string) => void): () => void;
+  /** Sends one key press to this side's party (RFC 4733). */
+  sendDigit(digit: string): void;
+}
+
+export interface BridgeCounters {
+  /** Frames from side a played to side b, and the other way. */
+  aToB: number;
+  bToA: number;
+  /** Frames dropped because the receiving side's queue was over the limit. */
+  droppedAToB: number;
+  droppedBToA: number;
+  digitsAToB: number;
+  digitsBToA: number;
+}
+
+export interface BridgeOptions {
+  /** Queue depth above which incoming frames are dropped (see the drift note above). */
+  maxQueuedMs?: number;
+}
+
+export class MediaBridge {
+  readonly counters: BridgeCounters = {
+    aToB: 0,
+    bToA: 0,
+    droppedAToB: 0,
+    droppedBToA: 0,
+    digitsAToB: 0,
+    digitsBToA: 0,
+  };
+  private unhook: Array<() => void> = [];
+  private readonly maxQueuedMs: number;
+
+  constructor(
+    private readonly a: BridgeEnd,
+    private readonly b: BridgeEnd,
+    options: BridgeOptions = {},
+  ) {
+    this.maxQueuedMs = options.maxQueuedMs ?? 200;
+  }
+
+  get running(): boolean {
+    return this.unhook.length > 0;
+  }
+
+  /** Starts passing audio and digits both ways; a second call does nothing. */
+  start(): void {
+    if (this.running) return;
+    const c = this.counters;
+    this.unhook = [
+      this.a.onAudio((pcm) => {
+        if (this.b.queuedMs > this.maxQueuedMs) c.droppedAToB++;
+        else {
+          c.aToB++;
+          this.b.play(pcm);
+        }
+      }),
+      this.b.onAudio((pcm) => {
+        if (this.a.queuedMs > this.maxQueuedMs) c.droppedBToA++;
+        else {
+          c.bToA++;
+          this.a.play(pcm);
+        }
+      }),
+      this.a.onDigit((d) => {
+        c.digitsAToB++;
+        this.b.sendDigit(d);
+      }),
+      this.b.onDigit((d) => {
+        c.digitsBToA++;
+        this.a.sendDigit(d);
+      }),
+    ];
+  }
+
+  /** Unhooks both directions (the sessions themselves are left as they are). */
+  stop(): void {
+    for (const off of this.unhook.splice(0)) off();
+  }
+}
+
+/**
+ * Fan-out for the callbacks of an RtpSession we create ourselves (the human's leg): pass
+ * `tap.sessionOptions` into the session's options, and `rtpBridgeEnd(session, tap)` makes the
+ * bridge side of it.
+ */
+export class MediaTap {
+  private readonly audio = new Set<(pcm: Int16Array) => void>();
+  private readonly digits = new Set<(digit: string) => void>();
+  /** Frames and presses seen (for tests and logs), whether anyone listened or not. */
+  frames = 0;
+  presses = 0;
+
+  readonly sessionOptions = {
+    onAudio: (pcm: Int16Array): void => {
+      this.frames++;
+      for (const l of this.audio) l(pcm);
+    },
+    onDigit: (d: DigitEvent): void => {
+      this.presses++;
+      for (const l of this.digits) l(d.digit);
+    },
+  };
+
+  onAudio(listener: (pcm: Int16Array) => void): () => void {
+    this.audio.add(listener);
+    return () => void this.audio.delete(listener);
+  }
+
+  onDigit(listener: (digit: string) => void): () => void {
+    this.digits.add(listener);
+    return () => void this.digits.delete(listener);
+  }
+}
+
+/** The bridge side of an RtpSession whose onAudio/onDigit go through `tap`. */
+export function rtpBridgeEnd(session: RtpSession, tap: MediaTap): BridgeEnd {
+  return {
+    play: (pcm) => session.enqueue(pcm),
+    get queuedMs() {
+      return session.sender.queuedMs;
+    },
+    onAudio: (l) => tap.onAudio(l),
+    onDigit: (l) => tap.onDigit(l),
+    sendDigit: (d) => void session.sendDigits(d),
+  };
+}
