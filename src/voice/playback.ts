@@ -1,0 +1,115 @@
+// TTS → call media: streams a provider's PCM into CallMedia.play as it is synthesised (so the
+// caller hears the first words while the rest is still being made), then waits on the injected
+// clock until the send queue has drained. Aborting stops playback at once (stopPlayback) and
+// abandons the synthesis; barge-in is an abort with a reason the channel recognises.
+import { abortError } from '../channels/channel.js';
+import { CALL_PCM_RATE, type CallMedia } from '../channels/call-media.js';
+import type { TtsProvider } from '../providers/tts/tts.types.js';
+import type { Clock, TimerHandle } from '../shared/clock.js';
+
+export interface PlaybackDeps {
+  clock: Clock;
+  media: CallMedia;
+  tts: TtsProvider;
+}
+
+export interface SpeechRequest {
+  text: string;
+  voice: string;
+  language?: string;
+  signal: AbortSignal;
+  /** Called with the first PCM chunk's Clock.monotonic(), when the caller starts hearing it. */
+  onFirstAudio?: (at: number) => void;
+}
+
+/** Longest wait between two looks at the send queue (a queue emptied elsewhere is noticed soon). */
+export const DRAIN_POLL_MAX_MS = 100;
+
+/**
+ * Plays `text` to the caller; resolves once all of it has been sent. Rejects with the signal's
+ * reason when it aborts (playback stopped) and with the provider's error when synthesis fails
+ * (playback stopped too: the node fails, and half a sentence is worse than none).
+ */
+export async function playSpeech(deps: PlaybackDeps, request: SpeechRequest): Promise<void> {
+  const { media } = deps;
+  const { signal } = request;
+  if (signal.aborted) throw abortError(signal);
+  const stop = (): void => media.stopPlayback();
+  signal.addEventListener('abort', stop, { once: true });
+  try {
+    await pump(deps, request);
+    await drained(deps.clock, media, signal);
+  } catch (err) {
+    media.stopPlayback();
+    if (signal.aborted) throw abortError(signal);
+    throw err;
+  } finally {
+    signal.removeEventListener('abort', stop);
+  }
+}
+
+/**
+ * Copies the stream into the media. Each read races the abort, so a provider that ignores its
+ * signal cannot hold a barged-in prompt open; its iterator is then told to return.
+ */
+async function pump(deps: PlaybackDeps, request: SpeechRequest): Promise<void> {
+  const { signal } = request;
+  if (!request.text.trim()) return;
+  const stream = deps.tts.synthesize({
+    text: request.text,
+    voice: request.voice,
+    ...(request.language !== undefined ? { language: request.language } : {}),
+    sampleRate: CALL_PCM_RATE,
+    signal,
+  });
+  const iterator = stream[Symbol.asyncIterator]();
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => reject(abortError(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  aborted.catch(() => {});
+  let first = true;
+  try {
+    for (;;) {
+      const step = await Promise.race([iterator.next(), aborted]);
+      if (step.done) return;
+      if (signal.aborted) throw abortError(signal);
+      const pcm = step.value;
+      if (pcm.length === 0) continue;
+      if (first) {
+        first = false;
+        request.onFirstAudio?.(deps.clock.monotonic());
+      }
+      deps.media.play(pcm);
+    }
+  } catch (err) {
+    // Ends the provider's stream (kills espeak-ng, drops the HTTP body); its own outcome is moot.
+    iterator.return?.().catch(() => {});
+    throw err;
+  } finally {
+    signal.removeEventListener('abort', onAbort!);
+  }
+}
+
+function drained(clock: Clock, media: CallMedia, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let timer: TimerHandle | undefined;
+    const onAbort = (): void => {
+      if (timer) clock.clearTimeout(timer);
+      reject(abortError(signal));
+    };
+    const check = (): void => {
+      timer = undefined;
+      const left = media.queuedMs;
+      if (!(left > 0)) {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+        return;
+      }
+      timer = clock.setTimeout(check, Math.max(1, Math.min(Math.ceil(left), DRAIN_POLL_MAX_MS)));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    check();
+  });
+}
