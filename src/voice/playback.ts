@@ -40,8 +40,9 @@ export async function playSpeech(deps: PlaybackDeps, request: SpeechRequest): Pr
     await pump(deps, request);
     await drained(deps.clock, media, signal);
   } catch (err) {
-    media.stopPlayback();
+    // An abort has stopped playback already (at once, from its listener).
     if (signal.aborted) throw abortError(signal);
+    media.stopPlayback();
     throw err;
   } finally {
     signal.removeEventListener('abort', stop);

@@ -1,0 +1,412 @@
+import { describe, expect, it, vi } from 'vitest';
+import { FakeCallControl, FakeCallMedia } from '../../test/support/voice-media.js';
+import { FakeSttProvider, FakeTtsProvider, type FakeTtsOptions } from '../../test/support/voice-providers.js';
+import { SttError } from '../providers/stt/stt.types.js';
+import { TtsError } from '../providers/tts/tts.types.js';
+import { FakeClock } from '../shared/clock.js';
+import { PhoneChannel } from './phone-channel.js';
+
+/** Lets every pending promise callback and immediate run; no time passes on the clock. */
+const drain = async (): Promise<void> => {
+  for (let i = 0; i < 3; i++) await new Promise<void>((r) => setImmediate(r));
+};
+
+function setup(options: { tts?: FakeTtsOptions; stt?: boolean; endpointingMs?: number } = {}) {
+  const clock = new FakeClock();
+  const media = new FakeCallMedia(clock);
+  const control = new FakeCallControl();
+  const tts = new FakeTtsProvider(options.tts);
+  const stt = options.stt === false ? null : new FakeSttProvider();
+  const logger = { warn: vi.fn() };
+  const channel = new PhoneChannel({
+    clock,
+    media,
+    control,
+    tts,
+    voice: 'en-us',
+    language: 'en-US',
+    stt,
+    logger,
+    ...(options.endpointingMs !== undefined ? { endpointingMs: options.endpointingMs } : {}),
+  });
+  const ctl = new AbortController();
+  return { clock, media, control, tts, stt: stt!, logger, channel, ctl, signal: ctl.signal };
+}
+
+/** A promise's state without waiting for it. */
+function track<T>(p: Promise<T>): { settled: () => boolean; value: () => T; error: () => unknown } {
+  let state: { v?: T; e?: unknown; done: boolean } = { done: false };
+  p.then(
+    (v) => (state = { v, done: true }),
+    (e: unknown) => (state = { e, done: true }),
+  );
+  return { settled: () => state.done, value: () => state.v as T, error: () => state.e };
+}
+
+/** Advances the clock in 20 ms steps, pushing one 20 ms frame of caller audio after each. */
+async function speakFrames(clock: FakeClock, media: FakeCallMedia, frames: number): Promise<void> {
+  for (let i = 0; i < frames; i++) {
+    clock.advance(20);
+    media.pushAudio();
+  }
+  await drain();
+}
+
+describe('PhoneChannel basics', () => {
+  it('is a phone line with real telephony and keypad', () => {
+    const { channel } = setup();
+    expect(channel.kind).toBe('phone');
+    expect(channel.capabilities).toEqual({ dtmf: true, telephony: true, simulated: false });
+  });
+
+  it('delegates transfer, dial and hangup to the SIP side; hangup once', async () => {
+    const { channel, control, signal } = setup();
+    control.transferOutcome = { status: 'failed', reason: 'busy' };
+    await expect(
+      channel.transfer('tel:+15551230000', { mode: 'warm', announcement: 'A caller', signal }),
+    ).resolves.toEqual({ status: 'failed', reason: 'busy' });
+    await expect(channel.dial('sip:bob@example.com', { from: '+15550001111', signal })).resolves.toEqual({
+      status: 'answered',
+      callId: 'leg-2',
+    });
+    await channel.hangup();
+    await channel.hangup();
+    expect(control.calls).toEqual([
+      { op: 'transfer', destination: 'tel:+15551230000', mode: 'warm', announcement: 'A caller' },
+      { op: 'dial', destination: 'sip:bob@example.com', from: '+15550001111' },
+      { op: 'hangup' },
+    ]);
+    const aborted = AbortSignal.abort(new Error('gone'));
+    await expect(channel.transfer('tel:+1', { mode: 'blind', signal: aborted })).rejects.toThrow('gone');
+    await expect(channel.dial('tel:+1', { signal: aborted })).rejects.toThrow('gone');
+  });
+});
+
+describe('PhoneChannel.say', () => {
+  it('plays TTS audio as it arrives and resolves once the queue has drained', async () => {
+    const { clock, media, tts, channel, signal } = setup({ tts: { holdAfter: 1 } });
+    const said = track(channel.say('Hello world!', { bargeIn: false, signal }));
+    await drain();
+    // 12 characters × 50 ms = 600 ms; the first 100 ms chunk plays while synthesis is still held.
+    expect(media.playedSamples).toBe(1600);
+    expect(tts.requests[0]).toMatchObject({
+      text: 'Hello world!',
+      voice: 'en-us',
+      language: 'en-US',
+      sampleRate: 16000,
+    });
+    tts.release();
+    await drain();
+    expect(media.playedSamples).toBe(9600);
+    clock.advance(599);
+    await drain();
+    expect(said.settled()).toBe(false);
+    clock.advance(1);
+    await drain();
+    expect(said.value()).toEqual({ bargedIn: false });
+    expect(media.stops).toEqual([]);
+    expect(clock.pending()).toBe(0);
+  });
+
+  it('a key press barges in: playback stops at once, the stuck synthesis is abandoned, the key is kept', async () => {
+    const { clock, media, tts, channel, signal } = setup({ tts: { holdAfter: 3 } });
+    const said = track(channel.say('A long menu prompt that goes on', { bargeIn: true, signal }));
+    await drain();
+    clock.advance(150);
+    media.pushDigit('7');
+    expect(media.stops).toEqual([{ at: 150, droppedMs: 150 }]);
+    await drain();
+    expect(said.value()).toEqual({ bargedIn: true });
+    // The stuck vendor finally answers: nothing more reaches the caller, and its stream is ended.
+    const played = media.playedSamples;
+    tts.release();
+    await drain();
+    expect(media.playedSamples).toBe(played);
+    expect(tts.returned).toBe(1);
+    await expect(channel.nextDigit({ signal, timeoutMs: 0 })).resolves.toBe('7');
+  });
+
+  it('speech barges in: voice activity or an interim with words, but not an empty interim', async () => {
+    for (const how of ['speech_started', 'interim'] as const) {
+      const { media, stt, channel, signal } = setup();
+      const said = track(channel.say('Welcome to the clinic, how can I help?', { bargeIn: true, signal }));
+      await drain();
+      expect(stt.sessions).toHaveLength(1);
+      stt.session.interim('   ');
+      await drain();
+      expect(said.settled()).toBe(false);
+      if (how === 'speech_started') stt.session.speechStarted(300);
+      else stt.session.interim('actually');
+      await drain();
+      expect(said.value()).toEqual({ bargedIn: true });
+      expect(media.stops).toHaveLength(1);
+    }
+  });
+
+  it('with bargeIn off, keys and speech do not interrupt; the key waits and the speech becomes the next turn', async () => {
+    const { clock, media, stt, channel, signal } = setup();
+    // A first listen opens STT (a bargeIn-off prompt alone would not).
+    const first = track(channel.listen({ signal, timeoutMs: 100 }));
+    await drain();
+    clock.advance(100);
+    await drain();
+    expect(first.value()).toBeNull();
+    const said = track(channel.say('Please listen carefully.', { bargeIn: false, signal }));
+    await drain();
+    media.pushDigit('3');
+    stt.session.speechStarted();
+    stt.session.final('operator', 0, 600, true);
+    await drain();
+    clock.advance(1199);
+    await drain();
+    expect(said.settled()).toBe(false);
+    clock.advance(1);
+    await drain();
+    expect(said.value()).toEqual({ bargedIn: false });
+    expect(media.stops).toEqual([]);
+    await expect(channel.nextDigit({ signal, timeoutMs: 0 })).resolves.toBe('3');
+    await expect(channel.listen({ signal, timeoutMs: 0 })).resolves.toMatchObject({ text: 'operator' });
+  });
+
+  it('an abort stops playback and rejects with the reason', async () => {
+    const { clock, media, channel, ctl, signal } = setup();
+    const said = track(channel.say('This will be cut short by a hangup.', { bargeIn: false, signal }));
+    await drain();
+    clock.advance(300);
+    ctl.abort(new Error('caller hung up'));
+    expect(media.stops).toHaveLength(1);
+    await drain();
+    expect(said.error()).toEqual(new Error('caller hung up'));
+    await expect(channel.say('again', { bargeIn: false, signal })).rejects.toThrow('caller hung up');
+  });
+
+  it('a TTS failure rejects with the provider error and stops what was queued', async () => {
+    const { media, channel, signal } = setup({ tts: { failAfter: 2 } });
+    const err = await channel
+      .say('Some words to speak here', { bargeIn: true, signal })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TtsError);
+    expect((err as Error).message).toBe('fake_tts: HTTP 500: vendor exploded');
+    expect(media.playedSamples).toBe(3200);
+    expect(media.stops).toHaveLength(1);
+  });
+
+  it('empty text plays nothing and costs nothing', async () => {
+    const { media, tts, channel, signal } = setup();
+    await expect(channel.say('   ', { bargeIn: true, signal })).resolves.toEqual({ bargedIn: false });
+    expect(media.playedSamples).toBe(0);
+    expect(tts.requests).toHaveLength(0);
+    expect(channel.usage().ttsCharacters).toBe(0);
+  });
+});
+
+describe('PhoneChannel digits', () => {
+  it('buffers keys from construction, in order, across prompts; clearDigits drops them', async () => {
+    const { clock, media, channel, signal } = setup();
+    media.pushDigit('1x#');
+    await expect(channel.nextDigit({ signal })).resolves.toBe('1');
+    await expect(channel.nextDigit({ signal })).resolves.toBe('#');
+    media.pushDigit('9');
+    channel.clearDigits();
+    const next = track(channel.nextDigit({ signal, timeoutMs: 5000 }));
+    clock.advance(4000);
+    media.pushDigit('4');
+    await drain();
+    expect(next.value()).toBe('4');
+    const late = track(channel.nextDigit({ signal, timeoutMs: 5000 }));
+    clock.advance(5000);
+    await drain();
+    expect(late.value()).toBeNull();
+  });
+
+  it('rejects a waiting read on abort', async () => {
+    const { channel, ctl, signal } = setup();
+    const read = channel.nextDigit({ signal });
+    ctl.abort(new Error('session deleted'));
+    await expect(read).rejects.toThrow('session deleted');
+  });
+});
+
+describe('PhoneChannel.listen', () => {
+  it('returns null when the caller stays silent for the timeout', async () => {
+    const { clock, channel, signal } = setup();
+    const heard = track(channel.listen({ signal, timeoutMs: 3000 }));
+    await drain();
+    clock.advance(2999);
+    await drain();
+    expect(heard.settled()).toBe(false);
+    clock.advance(1);
+    await drain();
+    expect(heard.value()).toBeNull();
+  });
+
+  it('joins the final spans into one turn that ended when the caller stopped speaking', async () => {
+    const { clock, media, stt, channel, signal } = setup({ endpointingMs: 400 });
+    const heard = track(channel.listen({ signal, timeoutMs: 10_000 }));
+    await drain();
+    expect(stt.session.options).toMatchObject({ sampleRate: 16000, language: 'en-US', endpointingMs: 400 });
+    await speakFrames(clock, media, 120); // 2.4 s of caller audio
+    stt.session.speechStarted(100);
+    stt.session.interim('I want', 100, 500);
+    stt.session.final('I want a table', 100, 1100);
+    await drain();
+    expect(heard.settled()).toBe(false);
+    stt.session.final('for two', 1300, 500, true);
+    await drain();
+    // The last word ended 1.8 s into the audio: that frame arrived at 1800, although the vendor
+    // said so at 2400. latency_ms is measured from here.
+    expect(heard.value()).toEqual({ text: 'I want a table for two', endedAt: 1800 });
+    expect(stt.sessions).toHaveLength(1);
+    expect(stt.session.samples).toBe(120 * 320);
+  });
+
+  it('the silence timeout restarts while the caller talks, and an utterance_end ends a turn', async () => {
+    const { clock, media, stt, channel, signal } = setup();
+    const heard = track(channel.listen({ signal, timeoutMs: 1000 }));
+    await drain();
+    await speakFrames(clock, media, 40);
+    stt.session.speechStarted(700);
+    await drain();
+    await speakFrames(clock, media, 40); // 1600 ms: past the first timeout, not past the restarted one
+    stt.session.final('yes', 700, 300);
+    await drain();
+    await speakFrames(clock, media, 20);
+    expect(heard.settled()).toBe(false);
+    stt.session.utteranceEnd(950);
+    await drain();
+    expect(heard.value()).toEqual({ text: 'yes', endedAt: 1000 });
+  });
+
+  it('when the timeout runs out mid-utterance, the words heard are the turn and are not repeated', async () => {
+    const { clock, media, stt, channel, signal } = setup();
+    const heard = track(channel.listen({ signal, timeoutMs: 2000 }));
+    await drain();
+    await speakFrames(clock, media, 25);
+    stt.session.interim('my account', 0, 500);
+    await drain();
+    clock.advance(1999);
+    await drain();
+    expect(heard.settled()).toBe(false);
+    clock.advance(1);
+    await drain();
+    expect(heard.value()).toEqual({ text: 'my account', endedAt: 500 });
+    expect(stt.session.finalizes).toBe(1);
+    stt.session.final('my account number', 0, 900, true);
+    stt.session.final('is blocked', 3000, 800, true);
+    await drain();
+    await expect(channel.listen({ signal, timeoutMs: 0 })).resolves.toMatchObject({ text: 'is blocked' });
+  });
+
+  it('holds the caller audio while STT connects, then sends it in order', async () => {
+    const { clock, media, stt, channel, signal } = setup();
+    stt.slow = true;
+    const heard = track(channel.listen({ signal }));
+    await speakFrames(clock, media, 10);
+    stt.open();
+    await drain();
+    await speakFrames(clock, media, 5);
+    expect(stt.session.samples).toBe(15 * 320);
+    stt.session.final('hi', 0, 150, true);
+    await drain();
+    // Offset 150 is 10 ms before the end of the frame that arrived at 160.
+    expect(heard.value()).toEqual({ text: 'hi', endedAt: 150 });
+  });
+
+  it('a failed STT session fails the waiting listen with its error; the next listen opens another', async () => {
+    const { stt, channel, logger, signal } = setup();
+    const heard = channel.listen({ signal });
+    await drain();
+    const err = new SttError('fake_stt: connection closed (1011)', 'fake_stt', 'stream');
+    stt.session.fail(err);
+    await expect(heard).rejects.toBe(err);
+    expect(logger.warn).toHaveBeenCalledTimes(1);
+    const again = track(channel.listen({ signal }));
+    await drain();
+    expect(stt.sessions).toHaveLength(2);
+    stt.session.final('hello again', 0, 500, true);
+    await drain();
+    expect(again.value()).toMatchObject({ text: 'hello again' });
+  });
+
+  it('an STT refusal during a prompt loses only speech barge-in; the next listen reports it', async () => {
+    const { clock, media, stt, channel, logger, signal } = setup();
+    const refusal = new SttError('fake_stt: HTTP 401: bad key', 'fake_stt', 'http', { status: 401 });
+    stt.refuseNext = refusal;
+    const said = track(channel.say('Hi there.', { bargeIn: true, signal }));
+    await drain();
+    expect(logger.warn).toHaveBeenCalledTimes(1);
+    clock.advance(450);
+    await drain();
+    expect(said.value()).toEqual({ bargedIn: false });
+    await expect(channel.listen({ signal })).rejects.toBe(refusal);
+    expect(media.stops).toEqual([]);
+  });
+
+  it('rejects on abort', async () => {
+    const { channel, ctl, signal } = setup();
+    const heard = channel.listen({ signal, timeoutMs: 5000 });
+    ctl.abort(new Error('bye'));
+    await expect(heard).rejects.toThrow('bye');
+  });
+
+  it('without an STT provider, waits out the timeout and returns null, warning once per call', async () => {
+    const { clock, channel, logger, signal } = setup({ stt: false });
+    for (let i = 0; i < 2; i++) {
+      const heard = track(channel.listen({ signal, timeoutMs: 4000 }));
+      clock.advance(3999);
+      await drain();
+      expect(heard.settled()).toBe(false);
+      clock.advance(1);
+      await drain();
+      expect(heard.value()).toBeNull();
+    }
+    expect(logger.warn).toHaveBeenCalledTimes(1);
+    expect(String(logger.warn.mock.calls[0]![0])).toMatch(/speech-to-text/);
+    // A prompt still barges in by key.
+    const said = track(channel.say('Press a key.', { bargeIn: true, signal }));
+    await drain();
+    expect(said.settled()).toBe(false);
+  });
+});
+
+describe('PhoneChannel usage and close', () => {
+  it('counts characters sent to TTS and seconds of audio sent to STT', async () => {
+    const { clock, media, channel, signal } = setup();
+    expect(channel.usage()).toEqual({ ttsCharacters: 0, sttSeconds: 0 });
+    media.pushAudio(); // before any STT session: not sent, not billed
+    const said = channel.say('Hello', { bargeIn: true, signal });
+    await drain();
+    clock.advance(250);
+    await said;
+    await channel.say('Hi there', { bargeIn: false, signal: AbortSignal.abort() }).catch(() => {});
+    const heard = track(channel.listen({ signal, timeoutMs: 5000 }));
+    await drain();
+    await speakFrames(clock, media, 75); // 1.5 s
+    clock.advance(5000);
+    await drain();
+    expect(heard.value()).toBeNull();
+    expect(channel.usage()).toEqual({ ttsCharacters: 5, sttSeconds: 1.5 });
+  });
+
+  it('close() stops playback, ends STT, silences waiting reads and lets go of the media', async () => {
+    const { clock, media, stt, channel, signal } = setup();
+    const heard = track(channel.listen({ signal }));
+    const key = track(channel.nextDigit({ signal }));
+    await drain();
+    await speakFrames(clock, media, 10);
+    const said = track(channel.say('Still talking when the caller hangs up.', { bargeIn: false, signal }));
+    await drain();
+    await channel.close();
+    await drain();
+    expect(media.stops).toHaveLength(1);
+    expect(stt.session.closed).toBe(true);
+    expect(heard.value()).toBeNull();
+    expect(key.value()).toBeNull();
+    clock.advance(100);
+    await drain();
+    expect(said.value()).toEqual({ bargedIn: false });
+    expect(media.listenerCounts).toEqual({ audio: 0, digit: 0 });
+    expect(channel.usage().sttSeconds).toBe(0.2);
+    await expect(channel.listen({ signal })).resolves.toBeNull();
+  });
+});
