@@ -3,7 +3,7 @@
 // a G.711 leg joins an Opus leg, and stop() unhooks both directions.
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../shared/clock.js';
-import { MediaBridge, MediaTap, rtpBridgeEnd, type BridgeEnd } from './bridge.js';
+import { MediaBridge, MediaTap, rtpBridgeEnd, tapSession, type BridgeEnd } from './bridge.js';
 import { G711Codec } from './codecs/g711.js';
 import { OpusCodec } from './codecs/opus.js';
 import type { AudioCodec } from './codecs/audio-codec.js';
@@ -133,6 +133,54 @@ describe('MediaBridge', () => {
     await run(clock, 800, moving);
     expect(human.phone.loud()).toBeGreaterThan(10);
     bridge.stop();
+  });
+
+  it('taps a session built by someone else, and untaps it', async () => {
+    const clock = new FakeClock();
+    let own = 0;
+    const ownDigits: string[] = [];
+    const phone = tapped(clock);
+    const theirs = new RtpSession({
+      clock,
+      ports,
+      host: HOST,
+      codec: new G711Codec('ulaw'),
+      random,
+      telephoneEventPayloadType: 101,
+      onAudio: () => own++,
+      onDigit: (d) => ownDigits.push(d.digit),
+    });
+    open.push(theirs);
+    const pp = await phone.s.bind();
+    const pt = await theirs.bind();
+    phone.s.setRemote({ address: HOST, port: pt });
+    theirs.setRemote({ address: HOST, port: pp });
+    phone.s.start();
+    theirs.start();
+    const tap = tapSession(theirs);
+    let frames = 0;
+    const digits: string[] = [];
+    tap.end.onAudio(() => frames++);
+    tap.end.onDigit((d) => digits.push(d));
+    const moving = () => theirs.counters.rtpIn + phone.s.counters.rtpIn;
+    phone.s.enqueue(tone(4000));
+    const sent = phone.s.sendDigits('5');
+    await run(clock, 600, moving);
+    await sent;
+    await run(clock, 100, moving);
+    expect(frames).toBeGreaterThan(20);
+    expect(own).toBe(frames);
+    expect(digits).toEqual(['5']);
+    expect(ownDigits).toEqual(['5']);
+    // Playing through the tap reaches the phone.
+    tap.end.play(tone(4000));
+    await run(clock, 400, moving);
+    expect(phone.loud()).toBeGreaterThan(5);
+    tap.untap();
+    const before = frames;
+    await run(clock, 200, moving);
+    expect(frames).toBe(before);
+    expect(own).toBeGreaterThan(before);
   });
 
   it('drops frames instead of queueing without bound when the far side lags', () => {

@@ -11,6 +11,7 @@
 // burst after a network hiccup) the queue would grow without bound and add delay for the rest of
 // the call; frames arriving while more than `maxQueuedMs` (default 200) wait are dropped instead.
 import type { DigitEvent } from './dtmf.js';
+import type { AudioFrameInfo } from './rtp-receiver.js';
 import type { RtpSession } from './rtp-session.js';
 
 /** One side of a bridge: a call's media as the bridge needs it. */
@@ -147,5 +148,48 @@ export function rtpBridgeEnd(session: RtpSession, tap: MediaTap): BridgeEnd {
     onAudio: (l) => tap.onAudio(l),
     onDigit: (l) => tap.onDigit(l),
     sendDigit: (d) => void session.sendDigits(d),
+  };
+}
+
+/** A tap put on a running session by `tapSession`. */
+export interface SessionTap {
+  readonly end: BridgeEnd;
+  /** Puts the session's own callbacks back as they were. */
+  untap(): void;
+}
+
+type ReceiverCallbacks = {
+  onAudio?: (pcm: Int16Array, info: AudioFrameInfo) => void;
+  onDigit?: (digit: DigitEvent) => void;
+};
+
+/**
+ * Taps a session someone else built (the caller's, owned by the call host): its audio frames and
+ * RFC 4733 presses reach the tap's listeners as well as the session's own callbacks, until
+ * `untap`. The session takes its callbacks at construction and offers no way to add one later, so
+ * this wraps the receiver's callback slots in place; `bridge.test.ts` checks it against the real
+ * RtpSession, so a change there fails loudly here. Prefer `MediaTap` for sessions you create.
+ */
+export function tapSession(session: RtpSession): SessionTap {
+  const slots = (session.receiver as unknown as { options: ReceiverCallbacks }).options;
+  const own = { onAudio: slots.onAudio, onDigit: slots.onDigit };
+  const tap = new MediaTap();
+  slots.onAudio = (pcm, info) => {
+    own.onAudio?.(pcm, info);
+    tap.sessionOptions.onAudio(pcm);
+  };
+  slots.onDigit = (d) => {
+    own.onDigit?.(d);
+    tap.sessionOptions.onDigit(d);
+  };
+  let tapped = true;
+  return {
+    end: rtpBridgeEnd(session, tap),
+    untap: () => {
+      if (!tapped) return;
+      tapped = false;
+      slots.onAudio = own.onAudio;
+      slots.onDigit = own.onDigit;
+    },
   };
 }
