@@ -171,16 +171,18 @@ export class SpeechListener {
     if (this.closed) return;
     this.closed = true;
     this.unsubscribe();
-    this.openAbort.abort(new Error('The call ended.'));
     this.wake(false);
     const session = this.session;
     if (session) {
       try {
+        // A graceful end (the vendor's CloseStream), so the last words are billed and logged.
         await session.close();
       } catch {
         // The call is over; a vendor that fails its goodbye changes nothing.
       }
     }
+    // Cuts a session still connecting (an open one has let go of this signal by now).
+    this.openAbort.abort(new Error('The call ended.'));
   }
 
   private onAudio(pcm: Int16Array): void {
