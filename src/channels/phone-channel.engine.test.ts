@@ -1,0 +1,148 @@
+// Whole workflows through the engine on a PhoneChannel: a LiveSession (as the call host makes
+// one) runs the golden pin-menu graph and an agent turn over a fake call media, on a FakeClock.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FakeCallControl, FakeCallMedia } from '../../test/support/voice-media.js';
+import { FakeSttProvider, FakeTtsProvider } from '../../test/support/voice-providers.js';
+import type { EngineEvent } from '../engine/events.js';
+import { SessionRegistry, type LiveSession, type SessionSummary } from '../engine/session-runtime.js';
+import { graph, testAgent } from '../engine/testing/harness.js';
+import type { WorkflowGraph } from '../engine/workflow-deps.js';
+import { FakeLlm } from '../providers/testing/fake-llm.js';
+import { FakeClock } from '../shared/clock.js';
+import { PhoneChannel } from './phone-channel.js';
+
+const pinMenu = JSON.parse(
+  fs.readFileSync(path.resolve(import.meta.dirname, '../../test/fixtures/graphs/pin-menu.json'), 'utf8'),
+) as WorkflowGraph;
+
+const drain = async (): Promise<void> => {
+  for (let i = 0; i < 3; i++) await new Promise<void>((r) => setImmediate(r));
+};
+
+function call(g: WorkflowGraph, extra: { llm?: FakeLlm; clock?: FakeClock } = {}) {
+  const clock = extra.clock ?? new FakeClock();
+  const media = new FakeCallMedia(clock);
+  const tts = new FakeTtsProvider();
+  const stt = new FakeSttProvider();
+  const channel = new PhoneChannel({
+    clock,
+    media,
+    control: new FakeCallControl(),
+    tts,
+    voice: 'en',
+    stt,
+  });
+  const session = new SessionRegistry().create({
+    sessionId: 'call-session',
+    clock,
+    channel,
+    graph: g,
+    seeds: { dispatch: { name: 'Ada' } },
+    keepHistory: true,
+    ...(extra.llm ? { llm: { fake: extra.llm }, getAgent: async () => testAgent({ greeting: null }) } : {}),
+  });
+  let summary: SessionSummary | null = null;
+  void session.done.then((s) => (summary = s));
+  /** Runs the clock in 100 ms steps until the session ends (at most `maxMs`). */
+  const runToEnd = async (maxMs = 60_000): Promise<SessionSummary> => {
+    for (let t = 0; t < maxMs && !summary; t += 100) {
+      clock.advance(100);
+      await drain();
+    }
+    expect(summary, 'the session did not end').not.toBeNull();
+    return summary!;
+  };
+  return { clock, media, tts, stt, channel, session, runToEnd };
+}
+
+function exits(session: LiveSession): [string, string][] {
+  return session.events.events
+    .filter((e): e is Extract<EngineEvent, { type: 'node.exited' }> => e.type === 'node.exited')
+    .map((e) => [e.node_id, e.handle]);
+}
+
+describe('workflows on the phone channel', () => {
+  it('pin-menu: a key pressed during the prompt barges in and is the choice', async () => {
+    const { clock, media, tts, session, runToEnd } = call(pinMenu);
+    session.start();
+    await drain();
+    clock.advance(400);
+    await drain();
+    media.pushDigit('1');
+    expect(media.stops).toHaveLength(1);
+    const summary = await runToEnd();
+    expect(summary).toMatchObject({ endReason: 'completed', execution: { variables: { choice: '1' } } });
+    expect(exits(session)).toEqual([
+      ['start', 'default'],
+      ['ask', 'success'],
+      ['route', 'sales'],
+      ['sales', 'default'],
+      ['bye', 'default'],
+    ]);
+    expect(tts.requests.map((r) => r.text)).toEqual([
+      'Press 1 for sales, 2 for support',
+      'Connecting you to sales, Ada.',
+    ]);
+    // 400 ms of the prompt, then all 29 characters × 50 ms of the second one.
+    expect(media.playedSamples).toBeGreaterThan(16 * 1450);
+  });
+
+  it('pin-menu: silence after the prompt leaves the dtmf node by timeout, five seconds after the prompt ended', async () => {
+    const { session, tts, runToEnd } = call(pinMenu);
+    session.start();
+    const summary = await runToEnd();
+    expect(summary.endReason).toBe('completed');
+    expect(exits(session).map(([id, handle]) => `${id}:${handle}`)).toEqual([
+      'start:default',
+      'ask:timeout',
+      'silence:default',
+      'bye:default',
+    ]);
+    const at = (type: string, node: string) =>
+      session.events.events.find((e) => e.type === type && 'node_id' in e && e.node_id === node)!.at;
+    // 32 characters of prompt (1.6 s), then 5 s of silence.
+    expect(at('node.exited', 'ask') - at('node.entered', 'ask')).toBe(6600);
+    expect(tts.requests.at(-1)!.text).toBe('We did not hear you.');
+  });
+
+  it('an agent turn: the caller is heard through STT and latency_ms runs from the end of their speech', async () => {
+    const clock = new FakeClock();
+    const llm = new FakeLlm({ clock, firstTokenMs: 300, replies: [{ text: 'Your table is booked.' }] });
+    const g = graph(
+      [
+        ['start', 'start'],
+        ['agent', 'agent', { agent_id: 'agent-1', max_turns: 1 }],
+        ['bye', 'end'],
+      ],
+      [
+        ['start', 'agent'],
+        ['agent', 'bye'],
+      ],
+    );
+    const { media, stt, tts, session, runToEnd } = call(g, { llm, clock });
+    session.start();
+    await drain();
+    expect(stt.sessions).toHaveLength(1);
+    for (let i = 0; i < 75; i++) {
+      clock.advance(20);
+      media.pushAudio();
+    }
+    // The vendor ends the turn 500 ms after the last word (which ended 1 s into the audio).
+    stt.session.final('a table for two at eight', 100, 900, true);
+    await drain();
+    const summary = await runToEnd();
+    expect(summary.endReason).toBe('completed');
+    const messages = session.events.events.filter(
+      (e): e is Extract<EngineEvent, { type: 'message' }> => e.type === 'message',
+    );
+    expect(messages.map((m) => [m.role, m.content])).toEqual([
+      ['user', 'a table for two at eight'],
+      ['assistant', 'Your table is booked.'],
+    ]);
+    // Heard at 1000, said by the vendor at 1500, first token 300 ms later: 800 ms.
+    expect(messages[1]!.latency_ms).toBe(800);
+    expect(tts.requests.map((r) => r.text)).toEqual(['Your table is booked.']);
+  });
+});
