@@ -21,10 +21,10 @@ const drain = async (): Promise<void> => {
   for (let i = 0; i < 3; i++) await new Promise<void>((r) => setImmediate(r));
 };
 
-function call(g: WorkflowGraph, extra: { llm?: FakeLlm; clock?: FakeClock } = {}) {
+function call(g: WorkflowGraph, extra: { llm?: FakeLlm; clock?: FakeClock; tts?: FakeTtsProvider } = {}) {
   const clock = extra.clock ?? new FakeClock();
   const media = new FakeCallMedia(clock);
-  const tts = new FakeTtsProvider();
+  const tts = extra.tts ?? new FakeTtsProvider();
   const stt = new FakeSttProvider();
   const channel = new PhoneChannel({
     clock,
@@ -144,5 +144,16 @@ describe('workflows on the phone channel', () => {
     // Heard at 1000, said by the vendor at 1500, first token 300 ms later: 800 ms.
     expect(messages[1]!.latency_ms).toBe(800);
     expect(tts.requests.map((r) => r.text)).toEqual(['Your table is booked.']);
+  });
+
+  it('a TTS failure fails the execution with the vendor message', async () => {
+    const { session, media, runToEnd } = call(pinMenu, { tts: new FakeTtsProvider({ failAfter: 1 }) });
+    session.start();
+    const summary = await runToEnd();
+    expect(summary).toMatchObject({
+      endReason: 'failed',
+      execution: { error: { code: 'node_error', message: 'fake_tts: HTTP 500: vendor exploded' } },
+    });
+    expect(media.stops).toHaveLength(1);
   });
 });

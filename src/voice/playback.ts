@@ -18,8 +18,6 @@ export interface SpeechRequest {
   voice: string;
   language?: string;
   signal: AbortSignal;
-  /** Called with the first PCM chunk's Clock.monotonic(), when the caller starts hearing it. */
-  onFirstAudio?: (at: number) => void;
 }
 
 /** Longest wait between two looks at the send queue (a queue emptied elsewhere is noticed soon). */
@@ -70,19 +68,13 @@ async function pump(deps: PlaybackDeps, request: SpeechRequest): Promise<void> {
     signal.addEventListener('abort', onAbort, { once: true });
   });
   aborted.catch(() => {});
-  let first = true;
   try {
     for (;;) {
       const step = await Promise.race([iterator.next(), aborted]);
       if (step.done) return;
       if (signal.aborted) throw abortError(signal);
       const pcm = step.value;
-      if (pcm.length === 0) continue;
-      if (first) {
-        first = false;
-        request.onFirstAudio?.(deps.clock.monotonic());
-      }
-      deps.media.play(pcm);
+      if (pcm.length > 0) deps.media.play(pcm);
     }
   } catch (err) {
     // Ends the provider's stream (kills espeak-ng, drops the HTTP body); its own outcome is moot.
