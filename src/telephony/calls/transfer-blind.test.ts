@@ -214,4 +214,24 @@ describe('blindTransfer', () => {
     await expect(p).rejects.toThrow('stopped');
     expect(c.restored()).toBe(1);
   });
+
+  it('the far end hanging up after the 202 is success; before it, caller_hangup', async () => {
+    const c = await connected((_req, respond) => respond(202, 'Accepted'));
+    const gone = new AbortController();
+    let accepted = false;
+    const p = blindTransfer(
+      c.request({ callerGone: gone.signal, onProgress: (e) => (accepted ||= e.kind === 'refer') }),
+    );
+    await until(() => accepted);
+    gone.abort();
+    expect(await p).toEqual({ status: 'success' });
+
+    const d = await connected(() => undefined);
+    const early = new AbortController();
+    const q = blindTransfer(d.request({ callerGone: early.signal }));
+    await until(() => d.refers.length === 1);
+    early.abort();
+    expect(await q).toEqual({ status: 'failed', reason: 'caller_hangup' });
+    expect(d.restored()).toBe(1);
+  });
 });

@@ -9,6 +9,7 @@
 //   NOTIFY sipfrag ≥ 300           → failed `sip_<status>` (e.g. sip_486)
 //   NOTIFY terminated without a final sipfrag → failed `subscription_terminated`
 //   no final NOTIFY in time        → failed `notify_timeout`
+//   the far end hangs up (BYE)     → success once the REFER was accepted, else `caller_hangup`
 //
 // Every NOTIFY of the refer event gets 200, also one that arrives before the REFER's 202 (it may
 // overtake it on UDP), so the handler is in place before the REFER leaves.
@@ -42,6 +43,12 @@ export interface BlindTransferRequest {
   /** Who refers (RFC 3892), e.g. `sip:+14155550100@sip.example.com`. */
   referredBy: string;
   signal: AbortSignal;
+  /**
+   * The far end hung up (or the process hung the call up). Before the REFER was accepted that is
+   * `caller_hangup`; after it, it is how many transferees end the call once the new destination
+   * took it (BYE before, or instead of, the final NOTIFY), so it counts as success.
+   */
+  callerGone?: AbortSignal;
   firstNotifyTimeoutMs?: number;
   finalNotifyTimeoutMs?: number;
   /** Progress, for logs (each NOTIFY's sipfrag status, the REFER's answer). */
@@ -73,17 +80,24 @@ export function blindTransfer(r: BlindTransferRequest): Promise<TransferOutcome>
       done = true;
       if (timer) clock.clearTimeout(timer);
       signal.removeEventListener('abort', onAbort);
+      r.callerGone?.removeEventListener('abort', onGone);
       r.restoreRequests();
       if ('error' in outcome) reject(outcome.error);
       else resolve(outcome);
     };
+    let accepted = false;
     const onAbort = () => finish({ error: abortError(signal) });
+    const onGone = () =>
+      finish(accepted ? { status: 'success' } : { status: 'failed', reason: 'caller_hangup' });
     signal.addEventListener('abort', onAbort, { once: true });
+    r.callerGone?.addEventListener('abort', onGone, { once: true });
+    if (r.callerGone?.aborted) onGone();
 
     leg.onRequest((req, respond) => {
       if (req.method !== 'NOTIFY' || !isReferEvent(req)) return false;
       respond(200, 'OK');
       if (done) return true;
+      accepted = true; // a NOTIFY (even one that overtook the 202) means the REFER was taken
       const status = parseSipfragStatus(req);
       if (status !== undefined) r.onProgress?.({ kind: 'notify', status });
       if (status === undefined) {
@@ -109,6 +123,7 @@ export function blindTransfer(r: BlindTransferRequest): Promise<TransferOutcome>
         (res) => {
           r.onProgress?.({ kind: 'refer', status: res.status });
           if (res.status >= 300) return finish({ status: 'failed', reason: `refer_rejected_${res.status}` });
+          accepted = true;
           if (/^false$/i.test((getHeader(res, 'Refer-Sub') ?? '').trim()))
             return finish({ status: 'success' });
           // A NOTIFY that overtook the 202 may have armed the longer wait already.

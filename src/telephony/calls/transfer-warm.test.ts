@@ -1,0 +1,300 @@
+// Warm transfer on loopback, one FakeClock for SIP timers and media pacing: the caller's phone and
+// our caller session (as the call host has it), our SipStack dialling a "human" SipStack whose
+// UasLeg answers, rings forever or refuses, and a human phone RtpSession. Audio is counted at each
+// phone (loud frames, RTP packets) to show the announcement reaches the human only and the bridge
+// carries both ways.
+import { afterEach, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../shared/clock.js';
+import type { TtsProvider } from '../../providers/tts/tts.types.js';
+import { G711Codec } from '../media/codecs/g711.js';
+import { RtpPortAllocator } from '../media/port-allocator.js';
+import { RtpSession } from '../media/rtp-session.js';
+import type { MediaBridge } from '../media/bridge.js';
+import { answerOffer } from '../sip/sdp/answer.js';
+import { SipStack } from '../sip/stack.js';
+import { UasLeg } from '../sip/uas-leg.js';
+import type { TransferResult } from './transfer-context.js';
+import { warmFailureReason, warmTransfer, type WarmTransferRequest } from './transfer-warm.js';
+
+const HOST = '127.0.0.1';
+const ports = new RtpPortAllocator(45000 + (process.pid % 50) * 40, 45039 + (process.pid % 50) * 40);
+const sessions: RtpSession[] = [];
+const stacks: SipStack[] = [];
+afterEach(async () => {
+  await Promise.all(sessions.splice(0).map((s) => s.close()));
+  for (const s of stacks.splice(0)) await s.close();
+});
+
+async function settle(done: () => boolean = () => false, turns = 200): Promise<void> {
+  for (let i = 0; i < turns && !done(); i++) await new Promise((r) => setImmediate(r));
+}
+
+/** Advances the clock in 10 ms steps, letting datagrams cross between steps, until `stop` or `ms`. */
+async function run(clock: FakeClock, ms: number, stop: () => boolean = () => false): Promise<void> {
+  for (let t = 0; t < ms && !stop(); t += 10) {
+    clock.advance(10);
+    await settle(undefined, 5);
+  }
+  await settle();
+}
+
+function tone(n: number, freq = 1000): Int16Array {
+  return Int16Array.from({ length: n }, (_, i) =>
+    Math.round(8000 * Math.sin((2 * Math.PI * freq * i) / 16000)),
+  );
+}
+
+let seed = 11;
+const random = () => (seed = (seed * 48271) % 0x7fffffff) / 0x7fffffff;
+
+/** A phone: an RtpSession counting loud frames. */
+function phone(clock: FakeClock) {
+  let loud = 0;
+  const digits: string[] = [];
+  const s = new RtpSession({
+    clock,
+    ports,
+    host: HOST,
+    codec: new G711Codec('ulaw'),
+    random,
+    telephoneEventPayloadType: 101,
+    onAudio: (pcm) => {
+      if (Math.max(...pcm) > 3000) loud++;
+    },
+    onDigit: (d) => digits.push(d.digit),
+  });
+  sessions.push(s);
+  return { s, loud: () => loud, digits };
+}
+
+/** A TTS provider that "speaks" 600 ms of tone. */
+const toneTts: TtsProvider = {
+  id: 'fake',
+  // eslint-disable-next-line @typescript-eslint/require-await
+  async *synthesize() {
+    yield tone(9600);
+  },
+};
+
+type HumanMode = 'answer' | 'ring' | 'busy';
+
+async function setup(mode: HumanMode) {
+  const clock = new FakeClock();
+  // The caller's phone and our caller session, joined as the call host has them.
+  const callerPhone = phone(clock);
+  let ownFrames = 0;
+  const callerRtp = new RtpSession({
+    clock,
+    ports,
+    host: HOST,
+    codec: new G711Codec('ulaw'),
+    random,
+    telephoneEventPayloadType: 101,
+    onAudio: () => ownFrames++,
+  });
+  sessions.push(callerRtp);
+  const pc = await callerPhone.s.bind();
+  const po = await callerRtp.bind();
+  callerPhone.s.setRemote({ address: HOST, port: po });
+  callerRtp.setRemote({ address: HOST, port: pc });
+  callerPhone.s.start();
+  callerRtp.start();
+
+  // The human: a SIP stack whose UasLeg answers with the human phone's media.
+  const humanPhone = phone(clock);
+  const humanPort = await humanPhone.s.bind();
+  const human = { legs: [] as UasLeg[], events: [] as string[], invites: 0 };
+  let hport = 0;
+  let n = 0;
+  const humanStack = new SipStack({
+    clock,
+    host: HOST,
+    port: 0,
+    onRequest: (req, tx) => {
+      if (req.method !== 'INVITE') return false;
+      human.invites++;
+      const leg = new UasLeg(
+        {
+          stack: humanStack,
+          clock,
+          contact: `<sip:human@${HOST}:${hport}>`,
+          newId: () => `h${++n}`,
+          localHost: HOST,
+          localPort: hport,
+        },
+        req,
+        tx,
+        {
+          cancelled: () => human.events.push('cancelled'),
+          bye: () => human.events.push('bye'),
+          ackTimeout: () => human.events.push('ack-timeout'),
+        },
+      );
+      human.legs.push(leg);
+      if (mode === 'busy') return (leg.reject(486, 'Busy Here'), true);
+      leg.ring();
+      if (mode === 'ring') return true;
+      const answer = answerOffer(
+        new TextDecoder().decode(req.body),
+        { address: HOST, port: humanPort, codecs: ['PCMU'] },
+        { sessionId: '9', sessionVersion: 1, address: HOST },
+      );
+      if (!answer.ok) throw new Error(answer.why);
+      humanPhone.s.setRemote({ address: answer.audio.remoteAddress, port: answer.audio.remotePort });
+      humanPhone.s.start();
+      leg.answer(answer.sdp);
+      return true;
+    },
+  });
+  stacks.push(humanStack);
+  hport = (await humanStack.listen()).udp!;
+
+  const ours = new SipStack({ clock, host: HOST, port: 0 });
+  stacks.push(ours);
+  const oport = (await ours.listen()).udp!;
+  const calls = { suspend: 0, resume: 0 };
+  const gone = new AbortController();
+  let bridge: MediaBridge | undefined;
+  let id = 0;
+  const request = (over: Partial<WarmTransferRequest> = {}): WarmTransferRequest => ({
+    stack: ours,
+    local: { host: HOST, port: oport },
+    clock,
+    newId: () => `w${++id}`,
+    ports,
+    target: { uri: `sip:+15550177@${HOST}:${hport}`, host: HOST, port: hport, transport: 'udp' },
+    auth: { username: 'acct', password: 'pw' },
+    from: '+15550100',
+    callId: 'call-1',
+    announcement: 'A caller for you',
+    announcer: { tts: toneTts, voice: 'en' },
+    callerRtp,
+    suspendMedia: () => calls.suspend++,
+    resumeMedia: () => calls.resume++,
+    signal: new AbortController().signal,
+    callerGone: gone.signal,
+    onBridge: (b) => (bridge = b),
+    ...over,
+  });
+  return {
+    clock,
+    callerPhone,
+    humanPhone,
+    human,
+    calls,
+    gone,
+    request,
+    bridge: () => bridge,
+    ownFrames: () => ownFrames,
+  };
+}
+
+async function settled(
+  t: Awaited<ReturnType<typeof setup>>,
+  p: Promise<TransferResult>,
+  ms: number,
+): Promise<TransferResult> {
+  let result: TransferResult | undefined;
+  void p.then((r) => (result = r));
+  await run(t.clock, ms, () => result !== undefined);
+  await settle(() => result !== undefined);
+  if (!result) throw new Error('transfer did not settle');
+  return result;
+}
+
+describe('warmTransfer', () => {
+  it('answered: announcement to the human only, then audio both ways until the human hangs up', async () => {
+    const t = await setup('answer');
+    const result = await settled(t, warmTransfer(t.request()), 5000);
+    expect(result.status).toBe('success');
+    expect(t.calls).toEqual({ suspend: 1, resume: 0 });
+    // The announcement (600 ms of tone) reached the human's phone, and nothing loud the caller's.
+    expect(t.humanPhone.loud()).toBeGreaterThanOrEqual(25);
+    expect(t.humanPhone.s.counters.rtpIn).toBeGreaterThanOrEqual(30);
+    expect(t.callerPhone.loud()).toBe(0);
+
+    // Bridged: the caller's tone reaches the human, then the human's reaches the caller.
+    const humanBefore = t.humanPhone.loud();
+    t.callerPhone.s.enqueue(tone(8000));
+    await run(t.clock, 800);
+    expect(t.humanPhone.loud() - humanBefore).toBeGreaterThan(15);
+    expect(t.callerPhone.loud()).toBe(0);
+    t.humanPhone.s.enqueue(tone(8000, 600));
+    await run(t.clock, 800);
+    expect(t.callerPhone.loud()).toBeGreaterThan(15);
+    const counters = t.bridge()!.counters;
+    expect(counters.aToB).toBeGreaterThan(50);
+    expect(counters.bToA).toBeGreaterThan(50);
+    // Digits cross too.
+    const sent = t.callerPhone.s.sendDigits('7');
+    await run(t.clock, 400);
+    await sent;
+    await run(t.clock, 200);
+    expect(t.humanPhone.digits).toEqual(['7']);
+    // The call host's own callbacks still got the caller's frames (they are suspended there).
+    expect(t.ownFrames()).toBeGreaterThan(0);
+
+    // The human hangs up: the bridge is over.
+    let over = false;
+    void result.bridged!.then(() => (over = true));
+    t.human.legs[0]!.bye();
+    await run(t.clock, 200, () => over);
+    expect(over).toBe(true);
+    expect(t.bridge()!.running).toBe(false);
+  });
+
+  it('the caller hanging up while bridged sends BYE to the human', async () => {
+    const t = await setup('answer');
+    const result = await settled(t, warmTransfer(t.request({ announcement: '' })), 2000);
+    expect(result.status).toBe('success');
+    let over = false;
+    void result.bridged!.then(() => (over = true));
+    t.gone.abort();
+    await run(t.clock, 200, () => over && t.human.events.includes('bye'));
+    expect(over).toBe(true);
+    expect(t.human.events).toEqual(['bye']);
+  });
+
+  it('no answer: CANCEL at the ring timeout, failed no_answer, caller media never suspended', async () => {
+    const t = await setup('ring');
+    const result = await settled(t, warmTransfer(t.request({ ringTimeoutMs: 20_000 })), 25_000);
+    expect(result).toEqual({ status: 'failed', reason: 'no_answer' });
+    await run(t.clock, 100, () => t.human.events.includes('cancelled'));
+    expect(t.human.events).toEqual(['cancelled']);
+    expect(t.calls).toEqual({ suspend: 0, resume: 0 });
+    // The ring lasted the timeout, not less.
+    expect(t.clock.monotonic()).toBeGreaterThanOrEqual(20_000);
+  });
+
+  it('busy: failed busy', async () => {
+    const t = await setup('busy');
+    const result = await settled(t, warmTransfer(t.request()), 2000);
+    expect(result).toEqual({ status: 'failed', reason: 'busy' });
+  });
+
+  it('the caller hanging up while the human rings cancels the human leg', async () => {
+    const t = await setup('ring');
+    const p = warmTransfer(t.request());
+    await run(t.clock, 100, () => t.human.invites === 1);
+    t.gone.abort();
+    const result = await settled(t, p, 1000);
+    expect(result).toEqual({ status: 'failed', reason: 'caller_hangup' });
+    await run(t.clock, 200, () => t.human.events.includes('cancelled'));
+    expect(t.human.events).toEqual(['cancelled']);
+  });
+
+  it('maps final statuses to reasons', () => {
+    expect([408, 480, 487, 486, 600, 603, 404, 484, 403, 500].map(warmFailureReason)).toEqual([
+      'no_answer',
+      'no_answer',
+      'no_answer',
+      'busy',
+      'busy',
+      'declined',
+      'invalid_number',
+      'invalid_number',
+      'trunk_auth_failed',
+      'sip_500',
+    ]);
+  });
+});

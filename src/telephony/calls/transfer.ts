@@ -1,0 +1,73 @@
+// The transferer the call host runs transfer nodes through (TransferContext, transfer-context.ts):
+// `blind` (transfer_call) REFERs the caller elsewhere (transfer-blind.ts), `warm`
+// (transfer_to_human) dials the human, announces and bridges (transfer-warm.ts). Both look up the
+// trunk of the call's number first: a tel: destination needs it (Refer-To host, INVITE route and
+// credentials; see transfer-route.ts).
+//
+// Failure reasons (TransferOutcome.reason, the node's `transfer_failure_reason` variable):
+//   both   invalid_destination (not tel:/sip:), caller_hangup
+//   blind  refer_rejected_<status>, refer_timeout, dialog_gone, sip_<status> (the final NOTIFY's
+//          sipfrag), subscription_terminated, notify_timeout
+//   warm   no_route, no_answer, busy, declined, invalid_number, trunk_auth_failed, sip_<status>,
+//          leg_failed, media_failed, human_hangup
+import type { Logger } from '../../shared/logger.js';
+import { blindTransfer } from './transfer-blind.js';
+import type { Transferer, TransferResult } from './transfer-context.js';
+import { ourNumber, referToUri, trunkOfCall, warmTarget } from './transfer-route.js';
+import { warmTransfer, type Announcer } from './transfer-warm.js';
+
+export interface TransfererOptions {
+  /** Speaks a warm transfer's announcement; without it the human is bridged straight away. */
+  announcer?: Announcer;
+}
+
+export function createTransferer(options: TransfererOptions = {}): Transferer {
+  return async (ctx, destination, transfer): Promise<TransferResult> => {
+    const { deps, call } = ctx;
+    const logger: Pick<Logger, 'info' | 'warn'> = deps.logger;
+    const log = { call_id: call.id, mode: transfer.mode, destination };
+    const trunk = await trunkOfCall(deps, call);
+    if (transfer.mode === 'blind') {
+      const referTo = referToUri(destination, trunk);
+      if (referTo === null) return { status: 'failed', reason: 'invalid_destination' };
+      const outcome = await blindTransfer({
+        leg: ctx.leg,
+        restoreRequests: ctx.restoreRequests,
+        clock: deps.clock,
+        referTo,
+        referredBy: `sip:${ourNumber(call)}@${ctx.local.host}`,
+        signal: transfer.signal,
+        callerGone: ctx.callerGone,
+        onProgress: (e) => logger.info({ ...log, [e.kind]: e.status }, 'blind transfer progress'),
+      });
+      logger.info({ ...log, refer_to: referTo, ...outcome }, 'blind transfer done');
+      return outcome;
+    }
+    const route = warmTarget(destination, trunk, deps);
+    if (route === null) {
+      const reason = /^(tel|sips?):/i.test(destination) ? 'no_route' : 'invalid_destination';
+      return { status: 'failed', reason };
+    }
+    return warmTransfer({
+      stack: ctx.stack,
+      local: ctx.local,
+      clock: deps.clock,
+      newId: deps.newId,
+      ports: ctx.ports,
+      ...(ctx.pacer ? { pacer: ctx.pacer } : {}),
+      target: route.target,
+      auth: route.auth,
+      from: ourNumber(call),
+      callId: call.id,
+      ...(transfer.timeoutMs !== undefined ? { ringTimeoutMs: transfer.timeoutMs } : {}),
+      ...(transfer.announcement !== undefined ? { announcement: transfer.announcement } : {}),
+      ...(options.announcer ? { announcer: options.announcer } : {}),
+      callerRtp: ctx.rtp,
+      suspendMedia: ctx.suspendMedia,
+      resumeMedia: ctx.resumeMedia,
+      signal: transfer.signal,
+      callerGone: ctx.callerGone,
+      logger,
+    });
+  };
+}
