@@ -1,5 +1,5 @@
 // Wires configuration, store and parts, and runs the chosen role:
-//   all (default): API + webhook worker (+ SIP when the telephony stack lands) in one process
+//   all (default): API + webhook worker + SIP (calls running workflows) in one process
 //   api | worker | sip: one part, for scaling out on PostgreSQL + Redis.
 // On an empty store it creates the `default` workspace and prints its key once.
 import fs from 'node:fs';
@@ -23,7 +23,10 @@ import { deriveServerKeys, loadMasterKey } from './shared/server-key.js';
 import type { Role } from './config/roles.js';
 import { openConfiguredStore, SQLITE_FILE } from './store/configured-store.js';
 import { closeStaleCalls } from './telephony/calls/recover-calls.js';
-import { SipStack } from './telephony/sip/stack.js';
+import { TelephonyNode } from './telephony/calls/telephony-node.js';
+import type { Transferer } from './telephony/calls/transfer-context.js';
+import { SessionHost } from './modules/sessions/session-host.js';
+import { createLlmRegistry } from './providers/llm/registry.js';
 import type { Store } from './store/database.js';
 
 export type { Role } from './config/roles.js';
@@ -75,6 +78,7 @@ export async function startService(
   config: Config,
   role: Role,
   out: NodeJS.WritableStream = process.stdout,
+  transferer?: Transferer,
 ): Promise<RunningService> {
   const logger = createLogger(config.logLevel);
   const { store } = await openConfiguredStore(config);
@@ -116,11 +120,56 @@ export async function startService(
       });
     }
 
+    // SIP (roles all and sip): started before the API, whose POST /calls dials through it.
+    let telephony: TelephonyNode | undefined;
+    let sessionHost: SessionHost | undefined;
+    let sipLine = '';
+    if ((role === 'all' || role === 'sip') && config.sip.port !== 0) {
+      // Calls that were live when the previous process died cannot be resumed: close them first.
+      const swept = await closeStaleCalls(deps, 'server_restart');
+      if (swept.calls) logger.warn({ calls: swept.calls }, 'closed calls left live by the previous run');
+      const llm = createLlmRegistry(config);
+      const dispatcher = createGuardedAgent({ policy: new AddressPolicy(config.webhookAllowedCidrs) });
+      const host = new SessionHost(deps, { llm, dispatcher });
+      sessionHost = host;
+      // Last to close: the sessions' endings are stored, then the providers' connections go.
+      closers.push(async () => {
+        await host.close();
+        await llm.close();
+        await dispatcher.close();
+      });
+      const tls =
+        config.sip.tlsCert && config.sip.tlsKey
+          ? {
+              port: config.sip.tlsPort,
+              cert: fs.readFileSync(config.sip.tlsCert),
+              key: fs.readFileSync(config.sip.tlsKey),
+            }
+          : undefined;
+      telephony = await TelephonyNode.start({
+        deps: { ...deps, logger: logger.child({ part: 'sip' }) },
+        sessions: host,
+        ...(tls ? { tls } : {}),
+        ...(transferer ? { transferer } : {}),
+      });
+      const a = telephony.address;
+      sipLine =
+        `  SIP:        ${config.sip.host} udp+tcp ${a.udp}${a.tls ? `, tls ${a.tls}` : ''}, ` +
+        `RTP ${config.sip.rtpPortMin}-${config.sip.rtpPortMax} (inbound calls run workflows by their number's dispatch rules)\n`;
+    }
+
     if (role === 'all' || role === 'api') {
       const rateLimiter: RateLimiter = config.redisUrl
         ? new RedisRateLimiter(config.redisUrl, config.rateLimitPerMinute)
         : new MemoryRateLimiter(config.rateLimitPerMinute, systemClock);
-      const { app } = await buildApp({ ...deps, rateLimiter, httpLogger: logger.child({ part: 'api' }) });
+      const { app } = await buildApp({
+        ...deps,
+        rateLimiter,
+        httpLogger: logger.child({ part: 'api' }),
+        // Without SIP here (role api, SIP_PORT=0) POST /calls ends calls `sip_unavailable`.
+        ...(telephony ? { overrides: { dialer: telephony.dialer } } : {}),
+        ...(sessionHost ? { sessionHost } : {}),
+      });
       await app.listen({ host: config.host, port: config.port });
       out.write(
         [
@@ -150,31 +199,16 @@ export async function startService(
       closers.push(async () => clearInterval(sweep));
     }
 
-    if ((role === 'all' || role === 'sip') && config.sip.port !== 0) {
-      // Calls that were live when the previous process died cannot be resumed: close them first.
-      const swept = await closeStaleCalls(deps, 'server_restart');
-      if (swept.calls) logger.warn({ calls: swept.calls }, 'closed calls left live by the previous run');
-      const tls =
-        config.sip.tlsCert && config.sip.tlsKey
-          ? {
-              port: config.sip.tlsPort,
-              cert: fs.readFileSync(config.sip.tlsCert),
-              key: fs.readFileSync(config.sip.tlsKey),
-            }
-          : undefined;
-      const stack = new SipStack({
-        clock: systemClock,
-        host: config.sip.host,
-        port: config.sip.port,
-        ...(tls ? { tls } : {}),
-        serverName: 'Switchboard',
+    // After the API's lines, so the banner reads top-down.
+    if (sipLine) out.write(sipLine);
+    if (telephony) {
+      // First on SIGTERM: new INVITEs get 503 while calls finish (up to the drain limit), before
+      // the API and the session host stop.
+      const node = telephony;
+      closers.unshift(async () => {
+        const r = await node.close();
+        if (r.hungUp) logger.warn('calls still up at the drain limit were hung up');
       });
-      const ports = await stack.listen();
-      out.write(
-        `  SIP:        ${config.sip.host} udp+tcp ${ports.udp}${ports.tls ? `, tls ${ports.tls}` : ''} ` +
-          '(OPTIONS answered; calls are not routed to workflows yet)\n',
-      );
-      closers.push(() => stack.close());
     }
   } catch (err) {
     await service.close();

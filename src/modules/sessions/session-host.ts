@@ -1,8 +1,10 @@
 // Runs sessions in this process: when a client joins a minted session (realtime socket, `chat`),
-// the host loads the frozen workflow version, starts a live session on a text channel, records its
+// the host loads the frozen workflow version, starts a live session on a text channel (a call's
+// phone session runs the same way on the phone channel the call host gives it: run()), records its
 // transcript and usage, and when it ends writes `ended` plus session.ended and
 // workflow.completed / workflow.failed to the outbox in one transaction.
 import { fetch as undiciFetch, type Dispatcher } from 'undici';
+import type { Channel } from '../../channels/channel.js';
 import { TextChannel } from '../../channels/text-channel.js';
 import type { AgentRecord, FetchLike } from '../../engine/node-types.js';
 import { recordSession } from '../../engine/session-recording.js';
@@ -26,6 +28,13 @@ export class SessionJoinError extends Error {
   ) {
     super(message);
   }
+}
+
+export interface RunOptions {
+  /** The version's graph, when the caller loaded it already (a call's admission did). */
+  graph?: WorkflowGraph;
+  /** Called once the session's ending and its events are stored. */
+  onFinished?: (summary: SessionSummary) => void;
 }
 
 export interface SessionHostOptions {
@@ -74,18 +83,31 @@ export class SessionHost implements LiveSessionControl {
     return this.start(row);
   }
 
-  private async start(row: SessionTable): Promise<LiveSession> {
-    const { deps } = this;
-    const version = await workflowsRepo.findVersion(deps.db, row.workflow_id, row.workflow_version);
-    if (!version) throw new SessionJoinError('not_found', 'The workflow version of this session is gone.');
-    const graph = parseJson<WorkflowGraph>(version.graph, { nodes: [], edges: [] });
+  private start(row: SessionTable): Promise<LiveSession> {
     // Only the test channel pretends transfers and dials succeed; a real web user reaching a
     // telephony node gets an honest failure (channel_unsupported) instead.
     const channel = new TextChannel({
-      clock: deps.clock,
+      clock: this.deps.clock,
       kind: row.channel === 'test' ? 'test' : 'web',
       simulateTelephony: row.channel === 'test',
     });
+    return this.run(row, channel);
+  }
+
+  /**
+   * Runs a session row on a channel the caller built (text for joins, phone for calls): the frozen
+   * version (`graph` when the caller has it loaded already), transcript and usage recorded, and the
+   * end stored with its events. Returns the live session, still pending: the caller starts it.
+   * `onFinished` runs once the ending is stored.
+   */
+  async run(row: SessionTable, channel: Channel, options: RunOptions = {}): Promise<LiveSession> {
+    const { deps } = this;
+    let graph = options.graph;
+    if (!graph) {
+      const version = await workflowsRepo.findVersion(deps.db, row.workflow_id, row.workflow_version);
+      if (!version) throw new SessionJoinError('not_found', 'The workflow version of this session is gone.');
+      graph = parseJson<WorkflowGraph>(version.graph, { nodes: [], edges: [] });
+    }
     const executionId = deps.newId();
     const session = this.registry.create({
       sessionId: row.id,
@@ -134,6 +156,7 @@ export class SessionHost implements LiveSessionControl {
       await this.finish(row, summary, executionId).catch((err: unknown) =>
         deps.logger.error({ err, session_id: row.id }, 'could not record the end of a session'),
       );
+      options.onFinished?.(summary);
     });
     this.finishing.add(finished);
     void finished.then(() => this.finishing.delete(finished));

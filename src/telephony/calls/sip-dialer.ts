@@ -12,6 +12,8 @@ import type { SipLegFactory } from './sip-leg.js';
 export interface SipDialerHooks {
   /** An outbound call connected: the media side runs `run` on the call's leg. */
   onAnswered?: (run: RunnableCall, call: OutboundCall) => void;
+  /** The call reached its final status (however it ended); its record is stored. */
+  onEnded?: (callId: string) => void;
 }
 
 export class SipDialer implements Dialer {
@@ -26,11 +28,19 @@ export class SipDialer implements Dialer {
   dial(call: CallTable): void {
     const outbound: OutboundCall = new OutboundCall(this.deps, call, this.newLeg(), {
       onAnswered: (run) => this.hooks.onAnswered?.(run, outbound),
-      onEnded: () => this.live.delete(call.id),
+      onEnded: () => {
+        this.live.delete(call.id);
+        this.hooks.onEnded?.(call.id);
+      },
     });
     this.live.set(call.id, outbound);
     // start() never rejects: a store failure is logged, and the call is left to restart recovery.
     void outbound.start();
+  }
+
+  /** Outbound calls of this process not yet ended. */
+  get size(): number {
+    return this.live.size;
   }
 
   /** The live outbound call of this process, if any. */

@@ -26,6 +26,8 @@ export interface UasLegEvents {
   bye(): void;
   /** Our 2xx was never acknowledged (64*T1): the call is dead, send BYE. */
   ackTimeout(): void;
+  /** The ACK for our 2xx arrived (the first one only): the call is up. */
+  acked?(): void;
 }
 
 export interface UasLegOptions {
@@ -155,8 +157,10 @@ export class UasLeg implements DialogRequests {
 
   private inDialog(req: SipRequest, tx: ServerTransaction | undefined): void {
     if (req.method === 'ACK') {
+      const first = !this.acked;
       this.acked = true;
       this.resender?.ack();
+      if (first) this.events.acked?.();
       return;
     }
     if (!tx) return;

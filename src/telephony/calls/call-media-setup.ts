@@ -1,0 +1,107 @@
+// How a call's media is set up, for both directions: our codec preference, the address our SDP
+// advertises, and an RtpSession bound for a negotiated (inbound) or offered (outbound) format.
+//
+// Codec preference: PCMU, PCMA, then Opus. Carrier trunks end in the PSTN, which is G.711: Opus on
+// that leg buys no quality and costs an encoder per call, so G.711 comes first; a peer offering
+// only Opus (a softphone) still gets Opus.
+import { networkInterfaces } from 'node:os';
+import type { Clock } from '../../shared/clock.js';
+import { createCodec } from '../media/codecs/registry.js';
+import type { RtpPortAllocator } from '../media/port-allocator.js';
+import { RtpSession, type RtpSessionOptions } from '../media/rtp-session.js';
+import type { SharedPacer } from '../media/shared-pacer.js';
+import type { CodecName } from '../sip/sdp/codecs.js';
+import { ourCodec, DEFAULT_DYNAMIC_PTS } from '../sip/sdp/codecs.js';
+import type { LocalAudio, NegotiatedAudio } from '../sip/sdp/session.js';
+
+export const CODEC_PREFERENCE: readonly CodecName[] = ['PCMU', 'PCMA', 'opus'];
+
+/**
+ * The address our SDP gives for media: the SIP host, or, when it listens on every interface
+ * (0.0.0.0 / ::), the first external IPv4 address of the machine (loopback as a last resort).
+ */
+export function advertisedAddress(host: string): string {
+  if (host !== '0.0.0.0' && host !== '::') return host;
+  for (const list of Object.values(networkInterfaces())) {
+    for (const i of list ?? []) if (i.family === 'IPv4' && !i.internal) return i.address;
+  }
+  return '127.0.0.1';
+}
+
+export interface MediaEnv {
+  clock: Clock;
+  ports: RtpPortAllocator;
+  /** Where RTP sockets bind (the SIP host). */
+  bindHost: string;
+  /** What our SDP says (advertisedAddress of the SIP host). */
+  address: string;
+  pacer?: SharedPacer;
+  onError?: (err: Error) => void;
+}
+
+export function localAudio(env: MediaEnv, port: number): LocalAudio {
+  return { address: env.address, port, codecs: [...CODEC_PREFERENCE] };
+}
+
+/** An RtpSession for the format `audio` negotiated, bound, its remote set, not started. */
+export async function sessionForAnswer(
+  env: MediaEnv,
+  audio: NegotiatedAudio,
+  callbacks: Pick<RtpSessionOptions, 'onAudio' | 'onDigit'>,
+): Promise<RtpSession> {
+  const codec = createCodec(audio.codec.name, audio.codec.pt);
+  if (!codec) throw new Error(`no codec for ${audio.codec.name}`);
+  const rtp = new RtpSession({
+    clock: env.clock,
+    ports: env.ports,
+    host: env.bindHost,
+    codec,
+    payloadType: audio.codec.pt,
+    ...(audio.telephoneEvent ? { telephoneEventPayloadType: audio.telephoneEvent.pt } : {}),
+    remote: { address: audio.remoteAddress, port: audio.remotePort },
+    ...(env.pacer ? { pacer: env.pacer } : {}),
+    ...(env.onError ? { onError: env.onError } : {}),
+    ...callbacks,
+  });
+  await rtp.bind();
+  rtp.setDirection(audio.direction);
+  return rtp;
+}
+
+/** An RtpSession for our offer (first preference, our event type), bound, no remote yet. */
+export async function sessionForOffer(
+  env: MediaEnv,
+  callbacks: Pick<RtpSessionOptions, 'onAudio' | 'onDigit'>,
+): Promise<RtpSession> {
+  const first = ourCodec(CODEC_PREFERENCE[0], DEFAULT_DYNAMIC_PTS);
+  const codec = createCodec(first.name, first.pt);
+  if (!codec) throw new Error(`no codec for ${first.name}`);
+  const rtp = new RtpSession({
+    clock: env.clock,
+    ports: env.ports,
+    host: env.bindHost,
+    codec,
+    payloadType: first.pt,
+    telephoneEventPayloadType: DEFAULT_DYNAMIC_PTS.te8000,
+    ...(env.pacer ? { pacer: env.pacer } : {}),
+    ...(env.onError ? { onError: env.onError } : {}),
+    ...callbacks,
+  });
+  await rtp.bind();
+  return rtp;
+}
+
+/** Applies a (re-)negotiated format to a running session: address, direction, codec if changed. */
+export function applyAudio(
+  rtp: RtpSession,
+  audio: NegotiatedAudio,
+  current: { name: string; pt: number },
+): void {
+  rtp.setRemote({ address: audio.remoteAddress, port: audio.remotePort });
+  // A hold (sendonly, inactive, c=0.0.0.0) is already folded into our direction by the answer.
+  rtp.setDirection(audio.direction);
+  if (audio.codec.name !== current.name || audio.codec.pt !== current.pt) {
+    const codec = createCodec(audio.codec.name, audio.codec.pt);
+    if (codec) rtp.setCodec(codec, audio.codec.pt);
+  }
+}

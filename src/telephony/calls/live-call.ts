@@ -1,0 +1,312 @@
+// One connected call in this process, whichever direction: its media (RtpSession + RtpCallMedia),
+// the phone channel the workflow runs on, the far end's in-dialog requests (INFO DTMF, re-INVITE
+// and UPDATE for hold, resume and session-timer refreshes), transfers through the injected
+// transferer, and the end: exactly one ending is recorded (workflow, remote, transfer, shutdown),
+// then the session is stopped if it still runs, usage is metered and the media closed.
+import type { CallControl } from '../../channels/call-media.js';
+import type { Channel, TransferOptions, TransferOutcome } from '../../channels/channel.js';
+import type { SessionEndReason as EngineEndReason } from '../../engine/events.js';
+import type { LiveSession } from '../../engine/session-runtime.js';
+import type { ServiceDeps } from '../../modules/context.js';
+import type { SessionHost } from '../../modules/sessions/session-host.js';
+import { recordUsage } from '../../modules/usage/usage.service.js';
+import type { TimerHandle } from '../../shared/clock.js';
+import { inTransaction } from '../../store/database.js';
+import type { CallTable } from '../../store/schema.js';
+import type { RtpSession } from '../media/rtp-session.js';
+import type { DialogRequests, InDialogHandler, Respond } from '../sip/dialog-requests.js';
+import { parseInfoDtmf } from '../sip/extensions/info-dtmf.js';
+import { decideUasTimer, timerSchedule, type SessionExpires } from '../sip/extensions/session-timer.js';
+import { getHeader } from '../sip/message/access.js';
+import type { HeaderInit } from '../sip/message/build.js';
+import type { SipRequest } from '../sip/message/types.js';
+import { answerOffer } from '../sip/sdp/answer.js';
+import type { LocalAudio, Origin } from '../sip/sdp/session.js';
+import type { SipStack } from '../sip/stack.js';
+import { applyAudio, type MediaEnv } from './call-media-setup.js';
+import type { EndedBy } from './call-progress.js';
+import type { RunnableCall } from './phone-session.js';
+import type { RtpCallMedia } from './rtp-call-media.js';
+import { TRANSFER_UNAVAILABLE, type TransferContext, type Transferer } from './transfer-context.js';
+
+/**
+ * The session end reason for a caller who hung up. The store's reasons (session-lifecycle.ts) have
+ * it; the engine's type does not list it yet, though the runtime passes any reason through.
+ */
+const CALLER_HANGUP = 'caller_hangup' as unknown as EngineEndReason;
+
+/** What the call host needs of a phone channel beyond Channel: its metering, and closing it. */
+export interface PhoneChannelLike extends Channel {
+  usage(): { ttsCharacters: number; sttSeconds: number };
+  close(): void | Promise<void>;
+}
+
+export interface ChannelParts {
+  media: RtpCallMedia;
+  control: CallControl;
+  call: CallTable;
+}
+
+export type PhoneChannelFactory = (parts: ChannelParts) => PhoneChannelLike;
+
+/** What every live call of a node shares. */
+export interface CallHostDeps {
+  deps: ServiceDeps;
+  sessions: SessionHost;
+  newChannel: PhoneChannelFactory;
+  /** Provider ids tts_characters and stt_seconds are metered under. */
+  providers: { tts: string; stt: string | null };
+  transferer?: Transferer;
+  stack: SipStack;
+  /** Our SIP address as peers see it. */
+  local: { host: string; port: number };
+  media: MediaEnv;
+}
+
+/**
+ * The ways our side ends a call (the far end's BYE is `remote`); `lost`: the dialog died under
+ * the call (a session-timer refresh failed or never came), recorded completed / carrier_error.
+ */
+export type LocalEnding = Extract<EndedBy, 'workflow' | 'transfer' | 'shutdown'> | 'lost';
+
+export interface LiveCallOptions {
+  call: CallTable;
+  leg: DialogRequests;
+  rtp: RtpSession;
+  media: RtpCallMedia;
+  /** Records the end (and sends BYE for our endings); `remote`: the far end hung up already. */
+  end: (by: LocalEnding | 'remote') => Promise<void>;
+  /** Our Contact, for 2xx answers to re-INVITE and UPDATE. */
+  contact: string;
+  /** Our SDP side as first answered or offered, for re-INVITE answers (version goes up). */
+  local: LocalAudio;
+  origin: Origin;
+  /** The SDP we sent last (a re-INVITE without an offer gets it again). */
+  sdp: string;
+  codec: { name: string; pt: number };
+  /** The session timer the 2xx set, if any (inbound: decideUasTimer of the INVITE). */
+  timer?: SessionExpires & { refresher: 'uac' | 'uas' };
+  /** True when we are the UAS of the dialog (the refresher role is read from that side). */
+  uas: boolean;
+}
+
+export class LiveCall {
+  private ended = false;
+  private session: LiveSession | null = null;
+  private channel: PhoneChannelLike | null = null;
+  /** `bridged`: a warm transfer owns the caller until its bridge ends. */
+  private transfer: 'none' | 'bridged' = 'none';
+  private readonly gone = new AbortController();
+  private sessionVersion: number;
+  private timer: TimerHandle | null = null;
+  private resolveClosed!: () => void;
+  /** Resolves once the call is over here: ending recorded, usage metered, media closed. */
+  readonly closed = new Promise<void>((r) => (this.resolveClosed = r));
+
+  constructor(
+    private readonly host: CallHostDeps,
+    private readonly o: LiveCallOptions,
+  ) {
+    this.sessionVersion = o.origin.sessionVersion;
+    o.leg.onRequest(this.requests);
+    this.armTimer(o.timer);
+  }
+
+  get id(): string {
+    return this.o.call.id;
+  }
+
+  get rtp(): RtpSession {
+    return this.o.rtp;
+  }
+
+  /** Runs the call's workflow on a phone channel over this call's media. */
+  async run(run: RunnableCall): Promise<void> {
+    const control: CallControl = {
+      transfer: (destination, options) => this.transferTo(destination, options),
+      // A dial node placing a second call from inside a call is not wired yet.
+      dial: () => Promise.resolve({ status: 'failed' }),
+      hangup: async () => {
+        await this.hangup('workflow');
+      },
+    };
+    try {
+      if (this.ended) return;
+      const channel = this.host.newChannel({ media: this.o.media, control, call: run.call });
+      this.channel = channel;
+      const session = await this.host.sessions.run(run.session, channel, {
+        graph: run.graph,
+        onFinished: () => {
+          if (this.transfer !== 'bridged') void this.hangup('workflow');
+        },
+      });
+      this.session = session;
+      // The caller may have hung up while the session was being set up.
+      if (this.ended) void session.end(CALLER_HANGUP);
+      else session.start();
+    } catch (err) {
+      this.host.deps.logger.error({ err, call_id: this.id }, 'could not run the workflow of a call');
+      await this.hangup('workflow');
+    }
+  }
+
+  /** Our side ends the call; returns once BYE went out and the ending is stored. */
+  async hangup(by: LocalEnding): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    this.o.media.close();
+    await this.o
+      .end(by)
+      .catch((err: unknown) =>
+        this.host.deps.logger.error({ err, call_id: this.id }, 'could not record the end of a call'),
+      );
+    if (by === 'shutdown') void this.session?.end('client_disconnected');
+    if (by === 'lost') void this.session?.end(CALLER_HANGUP);
+    // Not awaited: a hangup node waits for this, and the session it runs in ends after it.
+    void this.teardown();
+  }
+
+  /** The far end hung up (BYE) or the dialog died; the leg has answered it already. */
+  async remoteEnded(): Promise<void> {
+    this.gone.abort(new Error('the caller hung up'));
+    if (this.transfer === 'bridged' || this.ended) return;
+    this.ended = true;
+    this.o.media.close();
+    void this.session?.end(CALLER_HANGUP);
+    await this.o
+      .end('remote')
+      .catch((err: unknown) =>
+        this.host.deps.logger.error({ err, call_id: this.id }, 'could not record the end of a call'),
+      );
+    void this.teardown();
+  }
+
+  private async teardown(): Promise<void> {
+    const { deps } = this.host;
+    this.clearTimer();
+    this.o.leg.onRequest(undefined);
+    try {
+      if (this.session) await this.session.done;
+      const usage = this.channel?.usage() ?? { ttsCharacters: 0, sttSeconds: 0 };
+      const call = this.o.call;
+      if (usage.ttsCharacters > 0 || usage.sttSeconds > 0) {
+        const base = { workspaceId: call.workspace_id, projectId: call.project_id, at: deps.clock.now() };
+        await inTransaction(deps.db, async (trx) => {
+          const tts = { ...base, metric: 'tts_characters' as const, provider: this.host.providers.tts };
+          await recordUsage(trx, { ...tts, quantity: usage.ttsCharacters });
+          const stt = { ...base, metric: 'stt_seconds' as const, provider: this.host.providers.stt };
+          await recordUsage(trx, { ...stt, quantity: Math.ceil(usage.sttSeconds) });
+        });
+      }
+      await this.channel?.close();
+    } catch (err) {
+      deps.logger.error({ err, call_id: this.id }, 'could not close a call');
+    } finally {
+      await this.o.rtp.close().catch(() => undefined);
+      this.resolveClosed();
+    }
+  }
+
+  private async transferTo(destination: string, options: TransferOptions): Promise<TransferOutcome> {
+    const transferer = this.host.transferer;
+    if (!transferer || this.ended) return TRANSFER_UNAVAILABLE;
+    const ctx: TransferContext = {
+      leg: this.o.leg,
+      restoreRequests: () => this.o.leg.onRequest(this.requests),
+      rtp: this.o.rtp,
+      call: this.o.call,
+      deps: this.host.deps,
+      stack: this.host.stack,
+      local: this.host.local,
+      ports: this.host.media.ports,
+      ...(this.host.media.pacer ? { pacer: this.host.media.pacer } : {}),
+      callerGone: this.gone.signal,
+      suspendMedia: () => {
+        this.o.media.stopPlayback();
+        this.o.media.suspended = true;
+      },
+      resumeMedia: () => {
+        this.o.media.suspended = false;
+      },
+    };
+    const result = await transferer(ctx, destination, options);
+    if (result.status !== 'success')
+      return { status: result.status, ...(result.reason ? { reason: result.reason } : {}) };
+    if (result.bridged) {
+      this.transfer = 'bridged';
+      void result.bridged.finally(() => {
+        this.transfer = 'none';
+        void this.hangup('transfer');
+      });
+    } else {
+      void this.hangup('transfer');
+    }
+    return { status: 'success' };
+  }
+
+  /** The far end's in-dialog requests other than ACK and BYE. */
+  private readonly requests: InDialogHandler = (req, respond) => {
+    if (req.method === 'INFO') {
+      const press = parseInfoDtmf(getHeader(req, 'Content-Type'), req.body);
+      if (press) this.o.media.infoDigit(press.digit);
+      respond(200, 'OK');
+      return true;
+    }
+    if (req.method === 'INVITE' || req.method === 'UPDATE') {
+      this.offer(req, respond);
+      return true;
+    }
+    return false;
+  };
+
+  /** A re-INVITE or UPDATE: hold/resume/new address, and the session-timer refresh it carries. */
+  private offer(req: SipRequest, respond: Respond): void {
+    const timer = decideUasTimer(req);
+    if (!timer.ok) return respond(422, timer.reason, [...timer.headers]);
+    this.armTimer(timer.timer ?? this.o.timer);
+    const headers: HeaderInit[] = [['Contact', this.o.contact], ...timer.headers];
+    if (req.body.length === 0) {
+      if (req.method === 'UPDATE') return respond(200, 'OK', headers);
+      // A re-INVITE without an offer gets ours again (the ACK's answer changes nothing here).
+      return respond(200, 'OK', [...headers, ['Content-Type', 'application/sdp']], this.o.sdp);
+    }
+    const origin = { ...this.o.origin, sessionVersion: ++this.sessionVersion };
+    const result = answerOffer(new TextDecoder().decode(req.body), this.o.local, origin);
+    if (!result.ok) return respond(result.status, result.reason);
+    applyAudio(this.o.rtp, result.audio, this.o.codec);
+    this.o.codec = { name: result.audio.codec.name, pt: result.audio.codec.pt };
+    this.o.sdp = result.sdp;
+    respond(200, 'OK', [...headers, ['Content-Type', 'application/sdp']], result.sdp);
+  }
+
+  /**
+   * RFC 4028: when we refresh, an UPDATE at half the interval; when the far end refreshes and
+   * nothing came before the interval (less a margin) ran out, the call is dead: BYE.
+   */
+  private armTimer(timer: (SessionExpires & { refresher: 'uac' | 'uas' }) | undefined): void {
+    this.clearTimer();
+    if (!timer || this.ended) return;
+    const weRefresh = (timer.refresher === 'uas') === this.o.uas;
+    const plan = timerSchedule(timer, weRefresh);
+    const { clock } = this.host.deps;
+    if (plan.refreshAtMs !== undefined) {
+      this.timer = clock.setTimeout(() => {
+        const se: HeaderInit = ['Session-Expires', `${timer.seconds};refresher=${timer.refresher}`];
+        this.o.leg
+          .sendInDialog('UPDATE', { headers: [se] })
+          .then((res) => {
+            if (res.status === 408 || res.status === 481) void this.hangup('lost');
+            else this.armTimer(timer);
+          })
+          .catch(() => void this.hangup('lost'));
+      }, plan.refreshAtMs);
+    } else {
+      this.timer = clock.setTimeout(() => void this.hangup('lost'), plan.expireAtMs);
+    }
+  }
+
+  private clearTimer(): void {
+    if (this.timer) this.host.deps.clock.clearTimeout(this.timer);
+    this.timer = null;
+  }
+}
