@@ -338,8 +338,29 @@ describe('PhoneChannel.listen', () => {
     clock.advance(450);
     await drain();
     expect(said.value()).toEqual({ bargedIn: false });
+    // The next prompt does not knock again (nor log again) before a listen has reported it.
+    const again = channel.say('Hello?', { bargeIn: true, signal });
+    await drain();
+    clock.advance(300);
+    await again;
+    expect(stt.starts).toBe(1);
+    expect(logger.warn).toHaveBeenCalledTimes(1);
     await expect(channel.listen({ signal })).rejects.toBe(refusal);
     expect(media.stops).toEqual([]);
+    // Reported: the listen after that tries again.
+    const heard = track(channel.listen({ signal }));
+    await drain();
+    expect(stt.starts).toBe(2);
+    stt.session.final('hello', 0, 400, true);
+    await drain();
+    expect(heard.value()).toMatchObject({ text: 'hello' });
+  });
+
+  it('a zero timeout is a poll: null at once when nothing was heard', async () => {
+    const { stt, channel, signal } = setup();
+    await expect(channel.listen({ signal, timeoutMs: 0 })).resolves.toBeNull();
+    await drain();
+    expect(stt.sessions).toHaveLength(1);
   });
 
   it('rejects on abort', async () => {

@@ -1,22 +1,8 @@
 // The phone channel: what workflow nodes ask of a SIP call, turned into speech and listening over
 // the call's media. It never sees SIP or RTP: the call controller hands it CallMedia (audio both
 // ways at 16 kHz, keypad digits) and CallControl (transfer, dial, hangup), plus the agent's TTS
-// voice and the configured STT provider.
-//
-//   say      TTS PCM streams into media.play as it is synthesised (voice/playback.ts); resolves
-//            when the send queue has drained, or at once when the caller barges in (a key, or
-//            speech heard by STT) while bargeIn is on.
-//   listen   one STT session per call, opened at the first need (voice/listener.ts).
-//   digits   buffered from construction (voice/digit-buffer.ts), as on the text channel.
-//
-// Without an STT provider (no stt_vendor_1 key configured) the call still runs: prompts play,
-// keys work, and `listen` waits out its timeout and returns null (silence, so agent and collect
-// nodes take their timeout paths) with one warning per call in the log. Failing the node instead
-// would end every call of a keypad-and-speech flow on a configuration gap the operator can read
-// in the log; waiting keeps the timing the flow's author expects.
-//
-// After close() (the call is over) the channel is silent: listen and nextDigit return null and
-// say returns at once, so an execution still unwinding does not touch a dead line.
+// voice and the configured STT provider. The work is done in voice/: playback.ts (TTS → media),
+// listener.ts (STT turn taking), digit-buffer.ts (keys).
 import type { TtsProvider } from '../providers/tts/tts.types.js';
 import type { SttProvider } from '../providers/stt/stt.types.js';
 import type { Clock, TimerHandle } from '../shared/clock.js';
@@ -66,6 +52,28 @@ export interface PhoneChannelUsage {
 /** The abort reason of a prompt the caller interrupted. */
 const BARGE_IN = Symbol('barge-in');
 
+/**
+ * A Channel on a phone call.
+ *
+ * - `say` streams TTS PCM into `media.play` as it is synthesised and resolves when the send queue
+ *   has drained, or at once when the caller barges in (a key, or speech heard by STT) while
+ *   `bargeIn` is on: playback stops and the synthesis is abandoned. A TTS failure rejects with
+ *   the provider's error, so the engine fails the node with the vendor's message.
+ * - `listen` uses one STT session per call, opened at the first need and fed every caller frame
+ *   from then on (why: see voice/listener.ts). `endedAt` is when the caller's last word was heard,
+ *   mapped from the vendor's timestamps, so latency_ms includes the endpointing delay.
+ * - Digits are buffered from construction, as on the text channel: keys pressed during a prompt,
+ *   or before a collect node starts, count.
+ *
+ * Without an STT provider (no stt_vendor_1 key configured) the call still runs: prompts play, keys
+ * work and barge in, and `listen` waits out its timeout and returns null (silence, so agent nodes
+ * take their silence path) with one warning per call in the log. Failing the node instead would
+ * end every call of a keypad-and-speech flow on a configuration gap; waiting keeps the timing the
+ * flow's author expects, and the log says why nobody is heard.
+ *
+ * After close() (the call is over) the channel is silent: listen and nextDigit return null and say
+ * returns at once, so an execution still unwinding does not touch a dead line.
+ */
 export class PhoneChannel implements Channel {
   readonly kind = 'phone' as const;
   readonly capabilities: ChannelCapabilities = { dtmf: true, telephony: true, simulated: false };
@@ -109,7 +117,7 @@ export class PhoneChannel implements Channel {
       stops.push(this.digits.onDigit(bargeIn));
       if (this.listener) {
         stops.push(this.listener.onSpeech(bargeIn));
-        this.listener.start();
+        this.listener.prepare();
       }
     }
     if (text.trim()) this.ttsCharacters += text.length;

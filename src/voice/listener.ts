@@ -68,6 +68,14 @@ export class SpeechListener {
     return () => this.speechListeners.delete(listener);
   }
 
+  /**
+   * For a prompt that speech may interrupt: opens the session unless the last attempt failed and
+   * no listen has reported that yet (a refused key is not retried, and logged, at every prompt).
+   */
+  prepare(): void {
+    if (!this.failure) this.start();
+  }
+
   /** Opens the session if none is open or opening; failures are kept for the next listen. */
   start(): void {
     if (this.closed || this.session || this.opening) return;
@@ -122,12 +130,14 @@ export class SpeechListener {
     }
     if (this.closed) return Promise.resolve(null);
     this.start();
+    // A zero timeout is a poll, as on the text channel: what has been heard so far, or null.
+    if (timeoutMs !== undefined && timeoutMs <= 0) return Promise.resolve(this.cut());
     return new Promise<UserTurn | null>((resolve, reject) => {
       let timer: TimerHandle | undefined;
       const { clock } = this.options;
       const arm = (): void => {
         if (timer) clock.clearTimeout(timer);
-        if (timeoutMs !== undefined) timer = clock.setTimeout(onTimeout, Math.max(0, timeoutMs));
+        if (timeoutMs !== undefined) timer = clock.setTimeout(onTimeout, timeoutMs);
       };
       const cleanup = (): void => {
         this.waiters.delete(check);

@@ -161,7 +161,11 @@ export class FakeSttProvider implements SttProvider {
     for (const f of o) f();
   }
 
+  /** start() calls, refused ones included. */
+  starts = 0;
+
   async start(options: SttStartOptions = {}): Promise<SttSession> {
+    this.starts++;
     if (this.refuseNext !== undefined) {
       const err = this.refuseNext;
       this.refuseNext = undefined;
