@@ -70,7 +70,6 @@ function phone(clock: FakeClock) {
 /** A TTS provider that "speaks" 600 ms of tone. */
 const toneTts: TtsProvider = {
   id: 'fake',
-  // eslint-disable-next-line @typescript-eslint/require-await
   async *synthesize() {
     yield tone(9600);
   },
@@ -106,11 +105,11 @@ async function setup(mode: HumanMode) {
   const human = { legs: [] as UasLeg[], events: [] as string[], invites: 0 };
   let hport = 0;
   let n = 0;
-  const humanStack = new SipStack({
+  const humanStack: SipStack = new SipStack({
     clock,
     host: HOST,
     port: 0,
-    onRequest: (req, tx) => {
+    onRequest: (req, tx): boolean => {
       if (req.method !== 'INVITE') return false;
       human.invites++;
       const leg = new UasLeg(
