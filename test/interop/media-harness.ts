@@ -4,13 +4,12 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createSocket } from 'node:dgram';
-import { it } from 'vitest';
 import { systemClock } from '../../src/shared/clock.js';
 import { createCodec } from '../../src/telephony/media/codecs/registry.js';
 import type { DigitEnd, DigitEvent } from '../../src/telephony/media/dtmf.js';
 import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
 import type { RtpPacket } from '../../src/telephony/media/rtp-packet.js';
-import { RtpSession } from '../../src/telephony/media/rtp-session.js';
+import { RtpSession, type SessionCounters } from '../../src/telephony/media/rtp-session.js';
 import type { SipRequest } from '../../src/telephony/sip/message/types.js';
 import { answerOffer } from '../../src/telephony/sip/sdp/answer.js';
 import type { CodecName, NegotiatedAudio } from '../../src/telephony/sip/sdp/index.js';
@@ -20,8 +19,6 @@ import type { Destination } from '../../src/telephony/sip/transaction/types.js';
 import { UasLeg } from '../../src/telephony/sip/uas-leg.js';
 
 export const have = (bin: string): boolean => spawnSync('sh', ['-c', `command -v ${bin}`]).status === 0;
-/** Under CI a missing peer fails the test (the spawn fails); elsewhere the test is skipped. */
-export const peerTest = (...bins: string[]) => (bins.every(have) || process.env.CI ? it : it.skip);
 
 export function run(
   cmd: string,
@@ -80,12 +77,14 @@ export interface MediaCall {
   readonly negotiated: NegotiatedAudio;
   /** Valid RTP packets our session accepted, by SSRC. */
   readonly packetsBySsrc: Map<number, number>;
-  /** Audio frames the session decoded and played out (onAudio), concealed ones counted apart. */
-  readonly frames: { decoded: number; concealed: number };
+  /** Audio frames the session decoded and played out (onAudio), concealed ones apart; the loudest sample. */
+  readonly frames: { decoded: number; concealed: number; peak: number };
   readonly digits: DigitEvent[];
   readonly digitEnds: DigitEnd[];
   readonly errors: Error[];
   byeReceived: boolean;
+  /** The session's counters when the far end's BYE arrived (the session is closed then). */
+  countersAtBye?: SessionCounters;
 }
 
 export interface MediaHostOptions {
@@ -129,7 +128,10 @@ export class MediaHost {
             cancelled: () => undefined,
             bye: () => {
               const call = this.calls.find((c) => c.leg === leg);
-              if (call) call.byeReceived = true;
+              if (!call) return;
+              call.byeReceived = true;
+              call.countersAtBye = { ...call.session.counters };
+              void call.session.close();
             },
             ackTimeout: () => leg.bye(),
           },
@@ -170,7 +172,7 @@ export class MediaHost {
     const codec = createCodec(n.codec.name, n.codec.pt);
     if (!codec) return leg.reject(488, 'Not Acceptable Here');
     const packetsBySsrc = new Map<number, number>();
-    const frames = { decoded: 0, concealed: 0 };
+    const frames = { decoded: 0, concealed: 0, peak: 0 };
     const digits: DigitEvent[] = [];
     const digitEnds: DigitEnd[] = [];
     const errors: Error[] = [];
@@ -182,7 +184,11 @@ export class MediaHost {
       payloadType: n.codec.pt,
       ...(n.telephoneEvent ? { telephoneEventPayloadType: n.telephoneEvent.pt } : {}),
       remote: { address: n.remoteAddress, port: n.remotePort },
-      onAudio: (_pcm, info) => void (info.concealed ? frames.concealed++ : frames.decoded++),
+      onAudio: (pcm, info) => {
+        if (info.concealed) return void frames.concealed++;
+        frames.decoded++;
+        for (const v of pcm) if (Math.abs(v) > frames.peak) frames.peak = Math.abs(v);
+      },
       onDigit: (d) => digits.push(d),
       onDigitEnd: (d) => digitEnds.push(d),
       onError: (e) => errors.push(e),
