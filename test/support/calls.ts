@@ -1,7 +1,30 @@
 // Fixtures for the call controller suites (src/telephony/calls): a workspace with a project, a
 // published workflow, a trunk and a number, an INVITE builder, and readers for the call rows and
 // the call events in the outbox.
+import { spawn, spawnSync } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/api/app.js';
+import { MemoryRateLimiter } from '../../src/api/rate-limit/rate-limiter.js';
+import { loadConfig } from '../../src/config/config.js';
+import type { ServiceDeps } from '../../src/modules/context.js';
+import { SessionHost } from '../../src/modules/sessions/session-host.js';
+import { createWorkspace } from '../../src/modules/workspaces/workspaces.service.js';
+import { createLlmRegistry } from '../../src/providers/llm/registry.js';
+import type { TtsProvider } from '../../src/providers/tts/tts.types.js';
+import { systemClock } from '../../src/shared/clock.js';
+import { newId } from '../../src/shared/ids.js';
+import { createLogger, silentLogger } from '../../src/shared/logger.js';
+import { SecretBox } from '../../src/shared/secret-box.js';
+import { deriveServerKeys } from '../../src/shared/server-key.js';
+import { migrateToLatest, openStore, type Store } from '../../src/store/database.js';
 import type { InboundInvite } from '../../src/telephony/calls/inbound-admission.js';
+import type { PhoneChannelFactory } from '../../src/telephony/calls/live-call.js';
+import { TelephonyNode } from '../../src/telephony/calls/telephony-node.js';
+import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
 import type { CallTable } from '../../src/store/schema.js';
 import type { TestApi } from './api.js';
 import { createProject, createPublishedWorkflow, registerNumber } from './fixtures.js';
@@ -74,4 +97,263 @@ export async function callEvents(
     .map((r) => JSON.parse(r.body) as { type: string; data: Record<string, unknown> })
     .filter((e) => e.data.id === callId)
     .map((e) => ({ type: e.type, data: e.data }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// End-to-end: the API and a TelephonyNode (the wiring `serve` runs) on SQLite with the real clock,
+// SIP on a free port, RTP on a range of its own, driven by real sipp processes.
+
+export interface CallNode {
+  app: FastifyInstance;
+  store: Store;
+  deps: ServiceDeps;
+  node: TelephonyNode;
+  sessions: SessionHost;
+  key: string;
+  workspaceId: string;
+  /** The request-URI host of this workspace (`<sip_label>.<SIP_DOMAIN>`). */
+  sipDomain: string;
+  sipPort: number;
+  api(method: string, url: string, body?: unknown): Promise<{ status: number; data: any }>;
+  close(): Promise<void>;
+}
+
+export interface CallNodeOptions {
+  config?: Record<string, string>;
+  tts?: TtsProvider;
+  newChannel?: PhoneChannelFactory;
+  drainLimitMs?: number;
+}
+
+let rtpBase = 30000 + (process.pid % 50) * 400;
+
+/** A UDP port nobody listens on right now (bound and released). */
+export async function freeUdpPort(): Promise<number> {
+  const s = createSocket('udp4');
+  await new Promise<void>((r) => s.bind(0, '127.0.0.1', () => r()));
+  const port = s.address().port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+export async function startCallNode(options: CallNodeOptions = {}): Promise<CallNode> {
+  const store = await openStore({ sqlitePath: ':memory:' });
+  await migrateToLatest(store.db);
+  const config = loadConfig({
+    PUBLIC_BASE_URL: 'http://localhost:8080',
+    RATE_LIMIT_PER_MINUTE: '100000',
+    SIP_HOST: '127.0.0.1',
+    SIP_DOMAIN: 'sip.test',
+    ...options.config,
+  });
+  const keys = deriveServerKeys('test-master-key');
+  const deps: ServiceDeps = {
+    db: store.db,
+    dialect: store.dialect,
+    clock: systemClock,
+    newId,
+    config,
+    keys,
+    secretBox: new SecretBox(keys.secretBox),
+    logger: process.env.CALL_LOGS ? createLogger('debug') : silentLogger(),
+  };
+  const sessions = new SessionHost(deps, { llm: createLlmRegistry(config) });
+  // Each node its own RTP range, so parallel files never hand out the same port.
+  const min = rtpBase;
+  rtpBase += 200;
+  const node = await TelephonyNode.start({
+    deps,
+    sessions,
+    port: 0,
+    ports: new RtpPortAllocator(min, min + 199),
+    ...(options.tts ? { tts: options.tts } : {}),
+    stt: null,
+    ...(options.newChannel ? { newChannel: options.newChannel } : {}),
+    ...(options.drainLimitMs !== undefined ? { drainLimitMs: options.drainLimitMs } : {}),
+  });
+  const { app } = await buildApp({
+    ...deps,
+    rateLimiter: new MemoryRateLimiter(config.rateLimitPerMinute, systemClock),
+    overrides: { dialer: node.dialer },
+    sessionHost: sessions,
+  });
+  const { workspace, apiKey } = await createWorkspace(deps, { name: 'e2e' });
+  const api = async (method: string, url: string, body?: unknown) => {
+    const res = await app.inject({
+      method: method as 'GET',
+      url: `/api/v1${url}`,
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
+    });
+    return { status: res.statusCode, data: res.body ? JSON.parse(res.body) : undefined };
+  };
+  let closed = false;
+  return {
+    app,
+    store,
+    deps,
+    node,
+    sessions,
+    key: apiKey,
+    workspaceId: workspace.id,
+    sipDomain: `${workspace.sip_label}.${config.sip.domain}`,
+    sipPort: node.address.udp,
+    api,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await node.close();
+      await app.close();
+      await store.close();
+    },
+  };
+}
+
+/** Project, trunk (termination at `termination`), number and published workflows through the API. */
+export async function telephonyWorld(
+  n: CallNode,
+  options: {
+    number: string;
+    termination?: string;
+    password?: string;
+    graphs: Record<string, unknown>;
+    rules?: (ids: Record<string, string>) => unknown[];
+  },
+): Promise<{ projectId: string; trunkId: string; numberId: string; workflows: Record<string, string> }> {
+  const must = (r: { status: number; data: any }, status: number) => {
+    if (r.status !== status) throw new Error(`${r.status}: ${JSON.stringify(r.data)}`);
+    return r.data.data;
+  };
+  const projectId = must(await n.api('POST', '/projects', { name: 'calls' }), 201).id as string;
+  const workflows: Record<string, string> = {};
+  for (const [name, graph] of Object.entries(options.graphs)) {
+    const wf = must(await n.api('POST', '/workflows', { project_id: projectId, name, graph }), 201);
+    must(await n.api('POST', `/workflows/${wf.id}/publish`), 200);
+    workflows[name] = wf.id as string;
+  }
+  const trunk = must(
+    await n.api('POST', '/sip-trunks', {
+      name: 'sipp',
+      provider: 'generic',
+      termination_uri: options.termination ?? 'sip:127.0.0.1:5999',
+      auth_username: 'switchboard',
+      auth_password: options.password ?? 'sipp-secret-1',
+      transport: 'udp',
+    }),
+    201,
+  );
+  const rules = options.rules?.(workflows) ?? [{ workflow_id: Object.values(workflows)[0] }];
+  const number = must(
+    await n.api('POST', '/phone-numbers', {
+      number: options.number,
+      sip_trunk_id: trunk.id,
+      project_id: projectId,
+    }),
+    201,
+  );
+  must(await n.api('PATCH', `/phone-numbers/${number.id}`, { dispatch_rules: rules }), 200);
+  return { projectId, trunkId: trunk.id as string, numberId: number.id as string, workflows };
+}
+
+/** Polls the store (no timers of its own beyond a short yield) until `read` gives a value. */
+export async function eventually<T>(read: () => Promise<T | undefined | null | false>): Promise<T> {
+  for (;;) {
+    const v = await read();
+    if (v) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export function callById(n: CallNode, id: string): Promise<CallTable | undefined> {
+  return n.store.db.selectFrom('calls').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The call.* / session.* / workflow.* events of the store, parsed, oldest first. */
+export async function storedEvents(n: CallNode): Promise<{ type: string; data: Record<string, any> }[]> {
+  const rows = await n.store.db
+    .selectFrom('webhook_events')
+    .select(['type', 'body'])
+    .orderBy('created_at')
+    .execute();
+  return rows.map((r) => JSON.parse(r.body) as { type: string; data: Record<string, any> });
+}
+
+/** The transcript of a session: role and text, in order. */
+export async function transcript(
+  n: CallNode,
+  sessionId: string,
+): Promise<{ role: string; content: string }[]> {
+  return n.store.db
+    .selectFrom('messages')
+    .innerJoin('conversations', 'conversations.id', 'messages.conversation_id')
+    .select(['messages.role', 'messages.content'])
+    .where('conversations.session_id', '=', sessionId)
+    .orderBy('messages.sequence')
+    .execute();
+}
+
+export interface Peer {
+  done: Promise<{ code: number | null; out: string }>;
+  kill(): void;
+}
+
+/** Runs sipp with the arguments given; `done` resolves with its exit code and output. */
+export function sipp(args: string[]): Peer {
+  const p = spawn('sipp', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  p.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const done = new Promise<{ code: number | null; out: string }>((resolve, reject) => {
+    p.on('error', reject);
+    p.on('close', (code) => resolve({ code, out }));
+  });
+  return { done, kill: () => p.kill('SIGKILL') };
+}
+
+export const haveSipp = (): boolean => spawnSync('sh', ['-c', 'command -v sipp']).status === 0;
+
+const SCENARIOS = fileURLToPath(new URL('../interop/calls/', import.meta.url));
+
+/** A scenario of test/interop/calls with its __NAMES__ filled in, written to a temp file. */
+export function scenarioFile(name: string, vars: Record<string, string | number>): string {
+  let text = readFileSync(`${SCENARIOS}${name}`, 'utf8');
+  for (const [k, v] of Object.entries(vars)) text = text.replaceAll(`__${k}__`, String(v));
+  const missing = /__[A-Z_]+__/.exec(text.replace(/<!--[\s\S]*?-->/g, ''));
+  if (missing) throw new Error(`${name}: ${missing[0]} not filled in`);
+  const dir = mkdtempSync(`${tmpdir()}/sipp-`);
+  const file = `${dir}/${name}`;
+  writeFileSync(file, text);
+  return file;
+}
+
+/** The common sipp arguments: one call over UDP on loopback, media on `mediaPort`. */
+export function sippArgs(
+  target: string,
+  scenario: string,
+  mediaPort: number,
+  extra: string[] = [],
+): string[] {
+  return [
+    target,
+    '-sf',
+    scenario,
+    '-t',
+    'u1',
+    '-i',
+    '127.0.0.1',
+    '-mi',
+    '127.0.0.1',
+    '-mp',
+    String(mediaPort),
+    '-m',
+    '1',
+    '-nostdin',
+    '-timeout',
+    '90s',
+    '-timeout_error',
+    ...extra,
+  ];
 }
