@@ -103,6 +103,10 @@ export async function callEvents(
 // End-to-end: the API and a TelephonyNode (the wiring `serve` runs) on SQLite with the real clock,
 // SIP on a free port, RTP on a range of its own, driven by real sipp processes.
 
+/** Parsed JSON from the API and the outbox, read loosely by the tests. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Loose = any;
+
 export interface CallNode {
   app: FastifyInstance;
   store: Store;
@@ -114,7 +118,7 @@ export interface CallNode {
   /** The request-URI host of this workspace (`<sip_label>.<SIP_DOMAIN>`). */
   sipDomain: string;
   sipPort: number;
-  api(method: string, url: string, body?: unknown): Promise<{ status: number; data: any }>;
+  api(method: string, url: string, body?: unknown): Promise<{ status: number; data: Loose }>;
   close(): Promise<void>;
 }
 
@@ -223,7 +227,7 @@ export async function telephonyWorld(
     rules?: (ids: Record<string, string>) => unknown[];
   },
 ): Promise<{ projectId: string; trunkId: string; numberId: string; workflows: Record<string, string> }> {
-  const must = (r: { status: number; data: any }, status: number) => {
+  const must = (r: { status: number; data: Loose }, status: number) => {
     if (r.status !== status) throw new Error(`${r.status}: ${JSON.stringify(r.data)}`);
     return r.data.data;
   };
@@ -272,13 +276,13 @@ export function callById(n: CallNode, id: string): Promise<CallTable | undefined
 }
 
 /** The call.* / session.* / workflow.* events of the store, parsed, oldest first. */
-export async function storedEvents(n: CallNode): Promise<{ type: string; data: Record<string, any> }[]> {
+export async function storedEvents(n: CallNode): Promise<{ type: string; data: Record<string, Loose> }[]> {
   const rows = await n.store.db
     .selectFrom('webhook_events')
     .select(['type', 'body'])
     .orderBy('created_at')
     .execute();
-  return rows.map((r) => JSON.parse(r.body) as { type: string; data: Record<string, any> });
+  return rows.map((r) => JSON.parse(r.body) as { type: string; data: Record<string, Loose> });
 }
 
 /** The transcript of a session: role and text, in order. */
