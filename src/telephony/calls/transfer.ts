@@ -14,11 +14,13 @@ import type { Logger } from '../../shared/logger.js';
 import { blindTransfer } from './transfer-blind.js';
 import type { Transferer, TransferResult } from './transfer-context.js';
 import { ourNumber, referToUri, trunkOfCall, warmTarget } from './transfer-route.js';
-import { warmTransfer, type Announcer } from './transfer-warm.js';
+import { warmTransfer, type Announcer, type WarmTransferRequest } from './transfer-warm.js';
 
 export interface TransfererOptions {
   /** Speaks a warm transfer's announcement; without it the human is bridged straight away. */
   announcer?: Announcer;
+  /** Test hook: a warm transfer's bridge and human media once bridged. */
+  onBridge?: WarmTransferRequest['onBridge'];
 }
 
 export function createTransferer(options: TransfererOptions = {}): Transferer {
@@ -62,6 +64,7 @@ export function createTransferer(options: TransfererOptions = {}): Transferer {
       ...(transfer.timeoutMs !== undefined ? { ringTimeoutMs: transfer.timeoutMs } : {}),
       ...(transfer.announcement !== undefined ? { announcement: transfer.announcement } : {}),
       ...(options.announcer ? { announcer: options.announcer } : {}),
+      ...(options.onBridge ? { onBridge: options.onBridge } : {}),
       callerRtp: ctx.rtp,
       suspendMedia: ctx.suspendMedia,
       resumeMedia: ctx.resumeMedia,

@@ -1,0 +1,231 @@
+// Warm transfer against a real peer: sipp plays the human behind the trunk (test/interop/transfers/
+// human-*.xml). The caller is an in-process phone joined to our caller session as the call host
+// has it; the transferer built for the call host dials tel:+15550177 through the trunk of the
+// call's number (a real store: termination_uri, sealed password, digest answer checked by sipp),
+// speaks the announcement with the local espeak-ng engine to the human only, and bridges. sipp's
+// -rtp_echo sends the human leg's audio back, so the caller's tone returning to the caller proves
+// both directions of the bridge through the peer. The no-answer path ends `failed` / no_answer
+// with a CANCEL sipp answers 487. Under CI a missing sipp or espeak-ng fails the test.
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EspeakTtsProvider } from '../../src/providers/tts/espeak.js';
+import { systemClock } from '../../src/shared/clock.js';
+import type { CallTable } from '../../src/store/schema.js';
+import { createTransferer } from '../../src/telephony/calls/transfer.js';
+import type { TransferContext, TransferResult } from '../../src/telephony/calls/transfer-context.js';
+import type { MediaBridge } from '../../src/telephony/media/bridge.js';
+import { G711Codec } from '../../src/telephony/media/codecs/g711.js';
+import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
+import { RtpSession } from '../../src/telephony/media/rtp-session.js';
+import { SipStack } from '../../src/telephony/sip/stack.js';
+import { startTestApi, type TestApi } from '../support/api.js';
+import { createProject, registerNumber } from '../support/fixtures.js';
+import { storeKinds } from '../support/stores.js';
+import { freeUdpPort, have, run, until } from '../interop/media-harness.js';
+
+const peerTest = (have('sipp') && have('espeak-ng')) || process.env.CI ? it : it.skip;
+const scenario = (name: string) =>
+  fileURLToPath(new URL(`../interop/transfers/${name}.xml`, import.meta.url));
+const OUR_NUMBER = '+14155550100';
+const TRUNK_PASSWORD = 'Tr4nsfer-secret';
+
+const cleanup: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c().catch(() => undefined);
+});
+
+function tone(n: number, freq = 1000): Int16Array {
+  return Int16Array.from({ length: n }, (_, i) =>
+    Math.round(8000 * Math.sin((2 * Math.PI * freq * i) / 16000)),
+  );
+}
+
+async function world(sippPort: number): Promise<{ t: TestApi; call: CallTable }> {
+  const t = await startTestApi(storeKinds()[0]!);
+  cleanup.push(() => t.close());
+  const projectId = await createProject(t);
+  const { numberId, trunkId } = await registerNumber(t, t.workspaceId, projectId, OUR_NUMBER);
+  await t.store.db
+    .updateTable('sip_trunks')
+    .set({
+      termination_uri: `sip:127.0.0.1:${sippPort}`,
+      transport: 'udp',
+      auth_username: 'acct',
+      auth_password_enc: t.deps.secretBox.seal(TRUNK_PASSWORD),
+    })
+    .where('id', '=', trunkId)
+    .execute();
+  const now = new Date(t.clock.now()).toISOString();
+  const call: CallTable = {
+    id: t.deps.newId(),
+    workspace_id: t.workspaceId,
+    project_id: projectId,
+    workflow_id: null,
+    workflow_version: null,
+    session_id: null,
+    phone_number_id: numberId,
+    direction: 'inbound',
+    status: 'in_progress',
+    from_number: '+4930123456',
+    to_number: OUR_NUMBER,
+    duration_seconds: null,
+    hangup_reason: null,
+    metadata: '{}',
+    variables: '{}',
+    sip_call_id: null,
+    started_at: now,
+    ended_at: null,
+    created_at: now,
+    updated_at: now,
+  };
+  return { t, call };
+}
+
+/** sipp as the human on a port of its own, failing the race when it ends before we are done. */
+async function human(name: string) {
+  const sippPort = await freeUdpPort();
+  const echoPort = await freeUdpPort();
+  const sipp = run('sipp', [
+    '-sf',
+    scenario(name),
+    '-i',
+    '127.0.0.1',
+    '-p',
+    String(sippPort),
+    '-mi',
+    '127.0.0.1',
+    '-mp',
+    String(echoPort),
+    '-rtp_echo',
+    '-t',
+    'u1',
+    '-m',
+    '1',
+    '-nostdin',
+    '-timeout',
+    '120s',
+    '-timeout_error',
+  ]);
+  cleanup.push(async () => sipp.kill());
+  const early = sipp.done.then((r): never => {
+    throw new Error(`sipp ended early (${r.code}): ${r.out.slice(-2000)}`);
+  });
+  early.catch(() => undefined);
+  return { sippPort, sipp, early };
+}
+
+/** The caller's phone and our caller session, joined on loopback as the call host has them. */
+async function caller(ports: RtpPortAllocator) {
+  let loud = 0;
+  const phone = new RtpSession({
+    clock: systemClock,
+    ports,
+    host: '127.0.0.1',
+    codec: new G711Codec('ulaw'),
+    onAudio: (pcm) => {
+      if (Math.max(...pcm) > 3000) loud++;
+    },
+  });
+  const rtp = new RtpSession({ clock: systemClock, ports, host: '127.0.0.1', codec: new G711Codec('ulaw') });
+  cleanup.push(
+    () => phone.close(),
+    () => rtp.close(),
+  );
+  const pp = await phone.bind();
+  const pr = await rtp.bind();
+  phone.setRemote({ address: '127.0.0.1', port: pr });
+  rtp.setRemote({ address: '127.0.0.1', port: pp });
+  phone.start();
+  rtp.start();
+  return { phone, rtp, loud: () => loud };
+}
+
+async function setup(name: string) {
+  const peer = await human(name);
+  const { t, call } = await world(peer.sippPort);
+  const stack = new SipStack({ clock: systemClock, host: '127.0.0.1', port: 0 });
+  cleanup.push(() => stack.close());
+  const ours = (await stack.listen()).udp!;
+  const ports = new RtpPortAllocator(30000 + 2 * Math.floor(Math.random() * 4000), 39999);
+  const callerSide = await caller(ports);
+  const gone = new AbortController();
+  const media = { suspend: 0, resume: 0 };
+  const ctx: TransferContext = {
+    leg: { sendInDialog: () => Promise.reject(new Error('unused')), onRequest: () => undefined },
+    restoreRequests: () => undefined,
+    rtp: callerSide.rtp,
+    call,
+    deps: { ...t.deps, clock: systemClock },
+    stack,
+    local: { host: '127.0.0.1', port: ours },
+    ports,
+    callerGone: gone.signal,
+    suspendMedia: () => media.suspend++,
+    resumeMedia: () => media.resume++,
+  };
+  return { peer, ctx, callerSide, gone, media, newId: () => randomBytes(4).toString('hex') };
+}
+
+describe('e2e: warm transfer with sipp as the human', () => {
+  peerTest('answered after a digest challenge: announcement to the human only, audio both ways', async () => {
+    const s = await setup('human-answer');
+    let bridge: MediaBridge | undefined;
+    let humanRtp: RtpSession | undefined;
+    const transferer = createTransferer({
+      announcer: { tts: new EspeakTtsProvider(), voice: 'en' },
+      onBridge: (b, h) => {
+        bridge = b;
+        humanRtp = h;
+      },
+    });
+    const result: TransferResult = await Promise.race([
+      transferer(s.ctx, 'tel:+15550177', {
+        mode: 'warm',
+        announcement: 'A caller is waiting for you.',
+        timeoutMs: 20_000,
+        signal: new AbortController().signal,
+      }),
+      s.peer.early,
+    ]);
+    expect(result.status, result.reason).toBe('success');
+    expect(s.media).toEqual({ suspend: 1, resume: 0 });
+    // The announcement went to the human (and came back through sipp's echo to the human leg),
+    // while the caller heard nothing loud.
+    expect(humanRtp!.counters.rtpOut).toBeGreaterThan(25);
+    expect(humanRtp!.counters.rtpIn).toBeGreaterThan(25);
+    expect(s.callerSide.loud()).toBe(0);
+
+    // Bridged: the caller's tone goes to the human and returns (echo) to the caller.
+    s.callerSide.phone.enqueue(tone(16000));
+    await Promise.race([until(() => s.callerSide.loud() > 15), s.peer.early]);
+    expect(bridge!.counters.aToB).toBeGreaterThan(15);
+    expect(bridge!.counters.bToA).toBeGreaterThan(15);
+
+    // The caller hangs up: BYE to the human (sipp waits for it), the bridge is over.
+    let over = false;
+    void result.bridged!.then(() => (over = true));
+    s.gone.abort();
+    const r = await s.peer.sipp.done;
+    expect(r.code, r.out.slice(-3000)).toBe(0);
+    await until(() => over);
+    expect(bridge!.running).toBe(false);
+  });
+
+  peerTest('no answer: CANCEL at the ring timeout, failed no_answer, the caller keeps the call', async () => {
+    const s = await setup('human-no-answer');
+    const result = await Promise.race([
+      createTransferer()(s.ctx, 'tel:+15550177', {
+        mode: 'warm',
+        announcement: 'unused',
+        timeoutMs: 1500,
+        signal: new AbortController().signal,
+      }),
+      s.peer.early,
+    ]);
+    expect(result).toEqual({ status: 'failed', reason: 'no_answer' });
+    expect(s.media).toEqual({ suspend: 0, resume: 0 });
+    const r = await s.peer.sipp.done;
+    expect(r.code, r.out.slice(-3000)).toBe(0);
+  });
+});
