@@ -1,0 +1,193 @@
+// A workflow's transfer_call node on a real inbound call: sipp calls in as the carrier
+// (test/interop/transfers/inbound-refer.xml), dispatch runs the workflow (speak, then transfer_call
+// to tel:+15550123), the call host's transferer REFERs (Refer-To checked by sipp as the trunk's
+// user=phone SIP URI), follows NOTIFY 100 and 200, and the call host leaves the call with BYE. The
+// call ends completed / transferred, the session ends transferred, and the transcript up to the
+// hand-off stays on the conversation. The service is the wiring `serve` runs (API + TelephonyNode on
+// SQLite with the real clock), with the transferer main.ts gives it. Under CI a missing sipp fails.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/api/app.js';
+import { MemoryRateLimiter } from '../../src/api/rate-limit/rate-limiter.js';
+import { loadConfig } from '../../src/config/config.js';
+import type { ServiceDeps } from '../../src/modules/context.js';
+import { SessionHost } from '../../src/modules/sessions/session-host.js';
+import { createWorkspace } from '../../src/modules/workspaces/workspaces.service.js';
+import { createLlmRegistry } from '../../src/providers/llm/registry.js';
+import { EspeakTtsProvider } from '../../src/providers/tts/espeak.js';
+import { systemClock } from '../../src/shared/clock.js';
+import { newId } from '../../src/shared/ids.js';
+import { silentLogger } from '../../src/shared/logger.js';
+import { SecretBox } from '../../src/shared/secret-box.js';
+import { deriveServerKeys } from '../../src/shared/server-key.js';
+import { migrateToLatest, openStore } from '../../src/store/database.js';
+import { TelephonyNode } from '../../src/telephony/calls/telephony-node.js';
+import { createTransferer } from '../../src/telephony/calls/transfer.js';
+import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
+import {
+  callById,
+  eventually,
+  freeUdpPort,
+  haveSipp,
+  sipp,
+  sippArgs,
+  telephonyWorld,
+  transcript,
+  type CallNode,
+} from '../support/calls.js';
+
+const peerTest = haveSipp() || process.env.CI ? it : it.skip;
+const TIMEOUT = 120_000;
+
+const nodes: CallNode[] = [];
+afterEach(async () => {
+  for (const n of nodes.splice(0)) await n.close();
+});
+
+/** The API and a TelephonyNode as `serve` builds them, with the transferer main.ts passes. */
+async function startNode(): Promise<CallNode> {
+  const store = await openStore({ sqlitePath: ':memory:' });
+  await migrateToLatest(store.db);
+  const config = loadConfig({
+    PUBLIC_BASE_URL: 'http://localhost:8080',
+    RATE_LIMIT_PER_MINUTE: '100000',
+    SIP_HOST: '127.0.0.1',
+    SIP_DOMAIN: 'sip.test',
+  });
+  const keys = deriveServerKeys('test-master-key');
+  const deps: ServiceDeps = {
+    db: store.db,
+    dialect: store.dialect,
+    clock: systemClock,
+    newId,
+    config,
+    keys,
+    secretBox: new SecretBox(keys.secretBox),
+    logger: silentLogger(),
+  };
+  const sessions = new SessionHost(deps, { llm: createLlmRegistry(config) });
+  const min = 36000 + (process.pid % 20) * 100;
+  const tts = new EspeakTtsProvider();
+  const node = await TelephonyNode.start({
+    deps,
+    sessions,
+    port: 0,
+    ports: new RtpPortAllocator(min, min + 99),
+    tts,
+    stt: null,
+    transferer: createTransferer({ announcer: { tts, voice: 'en' } }),
+  });
+  const { app } = await buildApp({
+    ...deps,
+    rateLimiter: new MemoryRateLimiter(config.rateLimitPerMinute, systemClock),
+    overrides: { dialer: node.dialer },
+    sessionHost: sessions,
+  });
+  const { workspace, apiKey } = await createWorkspace(deps, { name: 'e2e' });
+  const api = async (method: string, url: string, body?: unknown) => {
+    const res = await app.inject({
+      method: method as 'GET',
+      url: `/api/v1${url}`,
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
+    });
+    return { status: res.statusCode, data: res.body ? (JSON.parse(res.body) as unknown) : undefined };
+  };
+  let closed = false;
+  return {
+    app,
+    store,
+    deps,
+    node,
+    sessions,
+    key: apiKey,
+    workspaceId: workspace.id,
+    sipDomain: `${workspace.sip_label}.${config.sip.domain}`,
+    sipPort: node.address.udp,
+    api,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await node.close();
+      await app.close();
+      await sessions.close();
+      await store.close();
+    },
+  };
+}
+
+/** test/interop/transfers/<name> with its __NAMES__ filled in, in a temp file. */
+function scenario(name: string, vars: Record<string, string>): string {
+  let text = readFileSync(fileURLToPath(new URL(`../interop/transfers/${name}`, import.meta.url)), 'utf8');
+  for (const [k, v] of Object.entries(vars)) text = text.replaceAll(`__${k}__`, v);
+  const file = `${mkdtempSync(`${tmpdir()}/sipp-`)}/${name}`;
+  writeFileSync(file, text);
+  return file;
+}
+
+const regexEscape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+describe('e2e: transfer_call in a workflow on an inbound call', () => {
+  peerTest(
+    'speak, then REFER: NOTIFY 100 and 200 followed, call completed / transferred, transcript kept',
+    async () => {
+      const n = await startNode();
+      nodes.push(n);
+      const graph = {
+        nodes: [
+          { id: 'start', type: 'start', config: {} },
+          { id: 'say', type: 'speak', config: { text: 'Transferring you now.' } },
+          { id: 'xfer', type: 'transfer_call', config: { destination: 'tel:+15550123' } },
+          { id: 'bye', type: 'hangup', config: {} },
+        ],
+        edges: [
+          { source: 'start', target: 'say' },
+          { source: 'say', target: 'xfer' },
+          { source: 'xfer', target: 'bye', source_handle: 'failed' },
+        ],
+      };
+      await telephonyWorld(n, {
+        number: '+14155550123',
+        termination: 'sip:carrier.example.test:5999',
+        graphs: { transfer: graph },
+      });
+      const file = scenario('inbound-refer.xml', {
+        DIALLED: '+14155550123',
+        DOMAIN: n.sipDomain,
+        CALLER: '+4930123456',
+        REFER_TO: regexEscape('sip:+15550123@carrier.example.test:5999;user=phone'),
+      });
+      const peer = sipp(sippArgs(`127.0.0.1:${n.sipPort}`, file, await freeUdpPort()));
+      const r = await peer.done;
+      expect(r.code, r.out.slice(-3000)).toBe(0);
+
+      const call = await eventually(async () => {
+        const row = await n.store.db
+          .selectFrom('calls')
+          .select('id')
+          .where('direction', '=', 'inbound')
+          .executeTakeFirst();
+        const c = row && (await callById(n, row.id));
+        return c?.status === 'completed' ? c : undefined;
+      });
+      expect(call).toMatchObject({ status: 'completed', hangup_reason: 'transferred' });
+      const session = await eventually(() =>
+        n.store.db
+          .selectFrom('sessions')
+          .selectAll()
+          .where('call_id', '=', call.id)
+          .where('status', '=', 'ended')
+          .executeTakeFirst(),
+      );
+      expect(session.end_reason).toBe('transferred');
+      const said = await transcript(n, session.id);
+      expect(said.map((m) => m.content)).toContain('Transferring you now.');
+    },
+    TIMEOUT,
+  );
+});
