@@ -19,6 +19,8 @@ import {
 } from 'kysely';
 import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
+import { registerFastPath } from './prepared.js';
+import { statementCache } from './sqlite-statements.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -56,30 +58,6 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
-/**
- * Kysely's SQLite driver prepares every statement anew; preparing costs more than running a point
- * query. Statements are reusable, so keep the most recent ones by SQL text (bounded, least
- * recently used out). Safe because every query runs to completion on this one connection before
- * the next starts (Kysely's connection mutex) and we never stream.
- */
-function withStatementCache(db: SQLite.Database, max = 500): SqliteDatabase {
-  const cache = new Map<string, SQLite.Statement>();
-  return {
-    close: () => db.close(),
-    prepare(sqlText: string) {
-      let stmt = cache.get(sqlText);
-      if (stmt) {
-        cache.delete(sqlText);
-      } else {
-        stmt = db.prepare(sqlText);
-        if (cache.size >= max) cache.delete(cache.keys().next().value!);
-      }
-      cache.set(sqlText, stmt);
-      return stmt as unknown as ReturnType<SqliteDatabase['prepare']>;
-    },
-  };
-}
-
 export async function openStore(options: StoreOptions): Promise<Store> {
   if (options.databaseUrl) {
     const schema = options.pgSchema;
@@ -96,6 +74,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       ...(schema ? { options: `-c search_path=${schema}` } : {}),
     });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    registerFastPath(db, { kind: 'postgres', pool });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
   const file = options.sqlitePath ?? ':memory:';
@@ -105,9 +84,13 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({
-    dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }),
-  });
+  const prepare = statementCache(sqlite);
+  const database: SqliteDatabase = {
+    close: () => sqlite.close(),
+    prepare: (sqlText: string) => prepare(sqlText) as unknown as ReturnType<SqliteDatabase['prepare']>,
+  };
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) });
+  registerFastPath(db, { kind: 'sqlite', database: sqlite, prepare });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 

@@ -188,6 +188,13 @@ export interface IdempotencyKeyTable {
   expires_at: string;
 }
 
+/** Rows per workspace and resource, kept by triggers (migration 003); bigint on PostgreSQL. */
+export interface ResourceCountTable {
+  workspace_id: string;
+  resource: string;
+  total: number | string;
+}
+
 export interface ServerSettingTable {
   name: string;
   value: string;
@@ -209,6 +216,7 @@ export interface CoreTables {
   usage_events: UsageEventTable;
   idempotency_keys: IdempotencyKeyTable;
   server_settings: ServerSettingTable;
+  resource_counts: ResourceCountTable;
 }
 
 // Each part adds its own tables interface to this intersection (webhooks: WebhookTables, …).
