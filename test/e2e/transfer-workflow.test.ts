@@ -1,10 +1,13 @@
-// A workflow's transfer_call node on a real inbound call: sipp calls in as the carrier
+// Transfer nodes of a workflow on a real inbound call. transfer_call: sipp calls in as the carrier
 // (test/interop/transfers/inbound-refer.xml), dispatch runs the workflow (speak, then transfer_call
 // to tel:+15550123), the call host's transferer REFERs (Refer-To checked by sipp as the trunk's
 // user=phone SIP URI), follows NOTIFY 100 and 200, and the call host leaves the call with BYE. The
 // call ends completed / transferred, the session ends transferred, and the transcript up to the
 // hand-off stays on the conversation. The service is the wiring `serve` runs (API + TelephonyNode on
-// SQLite with the real clock), with the transferer main.ts gives it. Under CI a missing sipp fails.
+// SQLite with the real clock), with the transferer main.ts gives it. transfer_to_human: a second
+// sipp is the human behind the trunk (digest checked, -rtp_echo), answering and hanging up after 8 s
+// (call completed / transferred, the caller gets our BYE), or not answering (CANCEL at the ring
+// timeout, the workflow's failed branch speaks the reason). Under CI a missing sipp fails.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -132,7 +135,7 @@ function scenario(name: string, vars: Record<string, string>): string {
 
 const regexEscape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-describe('e2e: transfer_call in a workflow on an inbound call', () => {
+describe('e2e: transfer nodes of a workflow on an inbound call', () => {
   peerTest(
     'speak, then REFER: NOTIFY 100 and 200 followed, call completed / transferred, transcript kept',
     async () => {
@@ -187,6 +190,105 @@ describe('e2e: transfer_call in a workflow on an inbound call', () => {
       expect(session.end_reason).toBe('transferred');
       const said = await transcript(n, session.id);
       expect(said.map((m) => m.content)).toContain('Transferring you now.');
+    },
+    TIMEOUT,
+  );
+
+  /** An inbound call into a transfer_to_human workflow, the human played by a second sipp. */
+  async function warmCall(humanScenario: string, ringTimeoutSeconds: number) {
+    const n = await startNode();
+    nodes.push(n);
+    const humanPort = await freeUdpPort();
+    const graph = {
+      nodes: [
+        { id: 'start', type: 'start', config: {} },
+        { id: 'hold', type: 'speak', config: { text: 'Connecting you to a person.' } },
+        {
+          id: 'human',
+          type: 'transfer_to_human',
+          config: {
+            destination: 'tel:+15550177',
+            announcement: 'A caller is waiting for you.',
+            ring_timeout_seconds: ringTimeoutSeconds,
+          },
+        },
+        { id: 'sorry', type: 'speak', config: { text: 'Nobody is free ({{transfer_failure_reason}}).' } },
+        { id: 'bye', type: 'hangup', config: {} },
+      ],
+      edges: [
+        { source: 'start', target: 'hold' },
+        { source: 'hold', target: 'human' },
+        { source: 'human', target: 'sorry', source_handle: 'failed' },
+        { source: 'sorry', target: 'bye' },
+      ],
+    };
+    const world = await telephonyWorld(n, {
+      number: '+14155550123',
+      termination: `sip:127.0.0.1:${humanPort}`,
+      graphs: { warm: graph },
+    });
+    // The credentials human-answer*.xml checks (verifyauth).
+    await n.store.db
+      .updateTable('sip_trunks')
+      .set({ auth_username: 'acct', auth_password_enc: n.deps.secretBox.seal('Tr4nsfer-secret') })
+      .where('id', '=', world.trunkId)
+      .execute();
+    // sipp as a UAS takes no target; the common arguments after it, plus its port and the echo.
+    const [, ...common] = sippArgs('-', scenario(humanScenario, {}), await freeUdpPort());
+    const human = sipp([...common, '-p', String(humanPort), '-rtp_echo']);
+    const callerFile = scenario('inbound-caller.xml', {
+      DIALLED: '+14155550123',
+      DOMAIN: n.sipDomain,
+      CALLER: '+4930123456',
+    });
+    const caller = sipp(sippArgs(`127.0.0.1:${n.sipPort}`, callerFile, await freeUdpPort()));
+    const [h, c] = await Promise.all([human.done, caller.done]);
+    expect(h.code, `human: ${h.out.slice(-3000)}`).toBe(0);
+    expect(c.code, `caller: ${c.out.slice(-3000)}`).toBe(0);
+    const call = await eventually(async () => {
+      const row = await n.store.db
+        .selectFrom('calls')
+        .select('id')
+        .where('direction', '=', 'inbound')
+        .executeTakeFirst();
+      const r = row && (await callById(n, row.id));
+      return r?.status === 'completed' ? r : undefined;
+    });
+    const session = await eventually(() =>
+      n.store.db
+        .selectFrom('sessions')
+        .selectAll()
+        .where('call_id', '=', call.id)
+        .where('status', '=', 'ended')
+        .executeTakeFirst(),
+    );
+    return { n, call, session };
+  }
+
+  peerTest(
+    'transfer_to_human: the human answers (digest), hears the announcement, is bridged, hangs up; caller gets BYE',
+    async () => {
+      const { n, call, session } = await warmCall('human-answer-hangup.xml', 20);
+      expect(call).toMatchObject({ status: 'completed', hangup_reason: 'transferred' });
+      expect(session.end_reason).toBe('transferred');
+      // The transcript up to the hand-off stays on the conversation.
+      const said = await transcript(n, session.id);
+      expect(said.map((m) => m.content)).toContain('Connecting you to a person.');
+      // The bridged talk counts: the human hung up 8 s after answering, the call lasted that long.
+      expect(call.duration_seconds).toBeGreaterThanOrEqual(8);
+    },
+    TIMEOUT,
+  );
+
+  peerTest(
+    'transfer_to_human: no answer, CANCEL at the ring timeout, the workflow goes on by failed',
+    async () => {
+      const { n, call, session } = await warmCall('human-no-answer.xml', 2);
+      expect(call).toMatchObject({ status: 'completed', hangup_reason: 'workflow_hangup' });
+      expect(session.end_reason).toBe('completed');
+      // The failed branch ran with the reason in transfer_failure_reason.
+      const said = await transcript(n, session.id);
+      expect(said.map((m) => m.content)).toContain('Nobody is free (no_answer).');
     },
     TIMEOUT,
   );
