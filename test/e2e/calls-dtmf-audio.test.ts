@@ -19,6 +19,7 @@ import {
   telephonyWorld,
   transcript,
   type CallNode,
+  MENU,
 } from '../support/calls.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
@@ -31,43 +32,6 @@ afterEach(async () => {
   for (const s of sockets.splice(0)) s.close();
   for (const n of nodes.splice(0)) await n.close();
 });
-
-const MENU = {
-  nodes: [
-    { id: 'start', type: 'start', config: {} },
-    { id: 'hello', type: 'speak', config: { text: 'Welcome to the test line.' } },
-    {
-      id: 'ask',
-      type: 'dtmf',
-      config: {
-        prompt: 'Press 1 for sales or 2 for support.',
-        num_digits: 1,
-        timeout_seconds: 30,
-        save_to_variable: 'choice',
-      },
-    },
-    {
-      id: 'route',
-      type: 'condition',
-      config: { branches: [{ handle: 'sales', expression: "choice == '1'" }] },
-    },
-    { id: 'sales', type: 'speak', config: { text: 'Sales it is.' } },
-    { id: 'support', type: 'speak', config: { text: 'Support it is.' } },
-    { id: 'silence', type: 'speak', config: { text: 'We did not hear you.' } },
-    { id: 'bye', type: 'hangup', config: {} },
-  ],
-  edges: [
-    { source: 'start', target: 'hello' },
-    { source: 'hello', target: 'ask' },
-    { source: 'ask', source_handle: 'success', target: 'route' },
-    { source: 'ask', source_handle: 'timeout', target: 'silence' },
-    { source: 'route', source_handle: 'sales', target: 'sales' },
-    { source: 'route', target: 'support' },
-    { source: 'sales', target: 'bye' },
-    { source: 'support', target: 'bye' },
-    { source: 'silence', target: 'bye' },
-  ],
-};
 
 interface Sink {
   port: number;

@@ -361,3 +361,41 @@ export function sippArgs(
     ...extra,
   ];
 }
+
+/** Speak, collect one digit (1: the `sales` branch, else `support`), speak, hang up. */
+export const MENU = {
+  nodes: [
+    { id: 'start', type: 'start', config: {} },
+    { id: 'hello', type: 'speak', config: { text: 'Welcome to the test line.' } },
+    {
+      id: 'ask',
+      type: 'dtmf',
+      config: {
+        prompt: 'Press 1 for sales or 2 for support.',
+        num_digits: 1,
+        timeout_seconds: 30,
+        save_to_variable: 'choice',
+      },
+    },
+    {
+      id: 'route',
+      type: 'condition',
+      config: { branches: [{ handle: 'sales', expression: "choice == '1'" }] },
+    },
+    { id: 'sales', type: 'speak', config: { text: 'Sales it is.' } },
+    { id: 'support', type: 'speak', config: { text: 'Support it is.' } },
+    { id: 'silence', type: 'speak', config: { text: 'We did not hear you.' } },
+    { id: 'bye', type: 'hangup', config: {} },
+  ],
+  edges: [
+    { source: 'start', target: 'hello' },
+    { source: 'hello', target: 'ask' },
+    { source: 'ask', source_handle: 'success', target: 'route' },
+    { source: 'ask', source_handle: 'timeout', target: 'silence' },
+    { source: 'route', source_handle: 'sales', target: 'sales' },
+    { source: 'route', target: 'support' },
+    { source: 'sales', target: 'bye' },
+    { source: 'support', target: 'bye' },
+    { source: 'silence', target: 'bye' },
+  ],
+};
