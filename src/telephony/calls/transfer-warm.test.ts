@@ -10,6 +10,7 @@ import { G711Codec } from '../media/codecs/g711.js';
 import { RtpPortAllocator } from '../media/port-allocator.js';
 import { RtpSession } from '../media/rtp-session.js';
 import type { MediaBridge } from '../media/bridge.js';
+import { getHeader } from '../sip/message/access.js';
 import { answerOffer } from '../sip/sdp/answer.js';
 import { SipStack } from '../sip/stack.js';
 import { UasLeg } from '../sip/uas-leg.js';
@@ -240,6 +241,52 @@ describe('warmTransfer', () => {
     await run(t.clock, 200, () => over);
     expect(over).toBe(true);
     expect(t.bridge()!.running).toBe(false);
+  });
+
+  it("answers the human's refreshes and re-INVITEs; the human's INFO digits reach the caller", async () => {
+    const t = await setup('answer');
+    const result = await settled(t, warmTransfer(t.request({ announcement: '' })), 2000);
+    expect(result.status).toBe('success');
+    const leg = t.human.legs[0]!;
+    const update = leg.sendInDialog('UPDATE', {
+      headers: [
+        ['Session-Expires', '1800;refresher=uac'],
+        ['Supported', 'timer'],
+      ],
+    });
+    await run(t.clock, 100);
+    const refreshed = await update;
+    expect(refreshed.status).toBe(200);
+    expect(getHeader(refreshed, 'Session-Expires')).toBe('1800;refresher=uac');
+    // A re-INVITE that moves the human's media: answered with our SDP, media follows.
+    const offer = [
+      'v=0',
+      'o=- 9 2 IN IP4 127.0.0.1',
+      's=-',
+      'c=IN IP4 127.0.0.1',
+      't=0 0',
+      `m=audio ${t.humanPhone.s.localPort} RTP/AVP 8 101`,
+      'a=rtpmap:8 PCMA/8000',
+      'a=rtpmap:101 telephone-event/8000',
+      '',
+    ].join('\r\n');
+    const reinvite = leg.sendInDialog('INVITE', {
+      headers: [['Content-Type', 'application/sdp']],
+      body: offer,
+    });
+    await run(t.clock, 100);
+    const answer = await reinvite;
+    expect(answer.status).toBe(200);
+    expect(new TextDecoder().decode(answer.body)).toMatch(/m=audio \d+ RTP\/AVP 8 101/);
+    // A digit by SIP INFO from the human reaches the caller as RFC 4733.
+    const info = leg.sendInDialog('INFO', {
+      headers: [['Content-Type', 'application/dtmf-relay']],
+      body: 'Signal=4\r\nDuration=160\r\n',
+    });
+    await run(t.clock, 600);
+    expect((await info).status).toBe(200);
+    await run(t.clock, 300);
+    expect(t.callerPhone.digits).toEqual(['4']);
   });
 
   it('the caller hanging up while bridged sends BYE to the human', async () => {

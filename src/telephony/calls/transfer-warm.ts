@@ -28,9 +28,12 @@
 // bridge is over (so duration_seconds and voice_minutes cover the bridged talk). The human leg's
 // SIP Call-ID and outcome are logged with the call's id.
 //
-// Not done: the caller's SIP INFO digits do not cross the bridge (RFC 4733 ones do); the human's
-// re-INVITEs get the leg's default answer (488), so a carrier's session-timer refresh by
-// re-INVITE on the human's leg is refused; no ringback tone is played to the caller.
+// The human's leg answers its far end's re-INVITE and UPDATE (session-timer refreshes, hold, a new
+// media address) from our SDP, and its SIP INFO digits cross to the caller as RFC 4733 events.
+//
+// Not done: the caller's SIP INFO digits do not cross the bridge (the call host's handler takes
+// them and its media is suspended; RFC 4733 ones do cross); we never refresh the human's session
+// timer ourselves; no ringback tone is played to the caller while the human's phone rings.
 import { randomBytes } from 'node:crypto';
 import type { CallMedia } from '../../channels/call-media.js';
 import { abortError } from '../../channels/channel.js';
@@ -43,6 +46,11 @@ import { createCodec } from '../media/codecs/registry.js';
 import type { RtpPortAllocator } from '../media/port-allocator.js';
 import { RtpSession } from '../media/rtp-session.js';
 import type { SharedPacer } from '../media/shared-pacer.js';
+import { decideUasTimer } from '../sip/extensions/session-timer.js';
+import { parseInfoDtmf } from '../sip/extensions/info-dtmf.js';
+import { getHeader } from '../sip/message/access.js';
+import type { HeaderInit } from '../sip/message/build.js';
+import { answerOffer } from '../sip/sdp/answer.js';
 import { DEFAULT_DYNAMIC_PTS } from '../sip/sdp/codecs.js';
 import { buildOffer, readAnswer } from '../sip/sdp/offer.js';
 import type { LocalAudio } from '../sip/sdp/session.js';
@@ -153,6 +161,51 @@ export async function warmTransfer(w: WarmTransferRequest): Promise<TransferResu
     onAnswer: (sdp) => (answerSdp = sdp),
   });
 
+  // The human's in-dialog requests: INFO digits cross to the caller once bridged; re-INVITE and
+  // UPDATE (session-timer refreshes, hold, a new address) are answered from our side of the SDP.
+  const contact = `<sip:${w.from}@${w.local.host}:${w.local.port}${w.target.transport === 'udp' ? '' : `;transport=${w.target.transport}`}>`;
+  let version = origin.sessionVersion;
+  let current = { name: 'PCMU', pt: 0 };
+  let toCaller: ((digit: string) => void) | null = null;
+  leg.onRequest((req, respond) => {
+    if (req.method === 'INFO') {
+      const press = parseInfoDtmf(getHeader(req, 'Content-Type'), req.body);
+      respond(200, 'OK');
+      if (press) toCaller?.(press.digit);
+      return true;
+    }
+    if (req.method !== 'INVITE' && req.method !== 'UPDATE') return false;
+    const timer = decideUasTimer(req);
+    if (!timer.ok) {
+      respond(timer.status, timer.reason, [...timer.headers]);
+      return true;
+    }
+    const headers: HeaderInit[] = [['Contact', contact], ...timer.headers];
+    const sdpHeaders: HeaderInit[] = [...headers, ['Content-Type', 'application/sdp']];
+    if (req.body.length === 0) {
+      if (req.method === 'UPDATE') respond(200, 'OK', headers);
+      else respond(200, 'OK', sdpHeaders, buildOffer(local, { ...origin, sessionVersion: ++version }));
+      return true;
+    }
+    const result = answerOffer(new TextDecoder().decode(req.body), local, {
+      ...origin,
+      sessionVersion: ++version,
+    });
+    const codec = result.ok ? createCodec(result.audio.codec.name, result.audio.codec.pt) : null;
+    if (!result.ok || !codec) {
+      respond(result.ok ? 488 : result.status, result.ok ? 'Not Acceptable Here' : result.reason);
+      return true;
+    }
+    rtp.setRemote({ address: result.audio.remoteAddress, port: result.audio.remotePort });
+    rtp.setDirection(result.audio.direction);
+    if (result.audio.codec.name !== current.name || result.audio.codec.pt !== current.pt) {
+      rtp.setCodec(codec, result.audio.codec.pt);
+      current = { name: result.audio.codec.name, pt: result.audio.codec.pt };
+    }
+    respond(200, 'OK', sdpHeaders, result.sdp);
+    return true;
+  });
+
   return new Promise<TransferResult>((resolve, reject) => {
     let phase: Phase = 'ringing';
     let timer: TimerHandle | null = null;
@@ -189,6 +242,7 @@ export async function warmTransfer(w: WarmTransferRequest): Promise<TransferResu
       w.callerGone.removeEventListener('abort', onCallerGone);
       bridge?.stop();
       callerTap?.untap();
+      toCaller = null;
       if (byeHuman) leg.bye();
       w.logger?.info(
         { ...log, by: byeHuman ? 'caller' : 'human', counters: bridge?.counters },
@@ -210,6 +264,8 @@ export async function warmTransfer(w: WarmTransferRequest): Promise<TransferResu
       callerTap = tapSession(w.callerRtp);
       bridge = new MediaBridge(callerTap.end, rtpBridgeEnd(rtp, tap));
       bridge.start();
+      const callerEnd = callerTap.end;
+      toCaller = (digit) => callerEnd.sendDigit(digit);
       phase = 'bridged';
       w.onBridge?.(bridge, rtp);
       w.logger?.info(log, 'warm transfer bridged');
@@ -223,6 +279,7 @@ export async function warmTransfer(w: WarmTransferRequest): Promise<TransferResu
       if (!reading?.ok || !human) return fail('media_failed', 'bye');
       const audio = reading.audio;
       rtp.setCodec(human, audio.codec.pt);
+      current = { name: audio.codec.name, pt: audio.codec.pt };
       rtp.setRemote({ address: audio.remoteAddress, port: audio.remotePort });
       rtp.setDirection(audio.direction);
       rtp.start();
