@@ -5,6 +5,7 @@
 // test asserts what sipp saw (its exit status: every expected message arrived) and what the
 // service recorded (status, hangup_reason, times, events). Under CI a missing sipp fails.
 import { afterEach, describe, expect, it } from 'vitest';
+import { recordUsage } from '../../src/modules/usage/usage.service.js';
 import type { CallTable } from '../../src/store/schema.js';
 import {
   callById,
@@ -243,4 +244,28 @@ describe('e2e: outbound calls over real SIP (sipp UAS)', () => {
     },
     TIMEOUT,
   );
+
+  it('voice minutes used up: POST /calls is 402 with errors.quota, no call is made', async () => {
+    const n = await startCallNode();
+    nodes.push(n);
+    const world = await telephonyWorld(n, { number: FROM, graphs: { talk: TALK } });
+    await n.store.db.updateTable('workspaces').set({ plan_voice_minutes: 1 }).execute();
+    await recordUsage(n.store.db, {
+      workspaceId: n.workspaceId,
+      projectId: world.projectId,
+      metric: 'voice_minutes',
+      provider: 'generic',
+      quantity: 1.5,
+      at: Date.now(),
+    });
+    const res = await n.api('POST', '/calls', {
+      project_id: world.projectId,
+      workflow_id: world.workflows.talk,
+      from: FROM,
+      to: TO,
+    });
+    expect(res.status).toBe(402);
+    expect(res.data.errors.quota[0]).toMatch(/voice minute/);
+    expect(await n.store.db.selectFrom('calls').select('id').execute()).toHaveLength(0);
+  });
 });

@@ -119,10 +119,14 @@ export class TelephonyNode {
    * SIGTERM: new INVITEs get 503, calls in progress may finish up to the drain limit, then the
    * rest are hung up (`shutdown`) and the store swept; then the SIP sockets close.
    */
-  async close(): Promise<{ hungUp: boolean; swept: number }> {
-    const result = await this.drainer.drain(this.calls.drainHooks());
-    // Let the BYEs and CANCELs leave before the sockets go.
-    await this.stack.close();
-    return result;
+  close(): Promise<{ hungUp: boolean; swept: number }> {
+    this.closing ??= (async () => {
+      const result = await this.drainer.drain(this.calls.drainHooks());
+      await this.stack.close();
+      return result;
+    })();
+    return this.closing;
   }
+
+  private closing: Promise<{ hungUp: boolean; swept: number }> | null = null;
 }
