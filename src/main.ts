@@ -25,9 +25,6 @@ import { openConfiguredStore, SQLITE_FILE } from './store/configured-store.js';
 import { closeStaleCalls } from './telephony/calls/recover-calls.js';
 import { TelephonyNode } from './telephony/calls/telephony-node.js';
 import type { Transferer } from './telephony/calls/transfer-context.js';
-import { createTransferer } from './telephony/calls/transfer.js';
-import { CachingTtsProvider } from './providers/tts/cache.js';
-import { createTtsProvider } from './providers/tts/registry.js';
 import { SessionHost } from './modules/sessions/session-host.js';
 import { createLlmRegistry } from './providers/llm/registry.js';
 import type { Store } from './store/database.js';
@@ -153,13 +150,9 @@ export async function startService(
         deps: { ...deps, logger: logger.child({ part: 'sip' }) },
         sessions: host,
         ...(tls ? { tls } : {}),
-        // Transfers (transfer_call by REFER, transfer_to_human with a bridge) unless a test injects
-        // its own; the warm announcement is spoken by the configured TTS, like the prompts.
-        transferer:
-          transferer ??
-          createTransferer({
-            announcer: { tts: new CachingTtsProvider(createTtsProvider(config)), voice: 'en' },
-          }),
+        // Transfers (transfer_call by REFER, transfer_to_human with a bridge): TelephonyNode's own
+        // unless a test injects one; the warm announcement uses the prompts' (cached) TTS.
+        ...(transferer ? { transferer } : {}),
       });
       const a = telephony.address;
       sipLine =

@@ -1,8 +1,8 @@
 // The SIP part of a node (roles `all` and `sip`): the SipStack with the call host as its
 // transaction user, RTP ports from RTP_PORT_MIN..RTP_PORT_MAX on one shared frame timer, a phone
 // channel per call with the configured TTS (tts_vendor_1, else espeak-ng, prompts cached) and STT
-// (stt_vendor_1 when a key or base URL is configured, else none: listening hears silence), the
-// SipDialer for POST /calls, and the drain that SIGTERM runs. main.ts and the e2e tests both start
+// (stt_vendor_1 when a key or base URL is configured, else none: listening hears silence),
+// transfers (REFER and warm), the SipDialer for POST /calls, and the drain that SIGTERM runs. main.ts and the e2e tests both start
 // calls through this, so the tests run the wiring the service runs.
 import { PhoneChannel } from '../../channels/phone-channel.js';
 import type { ServiceDeps } from '../../modules/context.js';
@@ -21,6 +21,7 @@ import { advertisedAddress, type MediaEnv } from './call-media-setup.js';
 import type { PhoneChannelFactory } from './live-call.js';
 import type { SipDialer } from './sip-dialer.js';
 import type { Transferer } from './transfer-context.js';
+import { createTransferer } from './transfer.js';
 
 export interface TelephonyNodeOptions {
   deps: ServiceDeps;
@@ -36,6 +37,7 @@ export interface TelephonyNodeOptions {
   stt?: SttProvider | null;
   /** The espeak-ng or vendor voice prompts are spoken with (agent nodes pass their own). */
   voice?: string;
+  /** Default: blind (REFER) and warm transfers (transfer.ts), announcements in `voice`. */
   transferer?: Transferer;
   drainLimitMs?: number;
   /** Tests: another channel over the call's media. */
@@ -96,7 +98,7 @@ export class TelephonyNode {
       sessions: o.sessions,
       newChannel,
       providers: { tts: tts.id, stt: stt?.id ?? null },
-      ...(o.transferer ? { transferer: o.transferer } : {}),
+      transferer: o.transferer ?? createTransferer({ announcer: { tts, voice } }),
       stack,
       local: { host: sipHost, port: listening.udp ?? listening.tls ?? 0 },
       media,
