@@ -3,7 +3,7 @@
 // timestamp. Success is a 2xx status within 10 s; redirects are never followed (undici does not
 // follow them without a redirect interceptor, and we install none). The deadline runs on the
 // injected clock so the 10 s timeout is tested without waiting.
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { Clock } from '../shared/clock.js';
 import { signPayload } from './signer.js';
 
@@ -51,90 +51,112 @@ export function attemptHeaders(req: AttemptRequest, timestampSeconds: number): R
   };
 }
 
-export async function sendAttempt(req: AttemptRequest, deps: SenderDeps): Promise<AttemptOutcome> {
+/** Where a URL's requests go, parsed once per endpoint URL rather than once per attempt. */
+const targets = new Map<string, { origin: string; path: string }>();
+function targetOf(url: string): { origin: string; path: string } {
+  let t = targets.get(url);
+  if (!t) {
+    const u = new URL(url);
+    t = { origin: u.origin, path: `${u.pathname}${u.search}` };
+    if (targets.size >= 10_000) targets.clear();
+    targets.set(url, t);
+  }
+  return t;
+}
+
+/**
+ * Sends one attempt and settles with its outcome; never rejects. Uses undici's dispatcher API
+ * directly (no response stream, no abort signal plumbing): this runs once per delivery.
+ */
+export function sendAttempt(req: AttemptRequest, deps: SenderDeps): Promise<AttemptOutcome> {
   const { clock } = deps;
   const timeoutMs = deps.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   const startedAt = clock.now();
   const started = clock.monotonic();
   const requestHeaders = attemptHeaders(req, Math.floor(startedAt / 1000));
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = clock.setTimeout(() => {
-    timedOut = true;
-    controller.abort(new Error(`no response within ${timeoutMs / 1000} s`));
-  }, timeoutMs);
-  const base = { attemptId: req.attemptId, requestHeaders, startedAt };
-  let status: number | null = null;
-  let responseHeaders: Record<string, string> | null = null;
-  try {
-    const res = await request(req.url, {
-      method: 'POST',
-      headers: requestHeaders,
-      body: req.body,
-      dispatcher: deps.dispatcher,
-      signal: controller.signal,
-    });
-    status = res.statusCode;
-    responseHeaders = captureHeaders(res.headers);
-    let responseBody: string | null = null;
-    let bodyError: string | null = null;
+  return new Promise<AttemptOutcome>((resolve) => {
+    let controller: Dispatcher.DispatchController | null = null;
+    let settled = false;
+    let status: number | null = null;
+    let responseHeaders: Record<string, string> | null = null;
+    const chunks: Buffer[] = [];
+    let size = 0;
+
+    const finish = (failure: string | null) => {
+      if (settled) return;
+      settled = true;
+      clock.clearTimeout(timer);
+      const ok = status !== null && status >= 200 && status < 300;
+      let error = failure;
+      if (status !== null && !ok) {
+        const location = responseHeaders?.['location'];
+        error =
+          status >= 300 && status < 400
+            ? `redirect (${status}${location ? ` to ${location}` : ''}) not followed`
+            : `endpoint answered ${status}`;
+      }
+      resolve({
+        attemptId: req.attemptId,
+        requestHeaders,
+        startedAt,
+        ok,
+        status,
+        responseHeaders,
+        // Whatever of the body arrived, even when it was cut short.
+        responseBody: status === null ? null : logText(Buffer.concat(chunks).toString('utf8')),
+        error,
+        durationMs: clock.monotonic() - started,
+      });
+    };
+    const bodyFailure = (why: string) => (status === null ? why : `response body not read in full: ${why}`);
+
+    const timer = clock.setTimeout(() => {
+      finish(bodyFailure(`timeout: no complete response within ${timeoutMs / 1000} s`));
+      controller?.abort(new Error(`no response within ${timeoutMs / 1000} s`));
+    }, timeoutMs);
+
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(c) {
+        controller = c;
+        // The deadline passed before the request even started: do not send it late.
+        if (settled) c.abort(new Error(`no response within ${timeoutMs / 1000} s`));
+      },
+      onResponseStart(_c, statusCode, headers) {
+        if (statusCode < 200) return; // informational (1xx): the real answer follows
+        status = statusCode;
+        responseHeaders = captureHeaders(headers);
+      },
+      onResponseData(c, chunk) {
+        if (size < CAPTURE_LIMIT_BYTES) chunks.push(chunk.subarray(0, CAPTURE_LIMIT_BYTES - size));
+        size += chunk.length;
+        if (size >= CAPTURE_LIMIT_BYTES && !settled) {
+          // Past the cap the rest is of no use to the log; closing the socket beats reading megabytes.
+          finish(null);
+          c.abort(new Error('response body past the capture limit'));
+        }
+      },
+      onResponseEnd() {
+        finish(null);
+      },
+      onResponseError(_c, err) {
+        finish(bodyFailure(describeError(err, false, timeoutMs)));
+      },
+    };
     try {
-      responseBody = await readCapped(res.body, responseHeaders['content-length']);
+      const { origin, path } = targetOf(req.url);
+      deps.dispatcher.dispatch(
+        { origin, path, method: 'POST', headers: requestHeaders, body: req.body },
+        handler,
+      );
     } catch (e) {
-      bodyError = `response body not read in full: ${describeError(e, timedOut, timeoutMs)}`;
+      finish(describeError(e, false, timeoutMs));
     }
-    const ok = status >= 200 && status < 300;
-    let error = bodyError;
-    if (!ok) {
-      const location = responseHeaders['location'];
-      error =
-        status >= 300 && status < 400
-          ? `redirect (${status}${location ? ` to ${location}` : ''}) not followed`
-          : `endpoint answered ${status}`;
-    }
-    return {
-      ...base,
-      ok,
-      status,
-      responseHeaders,
-      responseBody,
-      error,
-      durationMs: clock.monotonic() - started,
-    };
-  } catch (e) {
-    return {
-      ...base,
-      ok: false,
-      status,
-      responseHeaders,
-      responseBody: null,
-      error: describeError(e, timedOut, timeoutMs),
-      durationMs: clock.monotonic() - started,
-    };
-  } finally {
-    clock.clearTimeout(timer);
-  }
+  });
 }
 
-async function readCapped(
-  body: Dispatcher.ResponseData['body'],
-  contentLength: string | undefined,
-): Promise<string> {
-  // The usual small answer with a known length is read in one go; anything else is streamed
-  // and cut at the cap.
-  if (contentLength !== undefined && Number(contentLength) <= CAPTURE_LIMIT_BYTES) return body.text();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    if (size < CAPTURE_LIMIT_BYTES) chunks.push(chunk.subarray(0, CAPTURE_LIMIT_BYTES - size));
-    size += chunk.length;
-    if (size >= CAPTURE_LIMIT_BYTES) {
-      // Past the cap the rest is of no use to the log; closing the socket beats reading megabytes.
-      body.destroy();
-      break;
-    }
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/** PostgreSQL text cannot hold NUL; a receiver's answer might. */
+function logText(text: string): string {
+  return text.includes('\0') ? text.replaceAll('\0', '\uFFFD') : text;
 }
 
 function captureHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -142,7 +164,7 @@ function captureHeaders(headers: Record<string, string | string[] | undefined>):
   let size = 0;
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
-    const text = Array.isArray(value) ? value.join(', ') : value;
+    const text = logText(Array.isArray(value) ? value.join(', ') : String(value));
     size += name.length + text.length + 4;
     if (size > CAPTURE_LIMIT_BYTES) break;
     out[name] = text;

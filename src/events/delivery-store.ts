@@ -2,6 +2,7 @@
 // attempt outcomes with the next retry time. All state lives in the database, so a restarted
 // worker picks up exactly where a killed one stopped (a claimed row whose lease ran out is due
 // again; an attempt sent but not recorded is sent again: at-least-once).
+import { CompiledQuery, PostgresAdapter } from 'kysely';
 import { toDbTime, type Db, type Dialect, type Executor } from '../store/database.js';
 import type { AttemptOutcome } from './deliver.js';
 import { ENDPOINT_PAUSED_ERROR } from './event-types.js';
@@ -27,6 +28,103 @@ export interface ClaimOptions {
   now: number;
   leaseMs: number;
   limit: number;
+  /**
+   * Per-endpoint limits: at most `perEndpoint` rows of any one endpoint in this claim, fewer for
+   * the endpoints listed in `remaining` (what the claimer may still take for them; 0 or less skips
+   * the endpoint entirely). Without it, rows are taken in due order whatever their endpoint.
+   */
+  endpointLimits?: { perEndpoint: number; remaining: ReadonlyMap<string, number> };
+}
+
+/** How far past `limit` a claim looks for due rows of endpoints that are not at their cap. */
+const CLAIM_SCAN_FACTOR = 4;
+const CLAIM_SCAN_MAX = 2_000;
+
+interface ClaimRow {
+  id: string;
+  workspace_id: string;
+  endpoint_id: string;
+  event_id: string;
+  event_type: string;
+  attempt_count: number | string;
+  round_start: number | string;
+  body: string;
+  url: string | null;
+  secret_enc: string | null;
+  endpoint_status: string | null;
+}
+
+// The claim, as hand-written SQL run through Kysely without its builder (this runs for every batch
+// of deliveries, and building and compiling these statements cost more than running them). Both
+// dialects: take due pending rows in due order from the partial index, skip endpoints the claimer
+// may take no more of, keep at most the allowed number per endpoint, and lease what is left.
+const CLAIM_SQLITE = `
+update webhook_deliveries set lease_owner = ?, next_attempt_at = ?
+where id in (
+  select id from (
+    select c.id, c.next_attempt_at,
+      row_number() over (partition by c.endpoint_id order by c.next_attempt_at) as rn,
+      coalesce((select a.value from json_each(?) a where a.key = c.endpoint_id), ?) as allowed
+    from (
+      select id, endpoint_id, next_attempt_at from webhook_deliveries
+      where status = 'pending' and next_attempt_at <= ?
+        and endpoint_id not in (select value from json_each(?))
+      order by next_attempt_at limit ?
+    ) c
+  ) where rn <= allowed order by next_attempt_at limit ?
+)
+returning id`;
+
+const CLAIMED_SQLITE = `
+select d.id, d.workspace_id, d.endpoint_id, d.event_id, d.event_type, d.attempt_count, d.round_start,
+  e.body, ep.url, ep.secret_enc, ep.status as endpoint_status
+from webhook_deliveries d
+join webhook_events e on e.id = d.event_id
+left join webhook_endpoints ep on ep.id = d.endpoint_id
+where d.id in (select value from json_each(?))`;
+
+// PostgreSQL: one round trip. The candidate rows are locked with SKIP LOCKED as they are read, so
+// concurrent workers take disjoint rows without waiting on each other; candidates not picked are
+// unlocked when the statement ends. The scan stops at `limit` rows here (not a multiple of it):
+// every row it locks is one a concurrent claimer skips.
+const CLAIM_POSTGRES = `
+with cand as (
+  select id, endpoint_id, next_attempt_at from webhook_deliveries
+  where status = 'pending' and next_attempt_at <= $3
+    and not (endpoint_id = any($4::text[]))
+  order by next_attempt_at limit $7
+  for update skip locked
+), ranked as (
+  select c.id, c.next_attempt_at,
+    row_number() over (partition by c.endpoint_id order by c.next_attempt_at) as rn,
+    coalesce(($5::jsonb ->> c.endpoint_id)::int, $6) as allowed
+  from cand c
+), picked as (
+  select id from ranked where rn <= allowed order by next_attempt_at limit $8
+), claimed as (
+  update webhook_deliveries d set lease_owner = $1, next_attempt_at = $2
+  from picked where d.id = picked.id
+  returning d.id, d.workspace_id, d.endpoint_id, d.event_id, d.event_type, d.attempt_count, d.round_start
+)
+select c.*, e.body, ep.url, ep.secret_enc, ep.status as endpoint_status
+from claimed c
+join webhook_events e on e.id = c.event_id
+left join webhook_endpoints ep on ep.id = c.endpoint_id`;
+
+/** Runs hand-written SQL on `ex` (a database or an open transaction); every row. */
+async function rawRows<R>(ex: Executor, text: string, params: unknown[]): Promise<R[]> {
+  return (await ex.executeQuery<R>(CompiledQuery.raw(text, params))).rows;
+}
+
+const dialects = new WeakMap<object, Dialect>();
+function dialectOf(ex: Executor): Dialect {
+  const executor = ex.getExecutor();
+  let d = dialects.get(executor.adapter);
+  if (!d) {
+    d = executor.adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+    dialects.set(executor.adapter, d);
+  }
+  return d;
 }
 
 /**
@@ -36,46 +134,46 @@ export interface ClaimOptions {
  * one UPDATE … RETURNING statement, atomic because SQLite serializes writers.
  */
 export async function claimDue(db: Db, dialect: Dialect, o: ClaimOptions): Promise<ClaimedDelivery[]> {
+  if (o.limit <= 0) return [];
   const nowText = toDbTime(o.now);
-  let due = db
-    .selectFrom('webhook_deliveries')
-    .select('id')
-    .where('status', '=', 'pending')
-    .where('next_attempt_at', '<=', nowText)
-    .orderBy('next_attempt_at')
-    .limit(o.limit);
-  if (dialect === 'postgres') due = due.forUpdate().skipLocked();
-  const claimed = await db
-    .updateTable('webhook_deliveries')
-    .set({ lease_owner: o.owner, next_attempt_at: toDbTime(o.now + o.leaseMs) })
-    .where('id', 'in', due)
-    .returning('id')
-    .execute();
-  if (claimed.length === 0) return [];
-  const rows = await db
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('webhook_events as e', 'e.id', 'd.event_id')
-    .leftJoin('webhook_endpoints as ep', 'ep.id', 'd.endpoint_id')
-    .select([
-      'd.id',
-      'd.workspace_id',
-      'd.endpoint_id',
-      'd.event_id',
-      'd.event_type',
-      'd.attempt_count',
-      'd.round_start',
-      'e.body',
-      'ep.url',
-      'ep.secret_enc',
-      'ep.status as endpoint_status',
-    ])
-    .where(
-      'd.id',
-      'in',
-      claimed.map((c) => c.id),
-    )
-    .orderBy('d.next_attempt_at')
-    .execute();
+  const leaseText = toDbTime(o.now + o.leaseMs);
+  const skip: string[] = [];
+  const partial: Record<string, number> = {};
+  let perEndpoint = o.limit;
+  if (o.endpointLimits) {
+    perEndpoint = o.endpointLimits.perEndpoint;
+    for (const [endpointId, left] of o.endpointLimits.remaining) {
+      if (left <= 0) skip.push(endpointId);
+      else if (left < perEndpoint) partial[endpointId] = left;
+    }
+  }
+  const scan = Math.min(CLAIM_SCAN_MAX, Math.max(o.limit, o.limit * CLAIM_SCAN_FACTOR));
+  let rows: ClaimRow[];
+  if (dialect === 'postgres') {
+    rows = await rawRows<ClaimRow>(db, CLAIM_POSTGRES, [
+      o.owner,
+      leaseText,
+      nowText,
+      skip,
+      JSON.stringify(partial),
+      perEndpoint,
+      o.limit,
+      o.limit,
+    ]);
+  } else {
+    const claimed = await rawRows<{ id: string }>(db, CLAIM_SQLITE, [
+      o.owner,
+      leaseText,
+      JSON.stringify(partial),
+      perEndpoint,
+      nowText,
+      JSON.stringify(skip),
+      scan,
+      o.limit,
+    ]);
+    if (claimed.length === 0) return [];
+    rows = await rawRows<ClaimRow>(db, CLAIMED_SQLITE, [JSON.stringify(claimed.map((c) => c.id))]);
+  }
   return rows.map((r) => ({
     id: r.id,
     workspaceId: r.workspace_id,
@@ -116,6 +214,51 @@ export interface PausedEndpoint {
   failingSince: string;
 }
 
+// Recording a batch: every attempt row from one JSON parameter, every delivery's new state from
+// another (one statement each, whatever the batch size, so the statement text never changes and
+// stays prepared).
+const INSERT_ATTEMPTS_SQLITE = `
+insert into webhook_attempts (id, delivery_id, attempt_number, request_headers, response_status,
+  response_headers, response_body, duration_ms, error, started_at)
+select value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6,
+  value ->> 7, value ->> 8, value ->> 9
+from json_each(?)`;
+
+const INSERT_ATTEMPTS_POSTGRES = `
+insert into webhook_attempts (id, delivery_id, attempt_number, request_headers, response_status,
+  response_headers, response_body, duration_ms, error, started_at)
+select r ->> 0, r ->> 1, (r ->> 2)::int, r ->> 3, (r ->> 4)::int, r ->> 5, r ->> 6, (r ->> 7)::int,
+  r ->> 8, r ->> 9
+from json_array_elements($1::json) r`;
+
+// Each result is [delivery id, new status, attempts added (0 or 1), next attempt at, status code,
+// error]. Fenced by lease owner and status, so a worker whose lease was taken over cannot overwrite
+// the newer owner's state; a skipped delivery (no attempt) keeps its last status code.
+const UPDATE_DELIVERIES_SQLITE = `
+update webhook_deliveries set
+  status = r.value ->> 1,
+  attempt_count = attempt_count + (r.value ->> 2),
+  next_attempt_at = r.value ->> 3,
+  lease_owner = null,
+  last_status_code = case when (r.value ->> 2) = 0 then last_status_code else r.value ->> 4 end,
+  last_error = r.value ->> 5,
+  updated_at = ?
+from json_each(?) as r
+where webhook_deliveries.id = r.value ->> 0
+  and webhook_deliveries.lease_owner = ? and webhook_deliveries.status = 'pending'`;
+
+const UPDATE_DELIVERIES_POSTGRES = `
+update webhook_deliveries d set
+  status = r ->> 1,
+  attempt_count = d.attempt_count + (r ->> 2)::int,
+  next_attempt_at = r ->> 3,
+  lease_owner = null,
+  last_status_code = case when (r ->> 2)::int = 0 then d.last_status_code else (r ->> 4)::int end,
+  last_error = r ->> 5,
+  updated_at = $1
+from json_array_elements($2::json) r
+where d.id = r ->> 0 and d.lease_owner = $3 and d.status = 'pending'`;
+
 /**
  * Writes a batch of results in one transaction (group commit: one fsync for many deliveries) and
  * returns the endpoints this batch auto-paused. Updates are fenced by lease owner, so a worker
@@ -129,79 +272,44 @@ export async function recordResults(
   random: () => number = Math.random,
 ): Promise<PausedEndpoint[]> {
   const nowText = toDbTime(now);
+  const pg = dialectOf(db) === 'postgres';
+  const attempts: unknown[][] = [];
+  const updates: unknown[][] = [];
+  // Per endpoint, the batch's net effect on its failing streak (all share one `now`).
+  const endpoints = new Map<string, { anySuccess: boolean; lastOk: boolean }>();
+  for (const r of results) {
+    if ('skipped' in r) {
+      updates.push([r.claim.id, 'failed', 0, null, null, r.skipped]);
+      continue;
+    }
+    const o = r.outcome;
+    const attemptNumber = r.claim.attemptCount + 1;
+    attempts.push(attemptRow(r.claim, o, attemptNumber));
+    const e = endpoints.get(r.claim.endpointId);
+    endpoints.set(r.claim.endpointId, { anySuccess: (e?.anySuccess ?? false) || o.ok, lastOk: o.ok });
+    if (o.ok) {
+      updates.push([r.claim.id, 'succeeded', 1, null, o.status, null]);
+      continue;
+    }
+    const delay = retryDelayMs(attemptNumber - r.claim.roundStart, random);
+    updates.push([
+      r.claim.id,
+      delay === null ? 'dead' : 'pending',
+      1,
+      delay === null ? null : toDbTime(now + delay),
+      o.status,
+      o.error,
+    ]);
+  }
   return db.transaction().execute(async (trx) => {
-    const attempts = results.flatMap((r) => ('outcome' in r ? [attemptRow(r.claim, r.outcome)] : []));
-    for (let i = 0; i < attempts.length; i += 100) {
-      await trx
-        .insertInto('webhook_attempts')
-        .values(attempts.slice(i, i + 100))
-        .execute();
+    if (attempts.length > 0) {
+      await rawRows(trx, pg ? INSERT_ATTEMPTS_POSTGRES : INSERT_ATTEMPTS_SQLITE, [JSON.stringify(attempts)]);
     }
-    // Per endpoint, the batch's net effect on its failing streak (all share one `now`).
-    const endpoints = new Map<string, { anySuccess: boolean; lastOk: boolean }>();
-    // Successes share one UPDATE per status code (the common case, so the batch costs a handful of
-    // statements, not one per delivery); failures and skips each need their own values.
-    const succeeded = new Map<number, string[]>();
-    for (const r of results) {
-      const fenced = trx
-        .updateTable('webhook_deliveries')
-        .where('id', '=', r.claim.id)
-        .where('lease_owner', '=', owner)
-        .where('status', '=', 'pending');
-      if ('skipped' in r) {
-        await fenced
-          .set({
-            status: 'failed',
-            next_attempt_at: null,
-            lease_owner: null,
-            last_error: r.skipped,
-            updated_at: nowText,
-          })
-          .execute();
-        continue;
-      }
-      const o = r.outcome;
-      const e = endpoints.get(r.claim.endpointId) ?? { anySuccess: false, lastOk: false };
-      endpoints.set(r.claim.endpointId, { anySuccess: e.anySuccess || o.ok, lastOk: o.ok });
-      if (o.ok) {
-        const ids = succeeded.get(o.status!) ?? [];
-        ids.push(r.claim.id);
-        succeeded.set(o.status!, ids);
-        continue;
-      }
-      const attemptNumber = r.claim.attemptCount + 1;
-      const delay = retryDelayMs(attemptNumber - r.claim.roundStart, random);
-      await fenced
-        .set({
-          status: delay === null ? 'dead' : 'pending',
-          attempt_count: attemptNumber,
-          next_attempt_at: delay === null ? null : toDbTime(now + delay),
-          lease_owner: null,
-          last_status_code: o.status,
-          last_error: o.error,
-          updated_at: nowText,
-        })
-        .execute();
-    }
-    for (const [code, ids] of succeeded) {
-      for (let i = 0; i < ids.length; i += 500) {
-        await trx
-          .updateTable('webhook_deliveries')
-          .set((eb) => ({
-            status: 'succeeded',
-            attempt_count: eb('attempt_count', '+', 1),
-            next_attempt_at: null,
-            lease_owner: null,
-            last_status_code: code,
-            last_error: null,
-            updated_at: nowText,
-          }))
-          .where('id', 'in', ids.slice(i, i + 500))
-          .where('lease_owner', '=', owner)
-          .where('status', '=', 'pending')
-          .execute();
-      }
-    }
+    await rawRows(trx, pg ? UPDATE_DELIVERIES_POSTGRES : UPDATE_DELIVERIES_SQLITE, [
+      nowText,
+      JSON.stringify(updates),
+      owner,
+    ]);
     const paused: PausedEndpoint[] = [];
     for (const [endpointId, e] of endpoints) {
       if (e.lastOk) {
@@ -217,36 +325,36 @@ export async function recordResults(
   });
 }
 
-function attemptRow(claim: ClaimedDelivery, o: AttemptOutcome) {
-  return {
-    id: o.attemptId,
-    delivery_id: claim.id,
-    attempt_number: claim.attemptCount + 1,
-    request_headers: JSON.stringify(o.requestHeaders),
-    response_status: o.status,
-    response_headers: o.responseHeaders ? JSON.stringify(o.responseHeaders) : null,
-    response_body: o.responseBody,
-    duration_ms: Math.round(o.durationMs),
-    error: o.error,
-    started_at: toDbTime(o.startedAt),
-  };
+/** One attempt row, in the column order of INSERT_ATTEMPTS_*. */
+function attemptRow(claim: ClaimedDelivery, o: AttemptOutcome, attemptNumber: number): unknown[] {
+  return [
+    o.attemptId,
+    claim.id,
+    attemptNumber,
+    JSON.stringify(o.requestHeaders),
+    o.status,
+    o.responseHeaders ? JSON.stringify(o.responseHeaders) : null,
+    o.responseBody,
+    Math.round(o.durationMs),
+    o.error,
+    toDbTime(o.startedAt),
+  ];
 }
 
-async function endpointSucceeded(trx: Executor, endpointId: string, now: number): Promise<null> {
+const ENDPOINT_SUCCEEDED_SQLITE = `
+update webhook_endpoints set failing_since = null, last_success_at = ?
+where id = ? and (failing_since is not null or last_success_at is null or last_success_at < ?)`;
+const ENDPOINT_SUCCEEDED_POSTGRES = `
+update webhook_endpoints set failing_since = null, last_success_at = $1
+where id = $2 and (failing_since is not null or last_success_at is null or last_success_at < $3)`;
+
+async function endpointSucceeded(trx: Executor, endpointId: string, now: number): Promise<void> {
   // Skipped when nothing would change, so a healthy endpoint costs no extra write per delivery.
-  await trx
-    .updateTable('webhook_endpoints')
-    .set({ failing_since: null, last_success_at: toDbTime(now) })
-    .where('id', '=', endpointId)
-    .where((eb) =>
-      eb.or([
-        eb('failing_since', 'is not', null),
-        eb('last_success_at', 'is', null),
-        eb('last_success_at', '<', toDbTime(now - 60_000)),
-      ]),
-    )
-    .execute();
-  return null;
+  await rawRows(
+    trx,
+    dialectOf(trx) === 'postgres' ? ENDPOINT_SUCCEEDED_POSTGRES : ENDPOINT_SUCCEEDED_SQLITE,
+    [toDbTime(now), endpointId, toDbTime(now - 60_000)],
+  );
 }
 
 /**
@@ -303,4 +411,91 @@ export async function failPendingDeliveries(trx: Executor, endpointId: string, n
     .where('status', '=', 'pending')
     .where('lease_owner', 'is', null)
     .execute();
+}
+
+const DAY_MS = 24 * 3_600_000;
+
+/** How long the delivery log keeps finished deliveries (pending ones are never pruned). */
+export interface LogRetention {
+  /** Succeeded deliveries, with their attempts, this long after they succeeded. */
+  succeededMs: number;
+  /** Failed and dead deliveries, with their attempts, this long after they stopped (redeliverable until then). */
+  finishedMs: number;
+}
+
+export const LOG_RETENTION: LogRetention = { succeededMs: 7 * DAY_MS, finishedMs: 30 * DAY_MS };
+
+/**
+ * Deletes finished deliveries whose age (since they finished) has reached the retention, with
+ * their attempts, then events at least that old that no longer have any delivery. Works in chunks, each its own
+ * short transaction, so a large backlog never holds the database for long.
+ */
+export async function pruneDeliveryLog(
+  db: Db,
+  now: number,
+  retention: LogRetention = LOG_RETENTION,
+  chunk = 1_000,
+): Promise<{ deliveries: number; events: number }> {
+  let deliveries = 0;
+  const passes: Array<{ statuses: string[]; before: string }> = [
+    { statuses: ['succeeded'], before: toDbTime(now - retention.succeededMs) },
+    { statuses: ['failed', 'dead'], before: toDbTime(now - retention.finishedMs) },
+  ];
+  for (const pass of passes) {
+    for (;;) {
+      const ids = (
+        await db
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('status', '<>', 'pending')
+          .where('status', 'in', pass.statuses)
+          .where('updated_at', '<=', pass.before)
+          .orderBy('updated_at')
+          .limit(chunk)
+          .execute()
+      ).map((r) => r.id);
+      if (ids.length === 0) break;
+      await db.transaction().execute(async (trx) => {
+        // Re-checked inside the transaction: a delivery redelivered since the select is kept.
+        const gone = await trx
+          .deleteFrom('webhook_deliveries')
+          .where('id', 'in', ids)
+          .where('status', 'in', pass.statuses)
+          .where('updated_at', '<=', pass.before)
+          .returning('id')
+          .execute();
+        if (gone.length > 0) {
+          await trx
+            .deleteFrom('webhook_attempts')
+            .where(
+              'delivery_id',
+              'in',
+              gone.map((g) => g.id),
+            )
+            .execute();
+        }
+        deliveries += gone.length;
+      });
+      if (ids.length < chunk) break;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+  let events = 0;
+  const eventsBefore = toDbTime(now - Math.min(retention.succeededMs, retention.finishedMs));
+  for (;;) {
+    const orphans = db
+      .selectFrom('webhook_events as e')
+      .select('e.id')
+      .where('e.created_at', '<=', eventsBefore)
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'e.id'))),
+      )
+      .orderBy('e.created_at')
+      .limit(chunk);
+    const gone = await db.deleteFrom('webhook_events').where('id', 'in', orphans).returning('id').execute();
+    events += gone.length;
+    if (gone.length < chunk) break;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  return { deliveries, events };
 }

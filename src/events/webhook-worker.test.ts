@@ -9,12 +9,13 @@ import { storeKinds } from '../../test/support/stores.js';
 import { startReceiver, type Receiver } from '../../test/support/receiver.js';
 import { seedEndpoint, seedWorkspace, testBox } from '../../test/support/webhook-fixtures.js';
 import { AddressPolicy } from './address-policy.js';
-import { claimDue } from './delivery-store.js';
+import { claimDue, LOG_RETENTION, pruneDeliveryLog } from './delivery-store.js';
+import type { EventType } from './event-types.js';
 import { emitEvent } from './outbox.js';
 import { createOwnerNotifier, type EndpointPausedNotice, type OwnerNotifier } from './owner-notifier.js';
 import { createGuardedAgent } from './ssrf-guard.js';
 import { verifyWebhook } from './verify-webhook.js';
-import { WebhookWorker } from './webhook-worker.js';
+import { DEFAULT_PER_ENDPOINT_CONCURRENCY, WebhookWorker } from './webhook-worker.js';
 
 const DAY = 24 * 3_600_000;
 
@@ -66,7 +67,7 @@ describe.each(storeKinds())('webhook worker on $name', (kind) => {
       ...extra,
     });
 
-  const emit = (ws: { workspaceId: string; projectId: string }, type = 'call.ended' as const, data = {}) =>
+  const emit = (ws: { workspaceId: string; projectId: string }, type: EventType = 'call.ended', data = {}) =>
     store.db.transaction().execute((trx) => emitEvent(trx, { ...ws, type, data, now: clock.now() }));
 
   const delivery = (endpointId: string) =>
@@ -345,6 +346,136 @@ describe.each(storeKinds())('webhook worker on $name', (kind) => {
       true,
     );
     expect(await worker().runOnce()).toBe(2);
+  });
+
+  it('caps attempts in flight per endpoint, so a hanging receiver does not hold up the others', async () => {
+    const ws = await seedWorkspace(store.db);
+    await seedEndpoint(store.db, { ...ws, url: `${receiver.url}/slow`, events: ['call.started'] });
+    await seedEndpoint(store.db, { ...ws, url: `${receiver.url}/fast`, events: ['call.ended'] });
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let open = 0;
+    let maxOpen = 0;
+    receiver.respond = (r, res) => {
+      if (r.url !== '/slow') return void res.writeHead(204).end();
+      maxOpen = Math.max(maxOpen, ++open);
+      void released.then(() => {
+        open--;
+        res.writeHead(204).end();
+      });
+    };
+    // The hanging endpoint's backlog is due first, ahead of everything for the healthy one.
+    for (let i = 0; i < 80; i++) await emit(ws, 'call.started');
+    clock.set(clock.now() + 1);
+    for (let i = 0; i < 5; i++) await emit(ws, 'call.ended');
+    const w = worker({ concurrency: 8, perEndpointConcurrency: 3, pollIntervalMs: 1_000 });
+    w.start();
+    const fast = () => receiver.received.filter((r) => r.url === '/fast').length;
+    // At the latest the next poll (which skips endpoints at their cap) finds the healthy endpoint.
+    while (fast() < 5) {
+      await new Promise((r) => setTimeout(r, 5));
+      clock.advance(1_000);
+    }
+    expect(open).toBe(3);
+    expect(maxOpen).toBe(3);
+    release();
+    await receiver.waitFor(85);
+    await w.stop();
+    expect(maxOpen).toBe(3);
+    const rows = await store.db.selectFrom('webhook_deliveries').select('status').execute();
+    expect(rows.filter((d) => d.status === 'succeeded')).toHaveLength(85);
+  });
+
+  it('claims at most the allowed number of rows per endpoint and skips endpoints at their cap', async () => {
+    const ws = await seedWorkspace(store.db);
+    const a = await seedEndpoint(store.db, { ...ws, url: `${receiver.url}/a`, events: ['call.started'] });
+    const b = await seedEndpoint(store.db, { ...ws, url: `${receiver.url}/b`, events: ['call.ended'] });
+    for (let i = 0; i < 6; i++) await emit(ws, 'call.started');
+    clock.set(clock.now() + 1);
+    for (let i = 0; i < 6; i++) await emit(ws, 'call.ended');
+    const claim = (owner: string, remaining: Map<string, number>) =>
+      claimDue(store.db, store.dialect, {
+        owner,
+        now: clock.now(),
+        leaseMs: 60_000,
+        limit: 10,
+        endpointLimits: { perEndpoint: 4, remaining },
+      });
+    const first = await claim('w1', new Map([[b.id, 1]]));
+    const count = (rows: Array<{ endpointId: string }>, id: string) =>
+      rows.filter((r) => r.endpointId === id).length;
+    expect(count(first, a.id)).toBeLessThanOrEqual(4);
+    expect(count(first, b.id)).toBeLessThanOrEqual(1);
+    const second = await claim('w1', new Map([[a.id, 0]]));
+    expect(count(second, a.id)).toBe(0);
+    expect(count(second, b.id)).toBeGreaterThan(0);
+    expect(DEFAULT_PER_ENDPOINT_CONCURRENCY).toBe(16);
+  });
+
+  it('prunes the delivery log on the documented retention, on the clock', async () => {
+    const ws = await seedWorkspace(store.db);
+    const ep = await seedEndpoint(store.db, { ...ws, url: `${receiver.url}/mixed`, events: ['call.ended'] });
+    const t0 = clock.now();
+    receiver.respond = (r, res) => res.writeHead(JSON.parse(r.body).data.ok ? 204 : 500).end();
+    const w = worker({ pruneIntervalMs: 3_600_000 });
+    const okEvent = await emit(ws, 'call.ended', { ok: true });
+    const failing = await emit(ws, 'call.ended', { ok: false });
+    expect(await w.runOnce()).toBe(2);
+    // The failing one runs out of attempts: dead, 8 attempts logged.
+    for (let i = 0; i < 7; i++) {
+      clock.set(clock.now() + 13 * 3_600_000);
+      await w.runOnce();
+    }
+    const deadAt = clock.now();
+    const byEvent = async () => {
+      const rows = await store.db
+        .selectFrom('webhook_deliveries')
+        .select(['event_id', 'status'])
+        .where('endpoint_id', '=', ep.id)
+        .execute();
+      return new Map(rows.map((r) => [r.event_id, r.status]));
+    };
+    expect(await byEvent()).toEqual(
+      new Map([
+        [okEvent.id, 'succeeded'],
+        [failing.id, 'dead'],
+      ]),
+    );
+    const attempts = () =>
+      store.db
+        .selectFrom('webhook_attempts')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+        .then((r) => Number(r.n));
+    expect(await attempts()).toBe(9);
+    const events = () =>
+      store.db
+        .selectFrom('webhook_events')
+        .select('id')
+        .execute()
+        .then((r) => r.map((e) => e.id).sort());
+
+    // Kept up to the last millisecond of the retention, gone after it.
+    clock.set(t0 + LOG_RETENTION.succeededMs - 1);
+    expect(await pruneDeliveryLog(store.db, clock.now())).toEqual({ deliveries: 0, events: 0 });
+    clock.set(t0 + LOG_RETENTION.succeededMs);
+    expect(await pruneDeliveryLog(store.db, clock.now())).toEqual({ deliveries: 1, events: 1 });
+    expect(await byEvent()).toEqual(new Map([[failing.id, 'dead']]));
+    expect(await attempts()).toBe(8);
+    expect(await events()).toEqual([failing.id]);
+
+    // Dead deliveries stay redeliverable for 30 days after they died; the worker prunes hourly.
+    const pending = await emit(ws, 'call.ended', { ok: false }); // pending rows are never pruned
+    w.start();
+    clock.set(deadAt + LOG_RETENTION.finishedMs - 3_600_000);
+    await clock.advanceAsync(3_600_000 - 1);
+    await new Promise((r) => setTimeout(r, 20));
+    expect((await byEvent()).get(failing.id)).toBe('dead');
+    await clock.advanceAsync(3_600_000);
+    while ((await byEvent()).has(failing.id)) await new Promise((r) => setTimeout(r, 5));
+    await w.stop();
+    expect(await attempts()).toBeGreaterThan(0); // the new event's attempt is still logged
+    expect(await events()).toEqual([pending.id]);
   });
 
   it('e-mails the workspace owner through a real SMTP server when it auto-pauses an endpoint', async () => {

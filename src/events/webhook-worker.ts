@@ -2,21 +2,23 @@
 // sends with bounded concurrency and records every attempt with its next retry time. It keeps no
 // state of its own between polls, so any number of workers (processes or nodes) can run against
 // one database, and a restarted one resumes the schedule the database holds.
-import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Dispatcher } from 'undici';
 import type { Clock, TimerHandle } from '../shared/clock.js';
-import type { IdGenerator } from '../shared/ids.js';
+import { newId as uuidv7, type IdGenerator } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
 import type { Store } from '../store/database.js';
 import { sendAttempt } from './deliver.js';
 import {
   claimDue,
+  LOG_RETENTION,
+  pruneDeliveryLog,
   recordResults,
+  releaseClaims,
   type ClaimedDelivery,
   type DeliveryResult,
+  type LogRetention,
   type PausedEndpoint,
-  releaseClaims,
 } from './delivery-store.js';
 import { ENDPOINT_PAUSED_ERROR } from './event-types.js';
 import type { OwnerNotifier } from './owner-notifier.js';
@@ -32,21 +34,43 @@ export interface WebhookWorkerOptions {
   dispatcher: Dispatcher;
   secrets: SecretOpener;
   notifier: OwnerNotifier;
-  /** Deliveries in flight at most. */
+  /** Deliveries in flight at most (default 64). */
   concurrency?: number;
+  /**
+   * Deliveries in flight to any one endpoint at most (default 16, never more than `concurrency`),
+   * so a slow or hanging receiver holds a bounded share of the worker and cannot starve the others.
+   */
+  perEndpointConcurrency?: number;
   /** How long a claim is held; must outlast the 10 s attempt plus recording. */
   leaseMs?: number;
   /** Idle poll interval when nothing was due. */
   pollIntervalMs?: number;
   random?: () => number;
-  /** X-Service-Delivery ids: any fresh UUID per attempt; randomUUID is the cheapest source. */
+  /**
+   * X-Service-Delivery ids: a fresh UUID per attempt. Time-ordered (UUIDv7) by default, so the
+   * attempt log's primary key grows at its end instead of at random pages.
+   */
   newId?: IdGenerator;
   workerId?: string;
+  /** How long the delivery log is kept (LOG_RETENTION by default); null: never prune. */
+  retention?: LogRetention | null;
+  /** How often the log is pruned (default hourly; the first run is a minute after start). */
+  pruneIntervalMs?: number;
 }
+
+export const DEFAULT_CONCURRENCY = 64;
+export const DEFAULT_PER_ENDPOINT_CONCURRENCY = 16;
 
 export class WebhookWorker {
   readonly workerId: string;
   private readonly concurrency: number;
+  private readonly perEndpoint: number;
+  /** Per endpoint: claimed rows held (buffered or sending) and how many of them are sending. */
+  private readonly held = new Map<string, { held: number; sending: number }>();
+  /** Endpoints the last claim could take no more of: a slot freeing there may find more due. */
+  private limited = new Set<string>();
+  private pruneTimer: TimerHandle | null = null;
+  private pruning: Promise<void> | null = null;
   private readonly leaseMs: number;
   private readonly pollIntervalMs: number;
   private readonly random: () => number;
@@ -69,11 +93,15 @@ export class WebhookWorker {
   private attempts = 0;
 
   constructor(private readonly o: WebhookWorkerOptions) {
-    this.concurrency = o.concurrency ?? 32;
+    this.concurrency = o.concurrency ?? DEFAULT_CONCURRENCY;
+    this.perEndpoint = Math.max(
+      1,
+      Math.min(this.concurrency, o.perEndpointConcurrency ?? DEFAULT_PER_ENDPOINT_CONCURRENCY),
+    );
     this.leaseMs = o.leaseMs ?? 60_000;
     this.pollIntervalMs = o.pollIntervalMs ?? 1_000;
     this.random = o.random ?? Math.random;
-    this.newId = o.newId ?? randomUUID;
+    this.newId = o.newId ?? uuidv7;
     this.workerId = o.workerId ?? `${os.hostname()}:${process.pid}:${this.newId().slice(-12)}`;
   }
 
@@ -81,6 +109,7 @@ export class WebhookWorker {
     if (this.running) return;
     this.running = true;
     void this.pump();
+    this.schedulePrune(Math.min(60_000, this.o.pruneIntervalMs ?? 3_600_000));
   }
 
   /** Asks for a poll now, e.g. right after a transaction emitted events. */
@@ -94,8 +123,11 @@ export class WebhookWorker {
     this.running = false;
     if (this.timer) this.o.clock.clearTimeout(this.timer);
     this.timer = null;
+    if (this.pruneTimer) this.o.clock.clearTimeout(this.pruneTimer);
+    this.pruneTimer = null;
     // Claimed but never sent: hand them back at once rather than let their lease run out.
     const unsent = this.buffer.splice(0);
+    for (const c of unsent) this.drop(c.endpointId);
     if (unsent.length > 0) {
       await releaseClaims(
         this.o.store.db,
@@ -108,13 +140,63 @@ export class WebhookWorker {
     await this.pumped;
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
     if (this.flushing) await this.flushing;
+    if (this.pruning) await this.pruning;
   }
 
-  /** One claim of up to `concurrency` due deliveries, sent and recorded; returns how many. */
+  /**
+   * One claim of up to `concurrency` due deliveries (at most the per-endpoint cap of any one
+   * endpoint), sent and recorded; returns how many.
+   */
   async runOnce(): Promise<number> {
-    const claimed = await this.claim(this.concurrency);
+    const { claimed } = await this.claim(this.concurrency, this.perEndpoint);
+    for (const c of claimed) this.hold(c.endpointId);
     await Promise.all(claimed.map((c) => this.track(c)));
     return claimed.length;
+  }
+
+  /** Prunes the delivery log now (what the hourly timer does); returns what was deleted. */
+  async pruneNow(): Promise<{ deliveries: number; events: number }> {
+    const result = await pruneDeliveryLog(
+      this.o.store.db,
+      this.o.clock.now(),
+      this.o.retention ?? LOG_RETENTION,
+    );
+    if (result.deliveries > 0 || result.events > 0) {
+      this.o.logger.info(result, 'webhook delivery log pruned');
+    }
+    return result;
+  }
+
+  private schedulePrune(ms: number): void {
+    if (!this.running || this.o.retention === null) return;
+    this.pruneTimer = this.o.clock.setTimeout(() => {
+      this.pruneTimer = null;
+      this.pruning = this.pruneNow()
+        .then(() => undefined)
+        .catch((err: unknown) => this.o.logger.error({ err }, 'webhook worker: pruning the log failed'))
+        .finally(() => {
+          this.pruning = null;
+          this.schedulePrune(this.o.pruneIntervalMs ?? 3_600_000);
+        });
+    }, ms);
+  }
+
+  private hold(endpointId: string): void {
+    const h = this.held.get(endpointId);
+    if (h) h.held++;
+    else this.held.set(endpointId, { held: 1, sending: 0 });
+  }
+
+  /** A held row is finished with (sent, or handed back). */
+  private drop(endpointId: string): void {
+    const h = this.held.get(endpointId);
+    if (!h) return;
+    if (--h.held <= 0) this.held.delete(endpointId);
+    // Claim again for it once a batch's worth of its allowance is free, not for every single slot.
+    if (this.limited.has(endpointId) && h.held <= this.perEndpoint) {
+      this.limited.delete(endpointId);
+      this.drained = false;
+    }
   }
 
   get inFlightCount(): number {
@@ -126,13 +208,32 @@ export class WebhookWorker {
     return this.attempts;
   }
 
-  private async claim(limit: number): Promise<ClaimedDelivery[]> {
-    return claimDue(this.o.store.db, this.o.store.dialect, {
+  /**
+   * Claims up to `limit` due rows, at most `perEndpoint` held per endpoint counting what this
+   * worker already holds. Also returns the endpoints that limit cut short (skipped, or given all
+   * they were allowed): they may have more rows due.
+   */
+  private async claim(
+    limit: number,
+    perEndpoint: number,
+  ): Promise<{ claimed: ClaimedDelivery[]; cut: Set<string> }> {
+    const remaining = new Map<string, number>();
+    for (const [endpointId, h] of this.held) remaining.set(endpointId, perEndpoint - h.held);
+    const claimed = await claimDue(this.o.store.db, this.o.store.dialect, {
       owner: this.workerId,
       now: this.o.clock.now(),
       leaseMs: this.leaseMs,
       limit,
+      endpointLimits: { perEndpoint, remaining },
     });
+    const got = new Map<string, number>();
+    for (const c of claimed) got.set(c.endpointId, (got.get(c.endpointId) ?? 0) + 1);
+    const cut = new Set<string>();
+    for (const [endpointId, left] of remaining) if (left <= 0) cut.add(endpointId);
+    for (const [endpointId, n] of got) {
+      if (n >= (remaining.get(endpointId) ?? perEndpoint)) cut.add(endpointId);
+    }
+    return { claimed, cut };
   }
 
   private pump(): Promise<void> {
@@ -148,9 +249,21 @@ export class WebhookWorker {
     let full = room <= 0;
     try {
       if (room > 0) {
-        const claimed = await this.claim(room);
-        if (this.running) this.buffer.push(...claimed);
-        else if (claimed.length > 0) {
+        // Each endpoint: its cap in flight plus as many buffered behind them, so a buffered row
+        // waits at most one round of its endpoint's attempts (well inside the lease).
+        const { claimed, cut } = await this.claim(room, 2 * this.perEndpoint);
+        if (this.running) {
+          for (const c of claimed) this.hold(c.endpointId);
+          this.buffer.push(...claimed);
+          // An endpoint the limit cut short is worth claiming for again once a batch's worth of
+          // its allowance is free; if that is already so (its sends finished while this claim
+          // ran), right away.
+          this.limited = new Set();
+          for (const endpointId of cut) {
+            if ((this.held.get(endpointId)?.held ?? 0) > this.perEndpoint) this.limited.add(endpointId);
+            else full = true;
+          }
+        } else if (claimed.length > 0) {
           await releaseClaims(
             this.o.store.db,
             this.workerId,
@@ -158,7 +271,7 @@ export class WebhookWorker {
             this.o.clock.now(),
           );
         }
-        full = claimed.length === room;
+        if (claimed.length === room) full = true;
       }
     } catch (err) {
       this.o.logger.error({ err }, 'webhook worker: claiming deliveries failed');
@@ -170,12 +283,25 @@ export class WebhookWorker {
     if (!full) this.schedulePoll();
   }
 
-  /** Starts buffered deliveries while slots are free; claims the next batch once one is needed. */
+  /**
+   * Starts buffered deliveries while slots are free, skipping those whose endpoint is at its cap;
+   * claims the next batch once the startable ones run low.
+   */
   private fill(): void {
-    while (this.running && this.sending < this.concurrency && this.buffer.length > 0) {
-      void this.track(this.buffer.shift()!);
+    if (!this.running) return;
+    let blocked = 0;
+    for (let i = 0; i < this.buffer.length;) {
+      const c = this.buffer[i]!;
+      if (this.sending >= this.concurrency) break;
+      if ((this.held.get(c.endpointId)?.sending ?? 0) >= this.perEndpoint) {
+        blocked++;
+        i++;
+        continue;
+      }
+      this.buffer.splice(i, 1);
+      void this.track(c);
     }
-    if (this.running && !this.drained && this.sending + this.buffer.length <= this.concurrency) {
+    if (!this.drained && this.sending + this.buffer.length - blocked <= this.concurrency) {
       void this.pump();
     }
   }
@@ -190,13 +316,18 @@ export class WebhookWorker {
     }, this.pollIntervalMs);
   }
 
+  /** Sends a held row; its send slot (and its endpoint's) frees as soon as the attempt is over. */
   private track(c: ClaimedDelivery): Promise<void> {
     this.sending++;
+    const h = this.held.get(c.endpointId);
+    if (h) h.sending++;
     let released = false;
     const release = () => {
       if (released) return;
       released = true;
       this.sending--;
+      if (h) h.sending--;
+      this.drop(c.endpointId);
       this.fill();
     };
     const p = this.process(c, release)

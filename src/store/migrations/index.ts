@@ -4,9 +4,11 @@ import type { Migration } from 'kysely';
 import * as m001 from './001-core.js';
 import * as m002 from './002-webhooks.js';
 import * as m003 from './003-resource-counts.js';
+import * as m004 from './004-webhook-queue-retention.js';
 
 export const migrations: Record<string, Migration> = {
   '001-core': m001,
   '002-webhooks': m002,
   '003-resource-counts': m003,
+  '004-webhook-queue-retention': m004,
 };
