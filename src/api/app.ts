@@ -8,7 +8,6 @@ import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Logger } from '../shared/logger.js';
 import { UnavailableError } from '../shared/errors.js';
-import { newId } from '../shared/ids.js';
 import { pingStore } from '../store/database.js';
 import type { ServiceDeps } from '../modules/context.js';
 import { createServices, type ServiceOverrides, type Services } from '../modules/services.js';
@@ -17,6 +16,7 @@ import { registerAuth } from './plugins/auth.js';
 import { registerIdempotency } from './plugins/idempotency.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.js';
 import { registerRoutes } from './routes/index.js';
+import { requestIdFor } from './request-id.js';
 import { realtimeRoutes } from './routes/realtime.routes.js';
 import { SessionHost } from '../modules/sessions/session-host.js';
 import { createLlmRegistry } from '../providers/llm/registry.js';
@@ -43,17 +43,15 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   const app: FastifyInstance = Fastify({
     loggerInstance: deps.httpLogger as FastifyBaseLogger | undefined,
     bodyLimit: deps.config.bodyLimitBytes,
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : newId();
-    },
+    genReqId: (req) => requestIdFor(req.headers['x-request-id']),
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     routerOptions: { ignoreTrailingSlash: true },
   }) as unknown as FastifyInstance;
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  // Synchronous (callback) hook: no promise per response.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('X-Request-Id', request.id);
-    return payload;
+    done(null, payload);
   });
 
   await app.register(swagger, {

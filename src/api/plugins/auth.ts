@@ -1,13 +1,26 @@
 // Authentication, rate limiting and scope checks, in that order, before the body is even parsed:
 // 401 (missing/malformed/revoked key) → 429 (workspace over its window) → 403 (missing scope).
 // X-RateLimit-Limit/Remaining go on every authenticated response.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { apiKeysRepo } from '../../modules/api-keys/api-keys.repo.js';
+//
+// This runs on every request, so it is kept cheap: the hook is attached only to routes that need a
+// scope (the scope is known when the route is added, not looked up per request), the key lookup is
+// one prepared query, and when the store and the limiter answer synchronously (SQLite, the
+// in-process limiter) the whole check finishes without a promise. The key row is read from the
+// store on every request — nothing about a key is cached — so a revoked key fails on the very next
+// request.
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+  onRequestHookHandler,
+} from 'fastify';
+import { apiKeysRepo, type KeyForAuth } from '../../modules/api-keys/api-keys.repo.js';
 import { hashApiKey, hashesEqual, isWellFormedKey } from '../../modules/api-keys/key-format.js';
 import { effectiveScopes, type Scope } from '../../modules/api-keys/scopes.js';
 import type { Actor, ServiceDeps } from '../../modules/context.js';
 import { toDbTime } from '../../store/database.js';
-import type { RateLimiter } from '../rate-limit/rate-limiter.js';
+import type { RateDecision, RateLimiter } from '../rate-limit/rate-limiter.js';
 import { ForbiddenError, RateLimitedError, UnauthenticatedError } from '../../shared/errors.js';
 
 declare module 'fastify' {
@@ -23,37 +36,99 @@ declare module 'fastify' {
 /** last_used_at is written at most once a minute per key, so reads stay reads. */
 const TOUCH_INTERVAL_MS = 60_000;
 
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/**
+ * A key's stored scopes (JSON text) as the set it effectively holds. A pure function of the text,
+ * so remembering it changes nothing about what a key may do or when it stops working.
+ */
+const scopeSets = new Map<string, ReadonlySet<Scope>>();
+function scopesOf(text: string): ReadonlySet<Scope> {
+  let set = scopeSets.get(text);
+  if (!set) {
+    if (scopeSets.size >= 256) scopeSets.clear();
+    set = effectiveScopes(JSON.parse(text) as string[]);
+    scopeSets.set(text, set);
+  }
+  return set;
+}
+
+function isPromise<T>(value: T | Promise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | undefined)?.then === 'function';
+}
+
 export function registerAuth(app: FastifyInstance, deps: ServiceDeps, limiter: RateLimiter): void {
   app.decorateRequest('actor', null);
 
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    const scope = request.routeOptions.config?.scope;
-    if (!scope || request.is404) return;
-
-    const header = request.headers.authorization;
-    const match = typeof header === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-    if (!match || !isWellFormedKey(match[1]!)) {
-      throw new UnauthenticatedError('Unauthenticated: send Authorization: Bearer pk_live_….');
-    }
-    const hash = hashApiKey(match[1]!);
-    const row = await apiKeysRepo.findByHash(deps.db, hash);
-    if (!row || row.revoked_at !== null || !hashesEqual(row.key_hash, hash)) {
-      throw new UnauthenticatedError('Unauthenticated: the API key is unknown or revoked.');
-    }
-
-    const decision = await limiter.hit(row.workspace_id);
+  const admitted = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    scope: Scope,
+    row: KeyForAuth,
+    decision: RateDecision,
+  ): void | Promise<void> => {
     reply.header('X-RateLimit-Limit', String(decision.limit));
     reply.header('X-RateLimit-Remaining', String(decision.remaining));
     if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds);
 
-    const scopes = effectiveScopes(JSON.parse(row.scopes) as string[]);
+    const scopes = scopesOf(row.scopes);
     if (!scopes.has(scope)) throw new ForbiddenError(scope);
 
+    request.actor = { workspaceId: row.workspace_id, keyId: row.id, scopes };
     const now = deps.clock.now();
     if (row.last_used_at === null || Date.parse(row.last_used_at) <= now - TOUCH_INTERVAL_MS) {
-      await apiKeysRepo.touch(deps.db, row.id, toDbTime(now));
+      return apiKeysRepo.touch(deps.db, row.id, toDbTime(now));
     }
-    request.actor = { workspaceId: row.workspace_id, keyId: row.id, scopes };
+  };
+
+  const found = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    scope: Scope,
+    hash: string,
+    row: KeyForAuth | undefined,
+  ): void | Promise<void> => {
+    if (!row || row.revoked_at !== null || !hashesEqual(row.key_hash, hash)) {
+      throw new UnauthenticatedError('Unauthenticated: the API key is unknown or revoked.');
+    }
+    if (limiter.hitSync) return admitted(request, reply, scope, row, limiter.hitSync(row.workspace_id));
+    return limiter.hit(row.workspace_id).then((d) => admitted(request, reply, scope, row, d));
+  };
+
+  const authenticate = (request: FastifyRequest, reply: FastifyReply, scope: Scope): void | Promise<void> => {
+    const header = request.headers.authorization;
+    const match = typeof header === 'string' ? BEARER.exec(header) : null;
+    if (!match || !isWellFormedKey(match[1]!)) {
+      throw new UnauthenticatedError('Unauthenticated: send Authorization: Bearer pk_live_….');
+    }
+    const hash = hashApiKey(match[1]!);
+    const row = apiKeysRepo.findByHash(deps.db, hash);
+    return isPromise(row)
+      ? row.then((r) => found(request, reply, scope, hash, r))
+      : found(request, reply, scope, hash, row);
+  };
+
+  const hooks = new Map<Scope, onRequestHookHandler>();
+  const hookFor = (scope: Scope): onRequestHookHandler => {
+    let hook = hooks.get(scope);
+    if (!hook) {
+      hook = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+        const pending = authenticate(request, reply, scope);
+        if (pending) pending.then(() => done(), done);
+        else done();
+      };
+      hooks.set(scope, hook);
+    }
+    return hook;
+  };
+
+  // Routes that declare a scope get the check as their first onRequest hook.
+  app.addHook('onRoute', (route) => {
+    const scope = route.config?.scope;
+    if (!scope) return;
+    const hook = hookFor(scope);
+    const own = route.onRequest === undefined ? [] : [route.onRequest].flat();
+    if (!own.includes(hook)) route.onRequest = [hook, ...own];
   });
 }
 

@@ -29,9 +29,9 @@ function requestHash(request: FastifyRequest): string {
 export function registerIdempotency(app: FastifyInstance, deps: ServiceDeps): void {
   app.decorateRequest('idempotency', null);
 
-  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+  const claim = async (request: FastifyRequest, reply: FastifyReply) => {
     const raw = request.headers['idempotency-key'];
-    if (request.method !== 'POST' || raw === undefined || !request.actor) return;
+    if (raw === undefined || !request.actor) return;
     const key = Array.isArray(raw) ? raw[0]! : raw;
     if (key.length < 1 || key.length > 255) {
       return sendError(reply, 422, 'The Idempotency-Key header must be 1 to 255 characters.', {
@@ -96,9 +96,9 @@ export function registerIdempotency(app: FastifyInstance, deps: ServiceDeps): vo
         .send(existing.response_body);
     }
     return sendError(reply, 409, 'A request with this Idempotency-Key is still being processed.');
-  });
+  };
 
-  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+  const settle = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const idem = request.idempotency;
     if (!idem) return payload;
     request.idempotency = null;
@@ -118,5 +118,16 @@ export function registerIdempotency(app: FastifyInstance, deps: ServiceDeps): vo
         .execute();
     }
     return payload;
+  };
+
+  // Only POST routes of an authenticated scope can take a key, so only they get the two hooks;
+  // every other request skips them entirely.
+  app.addHook('onRoute', (route) => {
+    const methods = [route.method].flat();
+    if (!methods.includes('POST') || !route.config?.scope) return;
+    const preHandler = route.preHandler === undefined ? [] : [route.preHandler].flat();
+    if (!preHandler.includes(claim)) route.preHandler = [claim, ...preHandler];
+    const onSend = route.onSend === undefined ? [] : [route.onSend].flat();
+    if (!onSend.includes(settle)) route.onSend = [settle, ...onSend];
   });
 }

@@ -13,6 +13,8 @@ export interface RateDecision {
 
 export interface RateLimiter {
   hit(key: string): Promise<RateDecision>;
+  /** The same decision without a promise, for limiters that need no I/O. */
+  hitSync?(key: string): RateDecision;
   close?(): Promise<void>;
 }
 

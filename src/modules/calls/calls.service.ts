@@ -1,25 +1,19 @@
 // Calls: outbound calls are created queued by POST /calls and handed to the Dialer; inbound ones
 // are created by the call controller. Set-up failures show on the call, never as HTTP errors.
 import type { PageParams } from '../../api/paging.js';
-import { e164FromQuery, isE164 } from '../../shared/e164.js';
+import { isE164 } from '../../shared/e164.js';
 import { FieldErrorBag, NotFoundError } from '../../shared/errors.js';
 import { inTransaction, toDbTime } from '../../store/database.js';
-import { paginate } from '../../store/paginate.js';
 import type { CallTable } from '../../store/schema.js';
 import type { Actor, ServiceDeps } from '../context.js';
 import { requirePublishedWorkflow } from '../sessions/sessions.service.js';
 import { consumeQuota } from '../usage/quota.service.js';
 import { toCall } from './call-lifecycle.js';
+import { listCalls, type CallFilter } from './calls.repo.js';
 import type { Call, CreateCall } from './calls.schema.js';
 import type { Dialer } from './dialer.js';
 
-export interface CallFilter {
-  project_id?: string;
-  direction?: string;
-  status?: string;
-  from?: string;
-  to?: string;
-}
+export type { CallFilter } from './calls.repo.js';
 
 export class CallsService {
   constructor(
@@ -28,13 +22,7 @@ export class CallsService {
   ) {}
 
   async list(actor: Actor, filter: CallFilter, page: PageParams) {
-    let base = this.deps.db.selectFrom('calls').where('workspace_id', '=', actor.workspaceId);
-    if (filter.project_id) base = base.where('project_id', '=', filter.project_id);
-    if (filter.direction) base = base.where('direction', '=', filter.direction);
-    if (filter.status) base = base.where('status', '=', filter.status);
-    if (filter.from) base = base.where('from_number', '=', e164FromQuery(filter.from));
-    if (filter.to) base = base.where('to_number', '=', e164FromQuery(filter.to));
-    const { rows, total } = await paginate(base, page, (qb) => qb.selectAll());
+    const { rows, total } = await listCalls(this.deps.db, actor.workspaceId, filter, page);
     return { items: rows.map(toCall), total };
   }
 

@@ -2,18 +2,20 @@
 import type { PageParams } from '../../api/paging.js';
 import type { Executor } from '../../store/database.js';
 import { paginate } from '../../store/paginate.js';
+import { preparedQuery, queryFirst } from '../../store/prepared.js';
 import type { ProjectTable } from '../../store/schema.js';
+
+// GET /projects/{id} and every route that checks a project first: kept prepared.
+const PROJECT_BY_ID = preparedQuery<ProjectTable>(
+  'project_by_id',
+  'select id, workspace_id, name, description, created_at, updated_at from projects where workspace_id = $1 and id = $2',
+);
 
 type LiveTable = 'agents' | 'workflows' | 'phone_numbers' | 'webhook_endpoints' | 'sessions' | 'calls';
 
 export const projectsRepo = {
   find(ex: Executor, workspaceId: string, id: string): Promise<ProjectTable | undefined> {
-    return ex
-      .selectFrom('projects')
-      .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .where('id', '=', id)
-      .executeTakeFirst();
+    return Promise.resolve(queryFirst(ex, PROJECT_BY_ID, [workspaceId, id]));
   },
 
   list(ex: Executor, workspaceId: string, page: PageParams) {
