@@ -194,6 +194,56 @@ describe('e2e: transfer nodes of a workflow on an inbound call', () => {
     TIMEOUT,
   );
 
+  peerTest(
+    'the carrier refuses the REFER (403): the workflow goes on by failed with refer_rejected_403',
+    async () => {
+      const n = await startNode();
+      nodes.push(n);
+      const graph = {
+        nodes: [
+          { id: 'start', type: 'start', config: {} },
+          { id: 'xfer', type: 'transfer_call', config: { destination: 'sip:desk@pbx.example.test' } },
+          { id: 'sorry', type: 'speak', config: { text: 'Transfer failed ({{transfer_failure_reason}}).' } },
+          { id: 'bye', type: 'hangup', config: {} },
+        ],
+        edges: [
+          { source: 'start', target: 'xfer' },
+          { source: 'xfer', target: 'sorry', source_handle: 'failed' },
+          { source: 'sorry', target: 'bye' },
+        ],
+      };
+      await telephonyWorld(n, { number: '+14155550123', graphs: { refused: graph } });
+      const file = scenario('inbound-refer-rejected.xml', {
+        DIALLED: '+14155550123',
+        DOMAIN: n.sipDomain,
+        CALLER: '+4930123456',
+      });
+      const r = await sipp(sippArgs(`127.0.0.1:${n.sipPort}`, file, await freeUdpPort())).done;
+      expect(r.code, r.out.slice(-3000)).toBe(0);
+      const call = await eventually(async () => {
+        const row = await n.store.db
+          .selectFrom('calls')
+          .select('id')
+          .where('direction', '=', 'inbound')
+          .executeTakeFirst();
+        const c = row && (await callById(n, row.id));
+        return c?.status === 'completed' ? c : undefined;
+      });
+      expect(call.hangup_reason).toBe('workflow_hangup');
+      const session = await eventually(() =>
+        n.store.db
+          .selectFrom('sessions')
+          .selectAll()
+          .where('call_id', '=', call.id)
+          .where('status', '=', 'ended')
+          .executeTakeFirst(),
+      );
+      const said = await transcript(n, session.id);
+      expect(said.map((m) => m.content)).toContain('Transfer failed (refer_rejected_403).');
+    },
+    TIMEOUT,
+  );
+
   /** An inbound call into a transfer_to_human workflow, the human played by a second sipp. */
   async function warmCall(humanScenario: string, ringTimeoutSeconds: number) {
     const n = await startNode();
