@@ -2,6 +2,7 @@
 // (src/telephony/calls/sip-leg.ts, matched structurally so this folder imports nothing of calls):
 // INVITE, one answer to a 401/407, ACK for 2xx, CANCEL (deferred until a provisional, RFC 3261
 // 9.1), BYE, and the far end's BYE through the dialog.
+import { isIP } from 'node:net';
 import { retryWithCredentials } from './auth-retry.js';
 import type { Dialog } from './dialog/dialog.js';
 import { dialogFromUac, isDialog, requestInDialog } from './dialog/dialog.js';
@@ -19,7 +20,9 @@ import {
 } from './dialog-requests.js';
 import type { SipStack } from './stack.js';
 import type { Destination, TransportName } from './transaction/types.js';
+import type { ResolveTarget } from './transport/resolve.js';
 import { isReliable, requestDestination } from './transport/routing.js';
+import { streamForSize, withTopVia } from './transport/size.js';
 
 export interface LegTarget {
   readonly uri: string;
@@ -51,6 +54,18 @@ export interface UacLegOptions {
   /** The SDP offer to send, and where the answer goes (media is not this folder's business). */
   readonly offer?: () => string;
   readonly onAnswer?: (sdp: string) => void;
+  /**
+   * RFC 3263: the destinations to try, in order, for a target whose host is a name (e.g.
+   * `(t) => resolver.resolve(t)` with transport/resolve.ts's SipResolver). The INVITE moves on to
+   * the next one, with a new branch, after a transport error, a timeout or a 503 (4.3). Without
+   * it the host goes to the transport as it is.
+   */
+  readonly resolve?: (target: ResolveTarget) => Promise<Destination[]>;
+  /**
+   * The target takes TCP too: an INVITE over 1300 bytes bound for UDP goes over TCP instead (RFC
+   * 3261 18.1.1), and over UDP after all if TCP fails. Off by default, as UDP-only trunks are common.
+   */
+  readonly largeRequestsOverTcp?: boolean;
 }
 
 export class UacLeg implements DialogRequests {
@@ -66,6 +81,11 @@ export class UacLeg implements DialogRequests {
   private events?: LegEvents;
   private handler?: InDialogHandler;
   private contact?: string;
+  /** Destinations still to try (RFC 3263 4.3), and whether the current attempt drew any response. */
+  private fallbacks: Destination[] = [];
+  private attemptAnswered = false;
+  /** The UDP destination a size-switched request falls back to; never switched again. */
+  private udpAfterTcp?: Destination;
 
   constructor(private readonly o: UacLegOptions) {}
 
@@ -93,16 +113,61 @@ export class UacLeg implements DialogRequests {
       headers,
       ...(sdp !== undefined ? { body: sdp } : {}),
     });
-    this.send(req, new DigestClient(options.auth));
+    const client = new DigestClient(options.auth);
+    if (!this.o.resolve || isIP(target.host) !== 0) return this.send(req, client);
+    const secure = /^sips:/i.test(target.uri);
+    this.o.resolve({ host: target.host, port: target.port, transport: target.transport, secure }).then(
+      (list) => {
+        if (this.finalSeen) return;
+        if (this.cancelWanted) {
+          // Cancelled while DNS answered: nothing was sent, so the INVITE simply ends here.
+          this.finalSeen = true;
+          return this.events?.final(487, { withCredentials: false });
+        }
+        if (list.length === 0) return this.failed(new Error(`no destination for ${target.host}`));
+        this.destination = list[0];
+        this.fallbacks = list.slice(1);
+        this.send(req, client);
+      },
+      (err: unknown) => this.failed(err instanceof Error ? err : new Error(String(err))),
+    );
   }
 
   private send(req: SipRequest, client: DigestClient): void {
+    if (this.o.largeRequestsOverTcp && this.destination !== this.udpAfterTcp) {
+      const stream = streamForSize(req, this.destination!);
+      if (stream) {
+        this.udpAfterTcp = this.destination;
+        this.fallbacks.unshift(this.destination!);
+        this.destination = stream.destination;
+        req = stream.request;
+      }
+    }
     this.request = req;
+    this.attemptAnswered = false;
     this.o.stack.transactions.sendRequest(req, this.destination!, {
-      onResponse: (res) => this.onResponse(req, res, client),
-      onTimeout: () => this.failed(new Error('no final response (timer B)')),
-      onTransportError: () => this.failed(new Error('transport error')),
+      onResponse: (res) => {
+        if (req === this.request) this.attemptAnswered = true;
+        this.onResponse(req, res, client);
+      },
+      onTimeout: () => this.nextTarget(req, client) || this.failed(new Error('no final response (timer B)')),
+      onTransportError: () => this.nextTarget(req, client) || this.failed(new Error('transport error')),
     });
+  }
+
+  /**
+   * The same INVITE, with a new branch, to the next destination (RFC 3263 4.3); false when there
+   * is none, or this attempt already got an answer (only a 503 moves on then) or was cancelled.
+   */
+  private nextTarget(req: SipRequest, client: DigestClient, after503 = false): boolean {
+    if (this.finalSeen || this.cancelWanted || req !== this.request) return false;
+    if (this.attemptAnswered && !after503) return false;
+    const next = this.fallbacks.shift();
+    if (!next) return false;
+    this.destination = next;
+    this.provisionalSeen = false;
+    this.send(withTopVia(req, { transport: next.transport, branch: `z9hG4bK${this.o.newId()}` }), client);
+    return true;
   }
 
   private failed(error: Error): void {
@@ -136,6 +201,7 @@ export class UacLeg implements DialogRequests {
       return;
     }
     if (this.finalSeen) return;
+    if (res.status === 503 && this.nextTarget(req, client, true)) return;
     if ((res.status === 401 || res.status === 407) && !this.withCredentials && !this.cancelWanted) {
       const retry = retryWithCredentials(req, res, client, { branch: `z9hG4bK${this.o.newId()}` });
       if (retry) {
