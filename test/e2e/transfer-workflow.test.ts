@@ -1,13 +1,15 @@
-// Transfer nodes of a workflow on a real inbound call. transfer_call: sipp calls in as the carrier
-// (test/interop/transfers/inbound-refer.xml), dispatch runs the workflow (speak, then transfer_call
-// to tel:+15550123), the call host's transferer REFERs (Refer-To checked by sipp as the trunk's
-// user=phone SIP URI), follows NOTIFY 100 and 200, and the call host leaves the call with BYE. The
-// call ends completed / transferred, the session ends transferred, and the transcript up to the
-// hand-off stays on the conversation. The service is the wiring `serve` runs (API + TelephonyNode on
-// SQLite with the real clock), with the transferer main.ts gives it. transfer_to_human: a second
-// sipp is the human behind the trunk (digest checked, -rtp_echo), answering and hanging up after 8 s
-// (call completed / transferred, the caller gets our BYE), or not answering (CANCEL at the ring
-// timeout, the workflow's failed branch speaks the reason). Under CI a missing sipp fails.
+// Transfer nodes of a workflow on a real inbound call, on the wiring `serve` runs (API +
+// TelephonyNode on SQLite with the real clock) with the transferer the service uses.
+// transfer_call: sipp calls in as the carrier (test/interop/transfers/inbound-refer.xml), the
+// workflow speaks, then REFERs to tel:+15550123 (Refer-To checked by sipp as the trunk's user=phone
+// SIP URI); NOTIFY 100 and 200 are followed and the call host leaves the call with BYE: the call
+// ends completed / transferred, the session transferred, and the transcript up to the hand-off stays
+// on the conversation. A carrier answering the REFER 403 sends the workflow down its failed branch
+// with transfer_failure_reason refer_rejected_403.
+// transfer_to_human: a second sipp is the human behind the trunk (digest checked, -rtp_echo),
+// answering and hanging up after 8 s (call completed / transferred, the caller gets our BYE), or
+// not answering (CANCEL at the ring timeout, the failed branch speaks the reason).
+// Under CI a missing sipp fails instead of skipping.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
