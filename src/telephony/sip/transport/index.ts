@@ -3,6 +3,7 @@
 export * from './receiver.js';
 export * from './resolve.js';
 export * from './routing.js';
+export * from './size.js';
 export * from './stream.js';
 export * from './throttle.js';
 export * from './udp.js';
