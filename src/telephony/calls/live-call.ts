@@ -154,6 +154,8 @@ export class LiveCall {
   async hangup(by: LocalEnding): Promise<void> {
     if (this.ended) return;
     this.ended = true;
+    // A transfer still at work (a ringing human, a bridge) stops with the call.
+    if (by === 'shutdown' || by === 'lost') this.gone.abort(new Error(`the call ended (${by})`));
     this.o.media.close();
     await this.o
       .end(by)
