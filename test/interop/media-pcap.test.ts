@@ -3,13 +3,20 @@
 // -rtp_echo (so sipp received it), and the RFC 2833 pcaps turned into digits once per press, in
 // order. SIP over UDP and over TCP (our INFOs then open a connection to sipp's Contact). The
 // phases are synchronised with INFO requests, never with sleeps (media-pcap-uac.xml).
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MediaHost, freeUdpPort, have, run, settled, until, type MediaCall } from './media-harness.js';
 
-/** Under CI a missing peer fails the test (its spawn fails); elsewhere the test is skipped. */
-const peerTest = (...bins: string[]) => (bins.every(have) || process.env.CI ? it : it.skip);
+/**
+ * Under CI a missing peer fails the test (its spawn fails); elsewhere the test is skipped. sipp
+ * plays pcaps through a raw socket, which takes root (or CAP_NET_RAW): skipped without, outside CI.
+ */
+const rawSockets =
+  process.getuid?.() === 0 ||
+  spawnSync('sh', ['-c', 'getcap "$(command -v sipp)" | grep -q cap_net_raw']).status === 0;
+const peerTest = (...bins: string[]) => ((bins.every(have) && rawSockets) || process.env.CI ? it : it.skip);
 
 const SCENARIO = fileURLToPath(new URL('./media-pcap-uac.xml', import.meta.url));
 const PCAPS = '/usr/share/sip-tester';
