@@ -4,6 +4,7 @@
 // again; an attempt sent but not recorded is sent again: at-least-once).
 import { CompiledQuery, PostgresAdapter } from 'kysely';
 import { toDbTime, type Db, type Dialect, type Executor } from '../store/database.js';
+import { preparedQuery, queryRows } from '../store/prepared.js';
 import type { AttemptOutcome } from './deliver.js';
 import { ENDPOINT_PAUSED_ERROR } from './event-types.js';
 import { retryDelayMs } from './retry-policy.js';
@@ -36,10 +37,6 @@ export interface ClaimOptions {
   endpointLimits?: { perEndpoint: number; remaining: ReadonlyMap<string, number> };
 }
 
-/** How far past `limit` a claim looks for due rows of endpoints that are not at their cap. */
-const CLAIM_SCAN_FACTOR = 4;
-const CLAIM_SCAN_MAX = 2_000;
-
 interface ClaimRow {
   id: string;
   workspace_id: string;
@@ -54,41 +51,46 @@ interface ClaimRow {
   endpoint_status: string | null;
 }
 
-// The claim, as hand-written SQL run through Kysely without its builder (this runs for every batch
-// of deliveries, and building and compiling these statements cost more than running them). Both
-// dialects: take due pending rows in due order from the partial index, skip endpoints the claimer
-// may take no more of, keep at most the allowed number per endpoint, and lease what is left.
-const CLAIM_SQLITE = `
-update webhook_deliveries set lease_owner = ?, next_attempt_at = ?
-where id in (
-  select id from (
-    select c.id, c.next_attempt_at,
-      row_number() over (partition by c.endpoint_id order by c.next_attempt_at) as rn,
-      coalesce((select a.value from json_each(?) a where a.key = c.endpoint_id), ?) as allowed
-    from (
-      select id, endpoint_id, next_attempt_at from webhook_deliveries
-      where status = 'pending' and next_attempt_at <= ?
-        and endpoint_id not in (select value from json_each(?))
-      order by next_attempt_at limit ?
-    ) c
-  ) where rn <= allowed order by next_attempt_at limit ?
-)
-returning id`;
+// The claim, as hand-written SQL run as prepared statements (store/prepared.ts: synchronous on
+// SQLite, named statements on PostgreSQL): this runs for every batch of deliveries, and building
+// and compiling these statements through Kysely cost more than running them.
+//
+// SQLite: due pending rows in due order from the partial index (covering: no table reads), minus
+// endpoints the claimer may take no more of; the per-endpoint pick is made in JS; then one UPDATE
+// leases the picked rows, re-checking that each is still pending and due (a row another process
+// leased in between is skipped), and one SELECT reads them with their event body and endpoint.
+const DUE_SQLITE = preparedQuery<{ id: string; endpoint_id: string }>(
+  'webhook_due',
+  `select id, endpoint_id from webhook_deliveries
+where status = 'pending' and next_attempt_at <= $1
+  and endpoint_id not in (select value from json_each($2))
+order by next_attempt_at limit $3`,
+);
 
-const CLAIMED_SQLITE = `
-select d.id, d.workspace_id, d.endpoint_id, d.event_id, d.event_type, d.attempt_count, d.round_start,
-  e.body, ep.url, ep.secret_enc, ep.status as endpoint_status
+const LEASE_SQLITE = preparedQuery<{ id: string }>(
+  'webhook_lease',
+  `update webhook_deliveries set lease_owner = $1, next_attempt_at = $2
+where id in (select value from json_each($3)) and status = 'pending' and next_attempt_at <= $4
+returning id`,
+);
+
+const CLAIMED_SQLITE = preparedQuery<ClaimRow>(
+  'webhook_claimed',
+  `select d.id, d.workspace_id, d.endpoint_id, d.event_id, d.event_type, d.attempt_count,
+  d.round_start, e.body, ep.url, ep.secret_enc, ep.status as endpoint_status
 from webhook_deliveries d
 join webhook_events e on e.id = d.event_id
 left join webhook_endpoints ep on ep.id = d.endpoint_id
-where d.id in (select value from json_each(?))`;
+where d.id in (select value from json_each($1))`,
+);
 
 // PostgreSQL: one round trip. The candidate rows are locked with SKIP LOCKED as they are read, so
 // concurrent workers take disjoint rows without waiting on each other; candidates not picked are
 // unlocked when the statement ends. The scan stops at `limit` rows here (not a multiple of it):
 // every row it locks is one a concurrent claimer skips.
-const CLAIM_POSTGRES = `
-with cand as (
+const CLAIM_POSTGRES = preparedQuery<ClaimRow>(
+  'webhook_claim',
+  `with cand as (
   select id, endpoint_id, next_attempt_at from webhook_deliveries
   where status = 'pending' and next_attempt_at <= $3
     and not (endpoint_id = any($4::text[]))
@@ -100,7 +102,7 @@ with cand as (
     coalesce(($5::jsonb ->> c.endpoint_id)::int, $6) as allowed
   from cand c
 ), picked as (
-  select id from ranked where rn <= allowed order by next_attempt_at limit $8
+  select id from ranked where rn <= allowed order by next_attempt_at limit $7
 ), claimed as (
   update webhook_deliveries d set lease_owner = $1, next_attempt_at = $2
   from picked where d.id = picked.id
@@ -109,7 +111,8 @@ with cand as (
 select c.*, e.body, ep.url, ep.secret_enc, ep.status as endpoint_status
 from claimed c
 join webhook_events e on e.id = c.event_id
-left join webhook_endpoints ep on ep.id = c.endpoint_id`;
+left join webhook_endpoints ep on ep.id = c.endpoint_id`,
+);
 
 /** Runs hand-written SQL on `ex` (a database or an open transaction); every row. */
 async function rawRows<R>(ex: Executor, text: string, params: unknown[]): Promise<R[]> {
@@ -147,10 +150,9 @@ export async function claimDue(db: Db, dialect: Dialect, o: ClaimOptions): Promi
       else if (left < perEndpoint) partial[endpointId] = left;
     }
   }
-  const scan = Math.min(CLAIM_SCAN_MAX, Math.max(o.limit, o.limit * CLAIM_SCAN_FACTOR));
   let rows: ClaimRow[];
   if (dialect === 'postgres') {
-    rows = await rawRows<ClaimRow>(db, CLAIM_POSTGRES, [
+    rows = await queryRows(db, CLAIM_POSTGRES, [
       o.owner,
       leaseText,
       nowText,
@@ -158,21 +160,39 @@ export async function claimDue(db: Db, dialect: Dialect, o: ClaimOptions): Promi
       JSON.stringify(partial),
       perEndpoint,
       o.limit,
-      o.limit,
     ]);
   } else {
-    const claimed = await rawRows<{ id: string }>(db, CLAIM_SQLITE, [
-      o.owner,
-      leaseText,
-      JSON.stringify(partial),
-      perEndpoint,
-      nowText,
-      JSON.stringify(skip),
-      scan,
-      o.limit,
-    ]);
-    if (claimed.length === 0) return [];
-    rows = await rawRows<ClaimRow>(db, CLAIMED_SQLITE, [JSON.stringify(claimed.map((c) => c.id))]);
+    // The three statements run back to back without yielding whenever the store answers
+    // synchronously (no transaction open on it), so claimers in this process never interleave
+    // between reading due rows and leasing them; other processes are kept out by the re-check.
+    const then = <T, U>(v: T | Promise<T>, f: (t: T) => U | Promise<U>): U | Promise<U> =>
+      v instanceof Promise ? v.then(f) : f(v);
+    const pick = (due: Array<{ id: string; endpoint_id: string }>): string[] => {
+      const picked: string[] = [];
+      const taken = new Map<string, number>();
+      for (const d of due) {
+        const n = taken.get(d.endpoint_id) ?? 0;
+        if (n >= (partial[d.endpoint_id] ?? perEndpoint)) continue;
+        taken.set(d.endpoint_id, n + 1);
+        picked.push(d.id);
+        if (picked.length >= o.limit) break;
+      }
+      return picked;
+    };
+    rows = await then(
+      queryRows(db, DUE_SQLITE, [nowText, JSON.stringify(skip), o.limit]),
+      (due): ClaimRow[] | Promise<ClaimRow[]> => {
+        const picked = pick(due);
+        if (picked.length === 0) return [];
+        return then(
+          queryRows(db, LEASE_SQLITE, [o.owner, leaseText, JSON.stringify(picked), nowText]),
+          (leased): ClaimRow[] | Promise<ClaimRow[]> =>
+            leased.length === 0
+              ? []
+              : queryRows(db, CLAIMED_SQLITE, [JSON.stringify(leased.map((c) => c.id))]),
+        );
+      },
+    );
   }
   return rows.map((r) => ({
     id: r.id,
@@ -259,6 +279,20 @@ update webhook_deliveries d set
 from json_array_elements($2::json) r
 where d.id = r ->> 0 and d.lease_owner = $3 and d.status = 'pending'`;
 
+// PostgreSQL, when no attempt of the batch failed (the usual case): the whole record in one
+// statement, so one round trip instead of five (begin, attempts, deliveries, endpoints, commit).
+const RECORD_SUCCESSES_POSTGRES = preparedQuery<never>(
+  'webhook_record_ok',
+  `with attempts as (
+  ${INSERT_ATTEMPTS_POSTGRES.trim()}
+), deliveries as (
+  ${UPDATE_DELIVERIES_POSTGRES.replace('$1', '$4').trim()}
+)
+update webhook_endpoints set failing_since = null, last_success_at = $4
+where id = any($6::text[])
+  and (failing_since is not null or last_success_at is null or last_success_at < $5)`,
+);
+
 /**
  * Writes a batch of results in one transaction (group commit: one fsync for many deliveries) and
  * returns the endpoints this batch auto-paused. Updates are fenced by lease owner, so a worker
@@ -300,6 +334,17 @@ export async function recordResults(
       o.status,
       o.error,
     ]);
+  }
+  if (pg && [...endpoints.values()].every((e) => e.lastOk && e.anySuccess)) {
+    await queryRows(db, RECORD_SUCCESSES_POSTGRES, [
+      JSON.stringify(attempts),
+      JSON.stringify(updates),
+      owner,
+      nowText,
+      toDbTime(now - 60_000),
+      [...endpoints.keys()],
+    ]);
+    return [];
   }
   return db.transaction().execute(async (trx) => {
     if (attempts.length > 0) {
