@@ -293,8 +293,9 @@ async function media(): Promise<MediaRun> {
     ]),
   );
   const started = Promise.all(runs);
+  // Any sipp ending before its calls are up has given up (a bind failure, a timeout).
   let sippDone = false;
-  void started.then(() => (sippDone = true));
+  for (const r of runs) void r.then(() => (sippDone = true));
   // Every call up (its ACK in), or sipp gave up.
   while (legs.filter((l) => l.acked).length + setupErrors < MEDIA_CALLS && !sippDone) await sleep(100);
   const held = legs.filter((l) => l.acked).length;
