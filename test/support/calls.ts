@@ -11,6 +11,7 @@ import { buildApp } from '../../src/api/app.js';
 import { MemoryRateLimiter } from '../../src/api/rate-limit/rate-limiter.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { ServiceDeps } from '../../src/modules/context.js';
+import type { Services } from '../../src/modules/services.js';
 import { SessionHost } from '../../src/modules/sessions/session-host.js';
 import { createWorkspace } from '../../src/modules/workspaces/workspaces.service.js';
 import { createLlmRegistry } from '../../src/providers/llm/registry.js';
@@ -113,6 +114,7 @@ export interface CallNode {
   deps: ServiceDeps;
   node: TelephonyNode;
   sessions: SessionHost;
+  services: Services;
   key: string;
   workspaceId: string;
   /** The request-URI host of this workspace (`<sip_label>.<SIP_DOMAIN>`). */
@@ -175,7 +177,7 @@ export async function startCallNode(options: CallNodeOptions = {}): Promise<Call
     ...(options.newChannel ? { newChannel: options.newChannel } : {}),
     ...(options.drainLimitMs !== undefined ? { drainLimitMs: options.drainLimitMs } : {}),
   });
-  const { app } = await buildApp({
+  const { app, services } = await buildApp({
     ...deps,
     rateLimiter: new MemoryRateLimiter(config.rateLimitPerMinute, systemClock),
     overrides: { dialer: node.dialer },
@@ -201,6 +203,7 @@ export async function startCallNode(options: CallNodeOptions = {}): Promise<Call
     deps,
     node,
     sessions,
+    services,
     key: apiKey,
     workspaceId: workspace.id,
     sipDomain: `${workspace.sip_label}.${config.sip.domain}`,

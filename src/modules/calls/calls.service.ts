@@ -2,14 +2,14 @@
 // are created by the call controller. Set-up failures show on the call, never as HTTP errors.
 import type { PageParams } from '../../api/paging.js';
 import { isE164 } from '../../shared/e164.js';
-import { FieldErrorBag, NotFoundError } from '../../shared/errors.js';
+import { ConflictError, FieldErrorBag, NotFoundError } from '../../shared/errors.js';
 import { inTransaction, toDbTime } from '../../store/database.js';
 import type { CallTable } from '../../store/schema.js';
 import type { Actor, ServiceDeps } from '../context.js';
 import { requirePublishedWorkflow } from '../sessions/sessions.service.js';
 import { consumeQuota } from '../usage/quota.service.js';
-import { toCall } from './call-lifecycle.js';
-import { listCalls, type CallFilter } from './calls.repo.js';
+import { endCall, toCall } from './call-lifecycle.js';
+import { listCalls, listCallsJson, type CallFilter } from './calls.repo.js';
 import type { Call, CreateCall } from './calls.schema.js';
 import type { Dialer } from './dialer.js';
 
@@ -26,6 +26,11 @@ export class CallsService {
     return { items: rows.map(toCall), total };
   }
 
+  /** list() with the calls as API JSON text, where the store can render them (calls.repo.ts). */
+  listJson(actor: Actor, filter: CallFilter, page: PageParams) {
+    return listCallsJson(this.deps.db, actor.workspaceId, filter, page);
+  }
+
   async get(actor: Actor, id: string): Promise<Call> {
     const row = await this.deps.db
       .selectFrom('calls')
@@ -35,6 +40,28 @@ export class CallsService {
       .executeTakeFirst();
     if (!row) throw new NotFoundError('Call');
     return toCall(row);
+  }
+
+  /**
+   * Cancels an outbound call that has not been answered (DELETE /calls/{id}, beyond the spec):
+   * CANCEL on the wire, `cancelled` / `caller_cancelled` with call.ended. An inbound call, or one
+   * that is connected or over, is a 409 (a connected call ends from its workflow or the far end).
+   */
+  async cancel(actor: Actor, id: string): Promise<Call> {
+    const before = await this.get(actor, id);
+    if (before.direction !== 'outbound' || (before.status !== 'queued' && before.status !== 'ringing')) {
+      throw new ConflictError(
+        `Only an outbound call that is queued or ringing can be cancelled; this one is ${before.direction}, ${before.status}.`,
+      );
+    }
+    if (this.dialer.cancel) {
+      await this.dialer.cancel(id);
+    } else {
+      await inTransaction(this.deps.db, (trx) =>
+        endCall(trx, this.deps, id, 'cancelled', 'caller_cancelled'),
+      );
+    }
+    return this.get(actor, id);
   }
 
   async create(actor: Actor, input: CreateCall): Promise<Call> {
