@@ -120,6 +120,12 @@ describe('interop: sipp media from pcaps', () => {
         expect(c.digits.map((d) => d.digit).join('')).toBe('123456789*#0');
         expect(c.digitEnds.map((d) => d.digit).join('')).toBe('123456789*#0');
         expect(dtmfPackets).toBe(12 * 10);
+        // The session's own count: every packet of the three streams, nothing stray or malformed.
+        expect(c.session.counters).toMatchObject({
+          rtpIn: G711A_PACKETS + echoed + dtmfPackets,
+          stray: 0,
+          malformed: 0,
+        });
         console.log(
           `pcap media: ${G711A_PACKETS} PCMA packets in, ${pcapFrames.decoded} frames decoded ` +
             `(${pcapFrames.concealed} concealed); ${sentTotal} sent, ${echoed} echoed back; ` +
