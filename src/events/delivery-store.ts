@@ -22,6 +22,8 @@ export interface ClaimedDelivery {
   body: string;
   /** Null when the endpoint was deleted since the delivery was written. */
   endpoint: { url: string; secretEnc: string; status: string } | null;
+  /** When this claim's lease runs out (ms): past it, another worker may claim the row. */
+  leaseExpiresAt: number;
 }
 
 export interface ClaimOptions {
@@ -207,6 +209,7 @@ export async function claimDue(db: Db, dialect: Dialect, o: ClaimOptions): Promi
       r.url !== null && r.secret_enc !== null && r.endpoint_status !== null
         ? { url: r.url, secretEnc: r.secret_enc, status: r.endpoint_status }
         : null,
+    leaseExpiresAt: o.now + o.leaseMs,
   }));
 }
 

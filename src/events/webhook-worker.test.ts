@@ -466,8 +466,10 @@ describe.each(storeKinds())('webhook worker on $name', (kind) => {
 
     // Dead deliveries stay redeliverable for 30 days after they died; the worker prunes hourly.
     const pending = await emit(ws, 'call.ended', { ok: false }); // pending rows are never pruned
-    w.start();
     clock.set(deadAt + LOG_RETENTION.finishedMs - 3_600_000);
+    const sent = receiver.count;
+    w.start();
+    await receiver.waitFor(sent + 1);
     await clock.advanceAsync(3_600_000 - 1);
     await new Promise((r) => setTimeout(r, 20));
     expect((await byEvent()).get(failing.id)).toBe('dead');
@@ -476,6 +478,49 @@ describe.each(storeKinds())('webhook worker on $name', (kind) => {
     await w.stop();
     expect(await attempts()).toBeGreaterThan(0); // the new event's attempt is still logged
     expect(await events()).toEqual([pending.id]);
+  });
+
+  it('never sends a row it held past half its lease: another worker may have claimed it since', async () => {
+    const ws = await seedWorkspace(store.db);
+    await seedEndpoint(store.db, { ...ws, url: `${receiver.url}/x`, events: ['call.ended'] });
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let first = true;
+    receiver.respond = (_r, res) => {
+      if (!first) return void res.writeHead(204).end();
+      first = false;
+      void released.then(() => res.writeHead(204).end());
+    };
+    const one = await emit(ws);
+    const two = await emit(ws);
+    const a = worker({ concurrency: 1, workerId: 'a' });
+    a.start(); // claims both: sends one (it hangs), holds the other behind it
+    await receiver.waitFor(1);
+    clock.set(clock.now() + 60_000); // both leases run out; worker b takes both over
+    expect(await worker({ workerId: 'b' }).runOnce()).toBe(2);
+    release();
+    await a.stop();
+    const ids = receiver.received.map((r) => (JSON.parse(r.body) as { id: string }).id);
+    expect(ids.filter((id) => id === one.id)).toHaveLength(2); // a's hanging attempt, then b's
+    expect(ids.filter((id) => id === two.id)).toHaveLength(1); // b's only: a handed it back
+    const rows = await store.db
+      .selectFrom('webhook_deliveries')
+      .select(['status', 'attempt_count'])
+      .execute();
+    expect(rows.every((d) => d.status === 'succeeded')).toBe(true);
+  });
+
+  it('records a response holding NUL bytes (PostgreSQL text cannot) instead of failing the batch', async () => {
+    const ws = await seedWorkspace(store.db);
+    const ep = await seedEndpoint(store.db, { ...ws, url: `${receiver.url}/nul`, events: ['call.ended'] });
+    receiver.respond = (_r, res) => res.writeHead(200, { 'x-odd': 'a' }).end('ok\u0000done');
+    await emit(ws);
+    await emit(ws);
+    expect(await worker().runOnce()).toBe(2);
+    const rows = await delivery(ep.id);
+    expect(rows.map((d) => d.status)).toEqual(['succeeded', 'succeeded']);
+    const attempts = await store.db.selectFrom('webhook_attempts').select('response_body').execute();
+    expect(attempts.map((a) => a.response_body)).toEqual(['ok\uFFFDdone', 'ok\uFFFDdone']);
   });
 
   it('e-mails the workspace owner through a real SMTP server when it auto-pauses an endpoint', async () => {

@@ -290,9 +290,18 @@ export class WebhookWorker {
   private fill(): void {
     if (!this.running) return;
     let blocked = 0;
+    let stale: ClaimedDelivery[] | null = null;
+    const now = this.o.clock.now();
     for (let i = 0; i < this.buffer.length;) {
       const c = this.buffer[i]!;
       if (this.sending >= this.concurrency) break;
+      // A row that waited in the buffer past half its lease is not sent: its attempt could still be
+      // running when the lease runs out and another worker claims it. It is handed back instead.
+      if (now >= c.leaseExpiresAt - this.leaseMs / 2) {
+        this.buffer.splice(i, 1);
+        (stale ??= []).push(c);
+        continue;
+      }
       if ((this.held.get(c.endpointId)?.sending ?? 0) >= this.perEndpoint) {
         blocked++;
         i++;
@@ -301,9 +310,27 @@ export class WebhookWorker {
       this.buffer.splice(i, 1);
       void this.track(c);
     }
+    if (stale) this.handBack(stale);
     if (!this.drained && this.sending + this.buffer.length - blocked <= this.concurrency) {
       void this.pump();
     }
+  }
+
+  /** Releases claimed rows this worker will not send, so they are due again at once. */
+  private handBack(rows: ClaimedDelivery[]): void {
+    const p = releaseClaims(
+      this.o.store.db,
+      this.workerId,
+      rows.map((c) => c.id),
+      this.o.clock.now(),
+    )
+      .catch((err: unknown) => this.o.logger.error({ err }, 'webhook worker: releasing claims failed'))
+      .finally(() => {
+        this.inFlight.delete(p);
+        for (const c of rows) this.drop(c.endpointId);
+        this.fill();
+      });
+    this.inFlight.add(p);
   }
 
   private schedulePoll(): void {
