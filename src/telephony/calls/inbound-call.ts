@@ -1,0 +1,191 @@
+// One inbound INVITE on its way to becoming a call (the call host's inbound half): the offer is
+// checked, admission decides, a refusal gets its status; an admitted call gets an RTP port, 180,
+// 200 with our SDP answer, and on the ACK its answer is recorded (call.started) and the workflow
+// runs on a LiveCall. The caller's CANCEL or BYE at any point ends it; a failure of the store or
+// the sockets answers 500 and ends a recorded call failed, so no INVITE is left unanswered.
+import { decideUasTimer } from '../sip/extensions/session-timer.js';
+import type { SipRequest } from '../sip/message/types.js';
+import { answerOffer } from '../sip/sdp/answer.js';
+import type { ServerTransaction } from '../sip/transaction/server.js';
+import type { Destination } from '../sip/transaction/types.js';
+import { UasLeg } from '../sip/uas-leg.js';
+import { inTransaction } from '../../store/database.js';
+import { localAudio, sessionForAnswer } from './call-media-setup.js';
+import { finishCall, type CallProgress } from './call-progress.js';
+import { admitInbound } from './inbound-admission.js';
+import { inboundInviteOf } from './invite-fields.js';
+import { LiveCall, type LocalEnding } from './live-call.js';
+import { RtpCallMedia } from './rtp-call-media.js';
+import type { CallHostOptions } from './call-host.js';
+
+/** What an inbound call needs from the call host. */
+export interface InboundHost {
+  options: CallHostOptions;
+  progress: CallProgress;
+  /** Keeps the call as live until it is closed. */
+  register(call: LiveCall): void;
+  stats: { invites: number; rejected: number; answered: number };
+}
+
+export class InboundCall {
+  private readonly leg: UasLeg;
+  private readonly contact: string;
+  private callId: string | null = null;
+  private call: LiveCall | null = null;
+  private callerLeft = false;
+  private answered = false;
+  private connect: (() => void) | null = null;
+
+  constructor(
+    private readonly host: InboundHost,
+    private readonly req: SipRequest,
+    tx: ServerTransaction,
+    private readonly source: Destination,
+  ) {
+    const { deps, stack, local } = host.options;
+    const transport = source.transport === 'UDP' ? '' : `;transport=${source.transport.toLowerCase()}`;
+    this.contact = `<sip:switchboard@${local.host}:${local.port}${transport}>`;
+    const gone = () => {
+      this.callerLeft = true;
+      if (this.call) void this.call.remoteEnded();
+    };
+    this.leg = new UasLeg(
+      {
+        stack,
+        clock: deps.clock,
+        contact: this.contact,
+        newId: deps.newId,
+        localHost: local.host,
+        localPort: local.port,
+      },
+      req,
+      tx,
+      {
+        cancelled: gone,
+        bye: gone,
+        ackTimeout: () => void this.call?.hangup('lost'),
+        acked: () => this.connect?.(),
+      },
+    );
+  }
+
+  /** Never rejects: failures are logged and answered 500. */
+  async run(): Promise<void> {
+    const { deps } = this.host.options;
+    this.host.stats.invites++;
+    try {
+      await this.setUp();
+    } catch (err) {
+      deps.logger.error({ err, call_id: this.callId }, 'inbound call set-up failed');
+      this.leg.reject(500, 'Server Internal Error');
+      if (this.callId !== null && this.call === null) await this.failed(false).catch(() => undefined);
+    }
+  }
+
+  private refuse(
+    status: number,
+    reason: string,
+    why: string,
+    headers: (readonly [string, string])[] = [],
+  ): void {
+    this.host.stats.rejected++;
+    this.host.options.deps.logger.info({ status, why }, 'inbound INVITE refused');
+    this.leg.reject(status, reason, headers);
+  }
+
+  private async setUp(): Promise<void> {
+    const { options, progress } = this.host;
+    const { deps } = options;
+    // Media first, so an INVITE we could never carry is refused (488) without a record.
+    const offer = new TextDecoder().decode(this.req.body);
+    if (offer.trim() === '') return this.refuse(488, 'Not Acceptable Here', 'no SDP offer (late offer)');
+    const probe = answerOffer(offer, localAudio(options.media, 9), {
+      sessionId: '0',
+      sessionVersion: 1,
+      address: options.media.address,
+    });
+    if (!probe.ok) return this.refuse(probe.status, probe.reason, probe.why);
+    const timer = decideUasTimer(this.req);
+    if (!timer.ok)
+      return this.refuse(timer.status, timer.reason, 'session interval too small', [...timer.headers]);
+
+    const admission = await admitInbound(
+      { ...deps, ...(options.draining ? { draining: options.draining } : {}) },
+      inboundInviteOf(this.req, this.source.host),
+    );
+    if (admission.kind === 'reject') return this.refuse(admission.status, admission.reason, admission.why);
+    const id = admission.call.id;
+    this.callId = id;
+    if (this.callerLeft) {
+      await progress.ended(id, 'remote');
+      return;
+    }
+    const media = new RtpCallMedia(deps.clock);
+    let rtp;
+    try {
+      rtp = await sessionForAnswer(options.media, probe.audio, media.rtpCallbacks);
+    } catch (err) {
+      deps.logger.error({ err, call_id: id }, 'no RTP port for an inbound call');
+      this.leg.reject(503, 'Service Unavailable');
+      await this.failed(false);
+      return;
+    }
+    media.attach(rtp);
+    const ours = localAudio(options.media, rtp.localPort);
+    const origin = { sessionId: String(deps.clock.now()), sessionVersion: 1, address: options.media.address };
+    const answer = answerOffer(offer, ours, origin);
+    if (!answer.ok) throw new Error('the offer stopped being acceptable');
+    const call = new LiveCall(options, {
+      call: admission.call,
+      leg: this.leg,
+      rtp,
+      media,
+      contact: this.contact,
+      local: ours,
+      origin,
+      sdp: answer.sdp,
+      codec: { name: answer.audio.codec.name, pt: answer.audio.codec.pt },
+      ...(timer.timer ? { timer: timer.timer } : {}),
+      uas: true,
+      end: (by) => this.end(by),
+    });
+    this.call = call;
+    this.host.register(call);
+    // The caller hung up while the port was bound.
+    if (this.callerLeft) return void call.remoteEnded();
+    this.leg.ring(180);
+    this.leg.answer(answer.sdp, [...timer.headers]);
+    rtp.start();
+    this.host.stats.answered++;
+    // The ACK makes the call: call.started, the session active, the workflow running.
+    this.connect = () => {
+      if (this.answered) return;
+      this.answered = true;
+      void progress
+        .answered(id)
+        .then((run) => (run ? call.run(run) : call.hangup('workflow')))
+        .catch((err: unknown) => deps.logger.error({ err, call_id: id }, 'could not start an answered call'));
+    };
+    if (this.leg.acked) this.connect();
+  }
+
+  /** LiveCall's `end`: BYE for our endings, and the record. */
+  private async end(by: LocalEnding | 'remote'): Promise<void> {
+    if (by !== 'remote') this.leg.bye();
+    if (by === 'lost') return this.failed(this.answered);
+    await this.host.progress.ended(this.callId!, by);
+  }
+
+  /** The dialog or the media failed: completed (connected) or failed, carrier_error. */
+  private async failed(connected: boolean): Promise<void> {
+    const { deps } = this.host.options;
+    await inTransaction(deps.db, (trx) =>
+      finishCall(trx, deps, this.callId!, {
+        status: connected ? 'completed' : 'failed',
+        reason: 'carrier_error',
+        sessionReason: 'failed',
+        meter: true,
+      }),
+    );
+  }
+}
