@@ -62,3 +62,12 @@ export function renderPage<T>(items: T[], total: number, params: PageParams, req
     },
   };
 }
+
+/**
+ * The same page as JSON text, for items that are JSON already: exactly what serializing
+ * renderPage() through the Paginated schema gives (`links` and `meta` keep the schema's order).
+ */
+export function renderPageJson(items: string[], total: number, params: PageParams, req: PageRequest): string {
+  const { links, meta } = renderPage(items, total, params, req);
+  return `{"data":[${items.join(',')}],"links":${JSON.stringify(links)},"meta":${JSON.stringify(meta)}}`;
+}

@@ -4,10 +4,17 @@
 // plenty for telling requests apart.
 import { randomUUID } from 'node:crypto';
 
+let lastMs = -1;
+let timePart = '';
+
 export function requestId(nowMs: number = Date.now()): string {
-  const time = nowMs.toString(16).padStart(12, '0');
-  // randomUUID(): xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx; keep "-" + "xxx-Vxxx-…" after the 4.
-  return `${time.slice(0, 8)}-${time.slice(8)}-7${randomUUID().slice(15)}`;
+  if (nowMs !== lastMs) {
+    const hex = nowMs.toString(16).padStart(12, '0');
+    timePart = `${hex.slice(0, 8)}-${hex.slice(8)}-7`;
+    lastMs = nowMs;
+  }
+  // randomUUID(): xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx; keep "xxx-Vxxx-…" after the 4.
+  return timePart + randomUUID().slice(15);
 }
 
 const GIVEN = /^[\w.-]{1,128}$/;

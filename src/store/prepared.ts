@@ -10,7 +10,7 @@
 // Any other executor (a transaction, a store opened elsewhere) runs the same text through Kysely.
 import type SQLite from 'better-sqlite3';
 import type pg from 'pg';
-import { CompiledQuery, PostgresAdapter } from 'kysely';
+import { CompiledQuery, PostgresAdapter, SqliteAdapter } from 'kysely';
 import type { Executor } from './database.js';
 import type { CachedStatement } from './sqlite-statements.js';
 
@@ -105,4 +105,9 @@ export function queryFirst<R>(
   }
   const rows = queryRows(ex, q, params);
   return Array.isArray(rows) ? rows[0] : rows.then((r) => r[0]);
+}
+
+/** Whether `ex` works on SQLite (for SQL only SQLite understands). */
+export function isSqlite(ex: Executor): boolean {
+  return ex.getExecutor().adapter instanceof SqliteAdapter;
 }

@@ -1,10 +1,10 @@
 // /calls
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Call, CallListQuery, CreateCall } from '../../modules/calls/calls.schema.js';
 import type { ServiceDeps } from '../../modules/context.js';
 import type { Services } from '../../modules/services.js';
-import { pageParams, renderPage } from '../paging.js';
+import { pageParams, renderPage, renderPageJson } from '../paging.js';
 import { actorOf } from '../plugins/auth.js';
 import { errorResponses, IdParams, PageQuery, Paginated, Single } from '../schemas.js';
 import { pageRequest, typed } from './route-helpers.js';
@@ -23,14 +23,19 @@ export async function callRoutes(app: FastifyInstance, s: Services, deps: Servic
         response: { 200: Paginated(Call), ...errorResponses(422) },
       },
     },
-    async (req) => {
+    async (req, reply) => {
       const page = pageParams(req.query);
       const { project_id, direction, status, from, to } = req.query;
-      const { items, total } = await s.calls.list(
-        actorOf(req),
-        { project_id, direction, status, from, to },
-        page,
-      );
+      const filter = { project_id, direction, status, from, to };
+      // Already rendered by the store when it can (same bytes as the schema would write).
+      const rendered = await s.calls.listJson(actorOf(req), filter, page);
+      if (rendered) {
+        // A string body is sent as it is; the reply is untyped for it (the schema types objects).
+        return (reply as FastifyReply)
+          .type('application/json; charset=utf-8')
+          .send(renderPageJson(rendered.items, rendered.total, page, pageRequest(req, deps)));
+      }
+      const { items, total } = await s.calls.list(actorOf(req), filter, page);
       return renderPage(items, total, page, pageRequest(req, deps));
     },
   );

@@ -2,11 +2,16 @@
 // the one that grows with the workspace's whole history) reads its total from resource_counts,
 // which triggers keep exact (migration 003), instead of counting every call of the workspace, and
 // runs as prepared statements. Filtered lists count the matching rows.
+//
+// On SQLite the unfiltered page can also come back already rendered: handing 25 rows of 20 columns
+// to JavaScript value by value costs more than reading them, so SQLite writes each call as the
+// API's JSON (the fields, order, timestamps and metadata of toCall + the Call schema) and the page
+// is assembled around those strings. calls.repo.test.ts holds it byte for byte to the usual path.
 import type { PageParams } from '../../api/paging.js';
 import { e164FromQuery } from '../../shared/e164.js';
 import type { Executor } from '../../store/database.js';
 import { paginate } from '../../store/paginate.js';
-import { preparedQuery, queryRows } from '../../store/prepared.js';
+import { isSqlite, preparedQuery, queryRows } from '../../store/prepared.js';
 import { resourceTotal } from '../../store/resource-counts.js';
 import type { CallTable } from '../../store/schema.js';
 
@@ -21,6 +26,22 @@ export interface CallFilter {
 const PAGE = preparedQuery<CallTable>(
   'calls_page',
   'select * from calls where workspace_id = $1 order by created_at desc, id desc limit $2 offset $3',
+);
+
+/** apiTime() in SQL: whole seconds, `Z`. */
+const apiTimeSql = (column: string) =>
+  `case when length(${column}) >= 20 then substr(${column}, 1, 19) || 'Z' else ${column} end`;
+
+const PAGE_JSON = preparedQuery<{ json: string }>(
+  'calls_page_json',
+  `select json_object(
+     'id', id, 'direction', direction, 'status', status, 'from', from_number, 'to', to_number,
+     'project_id', project_id, 'workflow_id', workflow_id, 'workflow_version', workflow_version,
+     'session_id', session_id, 'duration_seconds', duration_seconds, 'hangup_reason', hangup_reason,
+     'metadata', json(case when metadata = '' then '{}' else metadata end),
+     'started_at', ${apiTimeSql('started_at')}, 'ended_at', ${apiTimeSql('ended_at')},
+     'created_at', ${apiTimeSql('created_at')}) as json
+   from calls where workspace_id = $1 order by created_at desc, id desc limit $2 offset $3`,
 );
 
 function isUnfiltered(f: CallFilter): boolean {
@@ -47,4 +68,22 @@ export async function listCalls(
   if (filter.from) base = base.where('from_number', '=', e164FromQuery(filter.from));
   if (filter.to) base = base.where('to_number', '=', e164FromQuery(filter.to));
   return paginate(base, page, (qb) => qb.selectAll());
+}
+
+/**
+ * The unfiltered page with each call already as the API's JSON text, on SQLite; undefined where
+ * that does not apply (a filter, or PostgreSQL), and the caller takes listCalls.
+ */
+export async function listCallsJson(
+  ex: Executor,
+  workspaceId: string,
+  filter: CallFilter,
+  page: PageParams,
+): Promise<{ items: string[]; total: number } | undefined> {
+  if (!isUnfiltered(filter) || !isSqlite(ex)) return undefined;
+  const [rows, total] = await Promise.all([
+    queryRows(ex, PAGE_JSON, [workspaceId, page.perPage, (page.page - 1) * page.perPage]),
+    resourceTotal(ex, workspaceId, 'calls'),
+  ]);
+  return { items: rows.map((r) => r.json), total };
 }

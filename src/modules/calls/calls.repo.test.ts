@@ -1,0 +1,104 @@
+// The calls list rendered by SQLite must be the very bytes the usual path writes: rows → toCall →
+// the Paginated(Call) schema's serializer. Held here over awkward data and several pages.
+import fastJson from 'fast-json-stringify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApi, type TestApi } from '../../../test/support/api.js';
+import { storeKinds } from '../../../test/support/stores.js';
+import { renderPage } from '../../api/paging.js';
+import { Paginated } from '../../api/schemas.js';
+import { newId } from '../../shared/ids.js';
+import type { CallTable } from '../../store/schema.js';
+import { toCall } from './call-lifecycle.js';
+import { listCalls, listCallsJson } from './calls.repo.js';
+import { Call } from './calls.schema.js';
+
+const serialize = fastJson(JSON.parse(JSON.stringify(Paginated(Call))) as object);
+
+function call(workspaceId: string, i: number, over: Partial<CallTable> = {}): CallTable {
+  const at = new Date(Date.UTC(2026, 10, 2, 10, 0, 0) + i * 1000).toISOString();
+  return {
+    id: newId(),
+    workspace_id: workspaceId,
+    project_id: newId(),
+    workflow_id: i % 2 ? newId() : null,
+    workflow_version: i % 2 ? i : null,
+    session_id: i % 3 ? null : newId(),
+    phone_number_id: null,
+    direction: i % 2 ? 'inbound' : 'outbound',
+    status: 'completed',
+    from_number: '+14155550100',
+    to_number: `+1415555${String(1000 + i)}`,
+    duration_seconds: i % 4 ? i * 7 : null,
+    hangup_reason: i % 5 ? 'callee_hangup' : null,
+    metadata: '{}',
+    variables: '{"v":1}',
+    sip_call_id: null,
+    started_at: i % 2 ? at : null,
+    ended_at: i % 3 ? at : null,
+    created_at: at,
+    updated_at: at,
+    ...over,
+  };
+}
+
+const AWKWARD_METADATA = [
+  JSON.stringify({ crm: 'abc', n: 42, ok: true }),
+  JSON.stringify({ '2': true, b: 1.5, '1': 'first', big: 2 ** 70, e: 1e21, small: 1e-7 }),
+  JSON.stringify({ q: 'say "hi"\\ \n\t\r\b\f \u0001\u001f \u007f', u: 'é 😀 \u2028 </script>' }),
+  JSON.stringify({ neg: -0.25, zero: 0, empty: '' }),
+  '',
+];
+
+describe.each(storeKinds())('calls list rendering on $name', (kind) => {
+  let t: TestApi;
+  let workspaceId: string;
+  beforeAll(async () => {
+    t = await startTestApi(kind);
+    workspaceId = t.workspaceId;
+    const rows = Array.from({ length: 23 }, (_, i) =>
+      call(workspaceId, i, { metadata: AWKWARD_METADATA[i % AWKWARD_METADATA.length]! }),
+    );
+    // Timestamps of other lengths than the stored form (apiTime keeps short ones as they are).
+    rows.push(call(workspaceId, 30, { created_at: '2026-11-02T10:05:00Z', started_at: '2026-11-02' }));
+    rows.push(call(workspaceId, 31, { created_at: '2026-11-02T10:06:00.5Z' }));
+    await t.store.db.insertInto('calls').values(rows).execute();
+    // Another workspace's calls never show.
+    await t.store.db.insertInto('calls').values(call(newId(), 40)).execute();
+  });
+  afterAll(() => t.close());
+
+  it('answers with the bytes the schema serializer writes, on every page', async () => {
+    for (const [page, perPage] of [
+      [1, 25],
+      [1, 10],
+      [2, 10],
+      [3, 10],
+      [4, 10],
+      [1, 100],
+    ] as const) {
+      const url = `/api/v1/calls?page=${page}&per_page=${perPage}`;
+      const res = await t.call('GET', url);
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      const params = { page, perPage };
+      const { rows, total } = await listCalls(t.store.db, workspaceId, {}, params);
+      const expected = serialize(
+        renderPage(rows.map(toCall), total, params, {
+          path: 'http://localhost:8080/api/v1/calls',
+          query: { page, per_page: perPage },
+        }),
+      );
+      expect(res.body, url).toBe(expected);
+    }
+  });
+
+  it('renders in the store on SQLite, and leaves filtered lists and PostgreSQL to the usual path', async () => {
+    const page = { page: 1, perPage: 25 };
+    const fast = await listCallsJson(t.store.db, workspaceId, {}, page);
+    if (kind.name === 'sqlite') expect(fast?.total).toBe(25);
+    else expect(fast).toBeUndefined();
+    expect(await listCallsJson(t.store.db, workspaceId, { direction: 'inbound' }, page)).toBeUndefined();
+    const filtered = await t.call('GET', '/api/v1/calls?direction=inbound&per_page=5');
+    expect((filtered.data as { meta: { total: number } }).meta.total).toBe(12);
+  });
+});
