@@ -1,5 +1,6 @@
-// The call controller's surface for the SIP side and main.ts: inbound admission, call progress,
-// the outbound state machine and its SipLeg seam, the Dialer, shutdown drain and restart recovery.
+// The call controller's surface for main.ts and the SIP side: the TelephonyNode and its call host,
+// inbound admission, call progress, the outbound state machine and its SipLeg seam, the Dialer,
+// live calls and their media, transfers' context, shutdown drain and restart recovery.
 export { admitInbound, sipLabelOf } from './inbound-admission.js';
 export { inboundInviteOf } from './invite-fields.js';
 export type { Admission, AdmissionDeps, AdmissionStatus, InboundInvite } from './inbound-admission.js';
@@ -27,3 +28,14 @@ export { closeStaleCalls, sweptStatus } from './recover-calls.js';
 export type { SweepReason } from './recover-calls.js';
 export { e164FromSipUser } from './phone-session.js';
 export type { RunnableCall } from './phone-session.js';
+export { TelephonyNode, configuredStt } from './telephony-node.js';
+export type { TelephonyNodeOptions } from './telephony-node.js';
+export { CallHost } from './call-host.js';
+export type { CallHostOptions } from './call-host.js';
+export { LiveCall } from './live-call.js';
+export type { CallHostDeps, PhoneChannelFactory, PhoneChannelLike } from './live-call.js';
+export { RtpCallMedia } from './rtp-call-media.js';
+export { MediaSipLeg } from './media-sip-leg.js';
+export { CODEC_PREFERENCE, advertisedAddress } from './call-media-setup.js';
+export { TRANSFER_UNAVAILABLE } from './transfer-context.js';
+export type { TransferContext, Transferer, TransferResult } from './transfer-context.js';
