@@ -336,12 +336,13 @@ export function scenarioFile(name: string, vars: Record<string, string | number>
   return file;
 }
 
-/** The common sipp arguments: one call over UDP on loopback, media on `mediaPort`. */
+/** The common sipp arguments: `calls` calls (one by default) over UDP on loopback, media on `mediaPort`. */
 export function sippArgs(
   target: string,
   scenario: string,
   mediaPort: number,
   extra: string[] = [],
+  calls = 1,
 ): string[] {
   return [
     target,
@@ -356,7 +357,7 @@ export function sippArgs(
     '-mp',
     String(mediaPort),
     '-m',
-    '1',
+    String(calls),
     '-nostdin',
     '-timeout',
     '90s',
