@@ -76,3 +76,26 @@ describe.runIf(Boolean(redisUrl))('RedisRateLimiter against the real Redis', () 
     await b.close();
   });
 });
+
+describe('MemoryRateLimiter with a large limit', () => {
+  it('keeps the exact sliding window while its ring grows and wraps', async () => {
+    const clock = new FakeClock('2026-01-01T00:00:00Z');
+    const rl = new MemoryRateLimiter(1000, clock);
+    // 600 requests over 30 s, then 400 more: the ring grows past its first sizes.
+    for (let i = 0; i < 600; i++) {
+      expect(rl.hitSync('ws').allowed).toBe(true);
+      clock.advance(50);
+    }
+    for (let i = 0; i < 400; i++) expect(rl.hitSync('ws').remaining).toBe(399 - i);
+    expect(rl.hitSync('ws')).toMatchObject({ allowed: false, remaining: 0, retryAfterSeconds: 30 });
+    // The first 20 leave the window 1 s apart from the first; exactly that many get in again.
+    clock.advance(30_000 + 1_000);
+    let accepted = 0;
+    while (rl.hitSync('ws').allowed) accepted++;
+    expect(accepted).toBe(21);
+    // Much later everything has left: the whole limit again, the ring reused from its wrapped state.
+    clock.advance(60_000);
+    for (let i = 0; i < 1000; i++) expect(rl.hitSync('ws').allowed).toBe(true);
+    expect(rl.hitSync('ws').allowed).toBe(false);
+  });
+});
