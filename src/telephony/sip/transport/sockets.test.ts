@@ -178,6 +178,31 @@ describe('TCP', () => {
     expect(near.connections).toBe(1);
     expect(far.t.connections).toBe(1);
   });
+
+  it('sends a request on a given inbound connection, and to host and port once it has closed', async () => {
+    const near = await server();
+    const far = await server();
+    // The far end calls in from an ephemeral port; its Contact would name its listening port.
+    const sock = connect(near.port, '127.0.0.1');
+    closers.push(() => void sock.destroy());
+    sock.write(options('TCP'));
+    await until(() => near.got.length === 1);
+    const connectionId = near.got[0].source.connectionId!;
+    const to = { transport: 'TCP' as const, host: '127.0.0.1', port: far.port, reliable: true, connectionId };
+    const req = (b: string) => parseMessage(options('TCP', b)) as SipRequest;
+    const onConnection = nextData(sock);
+    expect(near.t.send(req('z9hG4bKin'), to)).toBe(true);
+    expect(await onConnection).toMatch(/branch=z9hG4bKin/);
+    expect(far.got).toHaveLength(0);
+    // The caller hangs up its connection: the next request opens one to host and port.
+    sock.destroy();
+    await until(() => near.t.connections === 0);
+    // A response has no such fallback (with nothing open to host and port).
+    expect(near.t.send(createReply(req('z9hG4bKr'), 200, 'OK', { toTag: 'x' }), to)).toBe(false);
+    expect(near.t.send(req('z9hG4bKnew'), to)).toBe(true);
+    await until(() => far.got.length === 1);
+    expect(far.got[0].req.via[0].branch).toBe('z9hG4bKnew');
+  });
 });
 
 describe('TLS', () => {

@@ -157,7 +157,21 @@ export class StreamTransport {
     return true;
   }
 
+  /**
+   * A response whose connection has closed is lost (false: RFC 3261 18.2.2 leaves it to the
+   * transaction). A request given a connection (an in-dialog request sent on the connection its
+   * dialog came in on, for callers that cannot accept connections) goes to its host and port when
+   * that connection has closed meanwhile.
+   */
   send(message: SipMessage, to: Destination): boolean {
+    if (message.kind === 'request' && to.connectionId !== undefined && !this.byId.has(to.connectionId)) {
+      return this.sendRaw(serialize(message), {
+        transport: to.transport,
+        host: to.host,
+        port: to.port,
+        reliable: to.reliable,
+      });
+    }
     return this.sendRaw(serialize(message), to);
   }
 
