@@ -234,4 +234,29 @@ describe('e2e: inbound calls through dispatch over real SIP (sipp UAC)', () => {
     },
     TIMEOUT,
   );
+
+  peerTest(
+    'over TCP: answered on the connection, our BYE goes back over TCP to the Contact',
+    async () => {
+      const n = await startCallNode();
+      nodes.push(n);
+      await telephonyWorld(n, { number: '+14155550128', graphs: { hello: sayThenHangUp('Over TCP.') } });
+      const scenario = scenarioFile('inbound-answered.xml', {
+        DOMAIN: n.sipDomain,
+        DIALLED: '+14155550128',
+        CALLER: '+12125550103',
+      });
+      const args = sippArgs(`127.0.0.1:${n.sipPort}`, scenario, await freeUdpPort()).map((a) =>
+        a === 'u1' ? 't1' : a,
+      );
+      const result = await sipp(args).done;
+      expect(result.code, result.out.slice(-3000)).toBe(0);
+      const [call] = await eventually(async () => {
+        const all = await inboundCallsOf(n);
+        return all[0]?.status === 'completed' ? all : undefined;
+      });
+      expect(call).toMatchObject({ hangup_reason: 'workflow_hangup' });
+    },
+    TIMEOUT,
+  );
 });
