@@ -276,11 +276,11 @@ describe('e2e: outbound calls over real SIP (sipp UAS)', () => {
       const id = await dial(n, world);
       await eventually(async () => (await callById(n, id))?.status === 'ringing');
       const actor = { workspaceId: n.workspaceId, keyId: 'k', scopes: new Set<never>() };
-      const cancelled = await n.services.calls.cancel(actor, id);
+      const cancelled = await n.services!.calls.cancel(actor, id);
       expect(cancelled).toMatchObject({ status: 'cancelled', hangup_reason: 'caller_cancelled' });
       const result = await peer.done;
       expect(result.code, result.out.slice(-3000)).toBe(0);
-      await expect(n.services.calls.cancel(actor, id)).rejects.toMatchObject({ status: 409 });
+      await expect(n.services!.calls.cancel(actor, id)).rejects.toMatchObject({ status: 409 });
       expect((await callEventTypes(n, id)).map((e) => e.type)).toEqual(['call.ended']);
     },
     TIMEOUT,

@@ -114,7 +114,8 @@ export interface CallNode {
   deps: ServiceDeps;
   node: TelephonyNode;
   sessions: SessionHost;
-  services: Services;
+  /** The API's services (optional: suites that build a CallNode of their own may leave it out). */
+  services?: Services;
   key: string;
   workspaceId: string;
   /** The request-URI host of this workspace (`<sip_label>.<SIP_DOMAIN>`). */

@@ -62,7 +62,11 @@ export class MediaSipLeg implements SipLeg {
     // Cancelled (DELETE, shutdown) while the port was bound: nothing went out, nothing to report.
     if (this.cancelled) return this.closeMedia();
     this.local = localAudio(this.o.media, rtp.localPort);
-    this.origin = { sessionId: String(Date.now()), sessionVersion: 1, address: this.o.media.address };
+    this.origin = {
+      sessionId: String(this.o.media.clock.now()),
+      sessionVersion: 1,
+      address: this.o.media.address,
+    };
     this.offer = buildOffer(this.local, this.origin);
     const uac = new UacLeg({
       stack: this.o.stack,
