@@ -10,7 +10,7 @@
 // Any other executor (a transaction, a store opened elsewhere) runs the same text through Kysely.
 import type SQLite from 'better-sqlite3';
 import type pg from 'pg';
-import { CompiledQuery, PostgresAdapter, SqliteAdapter } from 'kysely';
+import { CompiledQuery, PostgresAdapter } from 'kysely';
 import type { Executor } from './database.js';
 import type { CachedStatement } from './sqlite-statements.js';
 
@@ -27,14 +27,21 @@ export interface PreparedQuery<R> {
 
 let queryCount = 0;
 
-/** Defines a hot-path query. `text` uses $1…$n; identifiers and SQL must suit both dialects. */
-export function preparedQuery<R>(name: string, text: string): PreparedQuery<R> {
+/**
+ * Defines a hot-path query. `text` uses $1…$n and must suit both dialects, unless the query is
+ * given per dialect (`{ sqlite, postgres }`, the same parameters in both).
+ */
+export function preparedQuery<R>(
+  name: string,
+  text: string | { sqlite: string; postgres: string },
+): PreparedQuery<R> {
   const sqliteParams: number[] = [];
-  const sqlite = text.replace(/\$(\d+)/g, (_, n: string) => {
+  const sqlite = (typeof text === 'string' ? text : text.sqlite).replace(/\$(\d+)/g, (_, n: string) => {
     sqliteParams.push(Number(n) - 1);
     return '?';
   });
-  return { name: `sb_${name}_${++queryCount}`, postgres: text, sqlite, sqliteParams };
+  const postgres = typeof text === 'string' ? text : text.postgres;
+  return { name: `sb_${name}_${++queryCount}`, postgres, sqlite, sqliteParams };
 }
 
 interface SqliteFastPath {
@@ -105,9 +112,4 @@ export function queryFirst<R>(
   }
   const rows = queryRows(ex, q, params);
   return Array.isArray(rows) ? rows[0] : rows.then((r) => r[0]);
-}
-
-/** Whether `ex` works on SQLite (for SQL only SQLite understands). */
-export function isSqlite(ex: Executor): boolean {
-  return ex.getExecutor().adapter instanceof SqliteAdapter;
 }
