@@ -1,10 +1,16 @@
 // One connected call in this process, whichever direction: its media (RtpSession + RtpCallMedia),
 // the phone channel the workflow runs on, the far end's in-dialog requests (INFO DTMF, re-INVITE
-// and UPDATE for hold, resume and session-timer refreshes), transfers through the injected
-// transferer, and the end: exactly one ending is recorded (workflow, remote, transfer, shutdown),
+// and UPDATE for hold, resume and session-timer refreshes), transfers and the dial node through
+// the injected transferer, and the end: exactly one ending is recorded (workflow, remote, transfer, shutdown),
 // then the session is stopped if it still runs, usage is metered and the media closed.
 import type { CallControl } from '../../channels/call-media.js';
-import type { Channel, TransferOptions, TransferOutcome } from '../../channels/channel.js';
+import type {
+  Channel,
+  DialOptions,
+  DialOutcome,
+  TransferOptions,
+  TransferOutcome,
+} from '../../channels/channel.js';
 import type { SessionEndReason as EngineEndReason } from '../../engine/events.js';
 import type { LiveSession } from '../../engine/session-runtime.js';
 import type { ServiceDeps } from '../../modules/context.js';
@@ -94,8 +100,11 @@ export class LiveCall {
   private ended = false;
   private session: LiveSession | null = null;
   private channel: PhoneChannelLike | null = null;
-  /** `bridged`: a warm transfer owns the caller until its bridge ends. */
-  private transfer: 'none' | 'bridged' = 'none';
+  /**
+   * `bridged`: a warm transfer owns the caller until its bridge ends (the call then ends);
+   * `dialled`: a dial node's leg is bridged to the caller, and the workflow goes on after it.
+   */
+  private transfer: 'none' | 'bridged' | 'dialled' = 'none';
   private readonly gone = new AbortController();
   private sessionVersion: number;
   private timer: TimerHandle | null = null;
@@ -124,8 +133,7 @@ export class LiveCall {
   async run(run: RunnableCall): Promise<void> {
     const control: CallControl = {
       transfer: (destination, options) => this.transferTo(destination, options),
-      // A dial node placing a second call from inside a call is not wired yet.
-      dial: () => Promise.resolve({ status: 'failed' }),
+      dial: (destination, options) => this.dialOut(destination, options),
       hangup: async () => {
         await this.hangup('workflow');
       },
@@ -212,7 +220,24 @@ export class LiveCall {
   private async transferTo(destination: string, options: TransferOptions): Promise<TransferOutcome> {
     const transferer = this.host.transferer;
     if (!transferer || this.ended) return TRANSFER_UNAVAILABLE;
-    const ctx: TransferContext = {
+    const ctx = this.transferContext();
+    const result = await transferer(ctx, destination, options);
+    if (result.status !== 'success')
+      return { status: result.status, ...(result.reason ? { reason: result.reason } : {}) };
+    if (result.bridged) {
+      this.transfer = 'bridged';
+      void result.bridged.finally(() => {
+        this.transfer = 'none';
+        void this.hangup('transfer');
+      });
+    } else {
+      void this.hangup('transfer');
+    }
+    return { status: 'success' };
+  }
+
+  private transferContext(): TransferContext {
+    return {
       leg: this.o.leg,
       restoreRequests: () => this.o.leg.onRequest(this.requests),
       rtp: this.o.rtp,
@@ -231,19 +256,34 @@ export class LiveCall {
         this.o.media.suspended = false;
       },
     };
-    const result = await transferer(ctx, destination, options);
-    if (result.status !== 'success')
-      return { status: result.status, ...(result.reason ? { reason: result.reason } : {}) };
-    if (result.bridged) {
-      this.transfer = 'bridged';
-      void result.bridged.finally(() => {
-        this.transfer = 'none';
-        void this.hangup('transfer');
-      });
-    } else {
-      void this.hangup('transfer');
+  }
+
+  /**
+   * The `dial` node on a phone call: the destination is dialled as a second leg through the trunk
+   * (the transferer's warm path, without an announcement) and bridged to the caller; when the
+   * dialled party hangs up, the caller gets the workflow back and the node leaves by `answered`.
+   * Not answered, busy or failed: the node leaves by that outcome at once. The leg is part of this
+   * call (no call row of its own, so no `callId`).
+   */
+  private async dialOut(destination: string, options: DialOptions): Promise<DialOutcome> {
+    const transferer = this.host.transferer;
+    if (!transferer || this.ended) return { status: 'failed' };
+    const result = await transferer(this.transferContext(), destination, {
+      mode: 'warm',
+      signal: options.signal,
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    });
+    if (result.status !== 'success') {
+      const reason = result.reason ?? '';
+      return { status: reason === 'no_answer' ? 'no_answer' : reason === 'busy' ? 'busy' : 'failed' };
     }
-    return { status: 'success' };
+    if (result.bridged) {
+      this.transfer = 'dialled';
+      await result.bridged.catch(() => undefined);
+      this.transfer = 'none';
+      if (!this.ended) this.o.media.suspended = false;
+    }
+    return { status: 'answered' };
   }
 
   /** The far end's in-dialog requests other than ACK and BYE. */

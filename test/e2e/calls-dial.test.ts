@@ -1,0 +1,136 @@
+// The `dial` node on a real call: sipp calls in, the workflow dials a second sipp (the carrier's
+// UAS) through the trunk and bridges it to the caller; when that party hangs up the caller gets
+// the workflow back (`answered`), which speaks and hangs up. Both sipps must see their whole
+// scenario (the caller gets our BYE, the callee's BYE is answered).
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  eventually,
+  freeUdpPort,
+  haveSipp,
+  scenarioFile,
+  sipp,
+  sippArgs,
+  startCallNode,
+  storedEvents,
+  telephonyWorld,
+  transcript,
+  type CallNode,
+  type Peer,
+} from '../support/calls.js';
+
+const peerTest = haveSipp() || process.env.CI ? it : it.skip;
+
+const nodes: CallNode[] = [];
+const peers: Peer[] = [];
+afterEach(async () => {
+  for (const p of peers.splice(0)) p.kill();
+  for (const n of nodes.splice(0)) await n.close();
+});
+
+const DIAL = {
+  nodes: [
+    { id: 'start', type: 'start', config: {} },
+    { id: 'dial', type: 'dial', config: { to: '+15551230000', ring_timeout_seconds: 20 } },
+    { id: 'back', type: 'speak', config: { text: 'Welcome back.' } },
+    { id: 'nobody', type: 'speak', config: { text: 'Nobody answered.' } },
+    { id: 'bye', type: 'hangup', config: {} },
+  ],
+  edges: [
+    { source: 'start', target: 'dial' },
+    { source: 'dial', source_handle: 'answered', target: 'back' },
+    { source: 'dial', source_handle: 'no_answer', target: 'nobody' },
+    { source: 'dial', source_handle: 'busy', target: 'nobody' },
+    { source: 'dial', source_handle: 'failed', target: 'nobody' },
+    { source: 'back', target: 'bye' },
+    { source: 'nobody', target: 'bye' },
+  ],
+};
+
+async function callee(file: string, vars: Record<string, string | number> = {}) {
+  const port = await freeUdpPort();
+  const peer = sipp([
+    '-sf',
+    scenarioFile(file, vars),
+    '-t',
+    'u1',
+    '-i',
+    '127.0.0.1',
+    '-p',
+    String(port),
+    '-mi',
+    '127.0.0.1',
+    '-mp',
+    String(await freeUdpPort()),
+    '-m',
+    '1',
+    '-nostdin',
+    '-timeout',
+    '90s',
+    '-timeout_error',
+  ]);
+  peers.push(peer);
+  return { port, peer };
+}
+
+async function callIn(n: CallNode, number: string) {
+  const scenario = scenarioFile('inbound-answered.xml', {
+    DOMAIN: n.sipDomain,
+    DIALLED: number,
+    CALLER: '+4930555004',
+  });
+  return sipp(sippArgs(`127.0.0.1:${n.sipPort}`, scenario, await freeUdpPort())).done;
+}
+
+describe('e2e: the dial node on a phone call (two sipps)', () => {
+  peerTest(
+    'the dialled party answers, talks, hangs up; the caller is back in the workflow, which says so and hangs up',
+    async () => {
+      const n = await startCallNode();
+      nodes.push(n);
+      const { port: calleePort, peer } = await callee('outbound-answer.xml');
+      await telephonyWorld(n, {
+        number: '+14155550200',
+        termination: `sip:127.0.0.1:${calleePort}`,
+        graphs: { dial: DIAL },
+      });
+      const caller = await callIn(n, '+14155550200');
+      expect(caller.code, caller.out.slice(-3000)).toBe(0);
+      const dialled = await peer.done;
+      expect(dialled.code, dialled.out.slice(-3000)).toBe(0);
+
+      const call = await eventually(async () => {
+        const row = await n.store.db.selectFrom('calls').selectAll().executeTakeFirst();
+        return row?.status === 'completed' ? row : undefined;
+      });
+      expect(call).toMatchObject({ direction: 'inbound', hangup_reason: 'workflow_hangup' });
+      const done = (await storedEvents(n)).find((e) => e.type === 'workflow.completed');
+      expect(done?.data.path).toEqual(['start', 'dial', 'back', 'bye']);
+      expect((await transcript(n, call.session_id!)).map((m) => m.content)).toContain('Welcome back.');
+      // The dialled leg belongs to the caller's call: no call row of its own.
+      expect(await n.store.db.selectFrom('calls').select('id').execute()).toHaveLength(1);
+    },
+    120_000,
+  );
+
+  peerTest(
+    'the dialled party is busy (486): the node leaves by busy at once',
+    async () => {
+      const n = await startCallNode();
+      nodes.push(n);
+      const { port, peer } = await callee('outbound-reject.xml', { STATUS: 486, REASON: 'Busy Here' });
+      await telephonyWorld(n, {
+        number: '+14155550201',
+        termination: `sip:127.0.0.1:${port}`,
+        graphs: { dial: DIAL },
+      });
+      const caller = await callIn(n, '+14155550201');
+      expect(caller.code, caller.out.slice(-3000)).toBe(0);
+      expect((await peer.done).code).toBe(0);
+      const done = await eventually(async () =>
+        (await storedEvents(n)).find((e) => e.type === 'workflow.completed'),
+      );
+      expect(done.data.path).toEqual(['start', 'dial', 'nobody', 'bye']);
+    },
+    120_000,
+  );
+});
