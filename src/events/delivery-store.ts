@@ -270,17 +270,25 @@ from json_each(?) as r
 where webhook_deliveries.id = r.value ->> 0
   and webhook_deliveries.lease_owner = ? and webhook_deliveries.status = 'pending'`;
 
-const UPDATE_DELIVERIES_POSTGRES = `
-update webhook_deliveries d set
-  status = r ->> 1,
-  attempt_count = d.attempt_count + (r ->> 2)::int,
-  next_attempt_at = r ->> 3,
+// PostgreSQL takes the new states as parallel arrays: unnest() tells the planner how many rows
+// come (json_array_elements() counts as 100), so it probes the primary key per row instead of
+// scanning every pending row when the table's statistics lag behind a burst. The fence is the
+// lease owner alone: a row leased to us is pending (a lease is only ever set on pending rows and
+// cleared when they finish), and leaving `status = 'pending'` out keeps the planner from reading
+// the whole pending index instead.
+const DELIVERY_STATES_POSTGRES = `unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::int[], $7::text[])
+  as r(id, status, inc, next, code, error)`;
+const SET_DELIVERY_STATE_POSTGRES = `status = r.status,
+  attempt_count = d.attempt_count + r.inc,
+  next_attempt_at = r.next,
   lease_owner = null,
-  last_status_code = case when (r ->> 2)::int = 0 then d.last_status_code else (r ->> 4)::int end,
-  last_error = r ->> 5,
-  updated_at = $1
-from json_array_elements($2::json) r
-where d.id = r ->> 0 and d.lease_owner = $3 and d.status = 'pending'`;
+  last_status_code = case when r.inc = 0 then d.last_status_code else r.code end,
+  last_error = r.error,`;
+
+const UPDATE_DELIVERIES_POSTGRES = `
+update webhook_deliveries d set ${SET_DELIVERY_STATE_POSTGRES} updated_at = $1
+from ${DELIVERY_STATES_POSTGRES}
+where d.id = r.id and d.lease_owner = $8`;
 
 // PostgreSQL, when no attempt of the batch failed (the usual case): the whole record in one
 // statement, so one round trip instead of five (begin, attempts, deliveries, endpoints, commit).
@@ -289,12 +297,21 @@ const RECORD_SUCCESSES_POSTGRES = preparedQuery<never>(
   `with attempts as (
   ${INSERT_ATTEMPTS_POSTGRES.trim()}
 ), deliveries as (
-  ${UPDATE_DELIVERIES_POSTGRES.replace('$1', '$4').trim()}
+  update webhook_deliveries d set ${SET_DELIVERY_STATE_POSTGRES} updated_at = $9
+  from ${DELIVERY_STATES_POSTGRES}
+  where d.id = r.id and d.lease_owner = $8
 )
-update webhook_endpoints set failing_since = null, last_success_at = $4
-where id = any($6::text[])
-  and (failing_since is not null or last_success_at is null or last_success_at < $5)`,
+update webhook_endpoints set failing_since = null, last_success_at = $9
+where id = any($11::text[])
+  and (failing_since is not null or last_success_at is null or last_success_at < $10)`,
 );
+
+/** The delivery updates as the parallel arrays $2…$7 of the PostgreSQL statements. */
+function stateColumns(updates: unknown[][]): unknown[][] {
+  const cols: unknown[][] = [[], [], [], [], [], []];
+  for (const u of updates) for (let i = 0; i < 6; i++) cols[i]!.push(u[i]);
+  return cols;
+}
 
 /**
  * Writes a batch of results in one transaction (group commit: one fsync for many deliveries) and
@@ -341,7 +358,7 @@ export async function recordResults(
   if (pg && [...endpoints.values()].every((e) => e.lastOk && e.anySuccess)) {
     await queryRows(db, RECORD_SUCCESSES_POSTGRES, [
       JSON.stringify(attempts),
-      JSON.stringify(updates),
+      ...stateColumns(updates),
       owner,
       nowText,
       toDbTime(now - 60_000),
@@ -353,11 +370,11 @@ export async function recordResults(
     if (attempts.length > 0) {
       await rawRows(trx, pg ? INSERT_ATTEMPTS_POSTGRES : INSERT_ATTEMPTS_SQLITE, [JSON.stringify(attempts)]);
     }
-    await rawRows(trx, pg ? UPDATE_DELIVERIES_POSTGRES : UPDATE_DELIVERIES_SQLITE, [
-      nowText,
-      JSON.stringify(updates),
-      owner,
-    ]);
+    await rawRows(
+      trx,
+      pg ? UPDATE_DELIVERIES_POSTGRES : UPDATE_DELIVERIES_SQLITE,
+      pg ? [nowText, ...stateColumns(updates), owner] : [nowText, JSON.stringify(updates), owner],
+    );
     const paused: PausedEndpoint[] = [];
     for (const [endpointId, e] of endpoints) {
       if (e.lastOk) {

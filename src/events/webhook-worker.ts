@@ -161,6 +161,7 @@ export class WebhookWorker {
       this.o.clock.now(),
       this.o.retention ?? LOG_RETENTION,
     );
+
     if (result.deliveries > 0 || result.events > 0) {
       this.o.logger.info(result, 'webhook delivery log pruned');
     }
