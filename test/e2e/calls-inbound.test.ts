@@ -18,6 +18,7 @@ import {
   transcript,
   type CallNode,
 } from '../support/calls.js';
+import { storeKinds } from '../support/stores.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
 const TIMEOUT = 120_000;
@@ -204,36 +205,38 @@ describe('e2e: inbound calls through dispatch over real SIP (sipp UAC)', () => {
     TIMEOUT,
   );
 
-  peerTest(
-    'twenty calls at ten a second, up to twenty at once: every one answered, run and hung up',
-    async () => {
-      const n = await startCallNode();
-      nodes.push(n);
-      await telephonyWorld(n, { number: '+14155550126', graphs: { hello: sayThenHangUp('One moment.') } });
-      const scenario = scenarioFile('inbound-answered.xml', {
-        DOMAIN: n.sipDomain,
-        DIALLED: '+14155550126',
-        CALLER: '+12125550102',
-      });
-      const args = sippArgs(
-        `127.0.0.1:${n.sipPort}`,
-        scenario,
-        await freeUdpPort(),
-        ['-r', '10', '-l', '20'],
-        20,
-      );
-      const result = await sipp(args).done;
-      expect(result.code, result.out.slice(-3000)).toBe(0);
-      const rows = await eventually(async () => {
-        const all = await inboundCallsOf(n);
-        return all.length === 20 && all.every((c) => c.status === 'completed') ? all : undefined;
-      });
-      expect(new Set(rows.map((c) => c.hangup_reason))).toEqual(new Set(['workflow_hangup']));
-      expect(new Set(rows.map((c) => c.sip_call_id)).size).toBe(20);
-      expect(n.node.ports.inUse).toBe(0);
-    },
-    TIMEOUT,
-  );
+  for (const kind of storeKinds()) {
+    peerTest(
+      `twenty calls at ten a second, up to twenty at once (${kind.name}): every one answered, run and hung up`,
+      async () => {
+        const n = await startCallNode({ store: kind });
+        nodes.push(n);
+        await telephonyWorld(n, { number: '+14155550126', graphs: { hello: sayThenHangUp('One moment.') } });
+        const scenario = scenarioFile('inbound-answered.xml', {
+          DOMAIN: n.sipDomain,
+          DIALLED: '+14155550126',
+          CALLER: '+12125550102',
+        });
+        const args = sippArgs(
+          `127.0.0.1:${n.sipPort}`,
+          scenario,
+          await freeUdpPort(),
+          ['-r', '10', '-l', '20'],
+          20,
+        );
+        const result = await sipp(args).done;
+        expect(result.code, result.out.slice(-3000)).toBe(0);
+        const rows = await eventually(async () => {
+          const all = await inboundCallsOf(n);
+          return all.length === 20 && all.every((c) => c.status === 'completed') ? all : undefined;
+        });
+        expect(new Set(rows.map((c) => c.hangup_reason))).toEqual(new Set(['workflow_hangup']));
+        expect(new Set(rows.map((c) => c.sip_call_id)).size).toBe(20);
+        expect(n.node.ports.inUse).toBe(0);
+      },
+      TIMEOUT,
+    );
+  }
 
   peerTest(
     'over TCP: answered on the connection, our BYE goes back over TCP to the Contact',

@@ -20,6 +20,7 @@ import {
   type CallNode,
   type Peer,
 } from '../support/calls.js';
+import { storeKinds, type StoreKind } from '../support/stores.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
 const TIMEOUT = 120_000;
@@ -58,8 +59,9 @@ async function carrier(
   file: string,
   vars: Record<string, string | number> = {},
   config: Record<string, string> = {},
+  store?: StoreKind,
 ) {
-  const n = await startCallNode({ config });
+  const n = await startCallNode({ config, ...(store ? { store } : {}) });
   nodes.push(n);
   const port = await freeUdpPort();
   const scenario = scenarioFile(file, vars);
@@ -118,50 +120,52 @@ async function callEventTypes(n: CallNode, id: string) {
 }
 
 describe('e2e: outbound calls over real SIP (sipp UAS)', () => {
-  peerTest(
-    'answered: ringing, in_progress with call.started, the workflow talks, the callee hangs up: completed',
-    async () => {
-      const { n, peer, world } = await carrier('outbound-answer.xml');
-      const id = await dial(n, world);
-      // Hold on to the call's media while it is live.
-      const live = await eventually(async () => n.node.calls.find(id));
-      const result = await peer.done;
-      expect(result.code, result.out.slice(-3000)).toBe(0);
-      const call = await finalCall(n, id);
-      expect(call).toMatchObject({
-        direction: 'outbound',
-        status: 'completed',
-        hangup_reason: 'callee_hangup',
-        from_number: FROM,
-        to_number: TO,
-        workflow_version: 1,
-      });
-      expect(call.started_at).not.toBeNull();
-      expect(call.ended_at).not.toBeNull();
-      expect(call.duration_seconds).toBeGreaterThanOrEqual(1);
-      const events = await callEventTypes(n, id);
-      expect(events.map((e) => e.type)).toEqual(['call.started', 'call.ended']);
-      expect(events[1]!.data).toMatchObject({ status: 'completed', hangup_reason: 'callee_hangup' });
-      // The session ran on the phone channel with the POST /calls variables, and spoke.
-      const session = await n.store.db
-        .selectFrom('sessions')
-        .selectAll()
-        .where('id', '=', call.session_id!)
-        .executeTakeFirstOrThrow();
-      expect(session).toMatchObject({ channel: 'phone', status: 'ended', end_reason: 'caller_hangup' });
-      expect(JSON.parse(session.variables)).toEqual({ purpose: 'e2e' });
-      expect(live.rtp.counters.rtpOut).toBeGreaterThan(20);
-      const minutes = await n.store.db
-        .selectFrom('usage_events')
-        .select(['quantity', 'provider'])
-        .where('metric', '=', 'voice_minutes')
-        .execute();
-      expect(minutes).toHaveLength(1);
-      expect(minutes[0]!.quantity).toBeCloseTo(call.duration_seconds! / 60, 5);
-      expect(minutes[0]!.provider).toBe('generic');
-    },
-    TIMEOUT,
-  );
+  for (const kind of storeKinds()) {
+    peerTest(
+      `answered (${kind.name}): in_progress with call.started, the workflow talks, the callee hangs up: completed`,
+      async () => {
+        const { n, peer, world } = await carrier('outbound-answer.xml', {}, {}, kind);
+        const id = await dial(n, world);
+        // Hold on to the call's media while it is live.
+        const live = await eventually(async () => n.node.calls.find(id));
+        const result = await peer.done;
+        expect(result.code, result.out.slice(-3000)).toBe(0);
+        const call = await finalCall(n, id);
+        expect(call).toMatchObject({
+          direction: 'outbound',
+          status: 'completed',
+          hangup_reason: 'callee_hangup',
+          from_number: FROM,
+          to_number: TO,
+          workflow_version: 1,
+        });
+        expect(call.started_at).not.toBeNull();
+        expect(call.ended_at).not.toBeNull();
+        expect(call.duration_seconds).toBeGreaterThanOrEqual(1);
+        const events = await callEventTypes(n, id);
+        expect(events.map((e) => e.type)).toEqual(['call.started', 'call.ended']);
+        expect(events[1]!.data).toMatchObject({ status: 'completed', hangup_reason: 'callee_hangup' });
+        // The session ran on the phone channel with the POST /calls variables, and spoke.
+        const session = await n.store.db
+          .selectFrom('sessions')
+          .selectAll()
+          .where('id', '=', call.session_id!)
+          .executeTakeFirstOrThrow();
+        expect(session).toMatchObject({ channel: 'phone', status: 'ended', end_reason: 'caller_hangup' });
+        expect(JSON.parse(session.variables)).toEqual({ purpose: 'e2e' });
+        expect(live.rtp.counters.rtpOut).toBeGreaterThan(20);
+        const minutes = await n.store.db
+          .selectFrom('usage_events')
+          .select(['quantity', 'provider'])
+          .where('metric', '=', 'voice_minutes')
+          .execute();
+        expect(minutes).toHaveLength(1);
+        expect(minutes[0]!.quantity).toBeCloseTo(call.duration_seconds! / 60, 5);
+        expect(minutes[0]!.provider).toBe('generic');
+      },
+      TIMEOUT,
+    );
+  }
 
   peerTest(
     '486 Busy Here: busy / busy, no workflow',

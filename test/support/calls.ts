@@ -27,6 +27,7 @@ import type { PhoneChannelFactory } from '../../src/telephony/calls/live-call.js
 import { TelephonyNode } from '../../src/telephony/calls/telephony-node.js';
 import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
 import type { CallTable } from '../../src/store/schema.js';
+import type { StoreKind } from './stores.js';
 import type { TestApi } from './api.js';
 import { createProject, createPublishedWorkflow, registerNumber } from './fixtures.js';
 
@@ -127,6 +128,8 @@ export interface CallNode {
 
 export interface CallNodeOptions {
   config?: Record<string, string>;
+  /** Default: SQLite in memory. */
+  store?: StoreKind;
   tts?: TtsProvider;
   newChannel?: PhoneChannelFactory;
   drainLimitMs?: number;
@@ -144,8 +147,12 @@ export async function freeUdpPort(): Promise<number> {
 }
 
 export async function startCallNode(options: CallNodeOptions = {}): Promise<CallNode> {
-  const store = await openStore({ sqlitePath: ':memory:' });
-  await migrateToLatest(store.db);
+  let store: Store;
+  if (options.store) store = await options.store.open();
+  else {
+    store = await openStore({ sqlitePath: ':memory:' });
+    await migrateToLatest(store.db);
+  }
   const config = loadConfig({
     PUBLIC_BASE_URL: 'http://localhost:8080',
     RATE_LIMIT_PER_MINUTE: '100000',
