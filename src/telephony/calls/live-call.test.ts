@@ -82,7 +82,18 @@ function setup(
     usage: () => ({ ttsCharacters: 42, sttSeconds: 1.2 }),
     close: () => void channelClosed++,
   } as unknown as PhoneChannelLike;
+  const numbers = [{ id: 'num-2', number: '+14155550999', workspace_id: 'ws' }];
   const db = {
+    selectFrom: () => {
+      const where: Record<string, unknown> = {};
+      const chain = {
+        select: () => chain,
+        where: (col: string, _op: string, value: unknown) => ((where[col] = value), chain),
+        executeTakeFirst: async () =>
+          numbers.find((n) => n.workspace_id === where.workspace_id && n.number === where.number),
+      };
+      return chain;
+    },
     // recordUsage inserts through the usage repo; the fake transaction only collects the rows.
     transaction: () => ({
       execute: async (fn: (trx: unknown) => Promise<void>) =>
@@ -297,5 +308,36 @@ describe('LiveCall', () => {
     t.clock.advance(60_000);
     await flush();
     expect(t.ends).toEqual(['lost']);
+  });
+
+  it('dial: the transferer dials without an announcement, `from` picks the registered number and its trunk', async () => {
+    const seen: { from: string; numberId: string | null; mode: string }[] = [];
+    let outcome: Awaited<ReturnType<Transferer>> = { status: 'failed', reason: 'busy' };
+    const t = setup({
+      transferer: async (ctx, _destination, options) => {
+        seen.push({ from: ctx.call.from_number, numberId: ctx.call.phone_number_id, mode: options.mode });
+        return outcome;
+      },
+    });
+    await t.run();
+    const signal = new AbortController().signal;
+    expect(await t.control().dial('tel:+15551230000', { signal })).toEqual({ status: 'busy' });
+    expect(await t.control().dial('tel:+15551230000', { signal, from: '+14155550999' })).toEqual({
+      status: 'busy',
+    });
+    expect(await t.control().dial('tel:+15551230000', { signal, from: '+19999999999' })).toEqual({
+      status: 'failed',
+    });
+    expect(seen).toEqual([
+      { from: undefined, numberId: undefined, mode: 'warm' },
+      { from: '+14155550999', numberId: 'num-2', mode: 'warm' },
+    ]);
+    let endBridge!: () => void;
+    outcome = { status: 'success', bridged: new Promise<void>((r) => (endBridge = r)) };
+    const dialled = t.control().dial('tel:+15551230000', { signal });
+    await flush();
+    endBridge();
+    expect(await dialled).toEqual({ status: 'answered' });
+    expect(t.ends).toEqual([]);
   });
 });

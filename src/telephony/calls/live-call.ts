@@ -34,6 +34,7 @@ import type { EndedBy } from './call-progress.js';
 import type { RunnableCall } from './phone-session.js';
 import type { RtpCallMedia } from './rtp-call-media.js';
 import { TRANSFER_UNAVAILABLE, type TransferContext, type Transferer } from './transfer-context.js';
+import { ourNumber } from './transfer-route.js';
 
 /**
  * The session end reason for a caller who hung up. The store's reasons (session-lifecycle.ts) have
@@ -260,6 +261,7 @@ export class LiveCall {
 
   /**
    * The `dial` node on a phone call: the destination is dialled as a second leg through the trunk
+   * of the call's number, or of the registered number `from` names, which is then the caller ID
    * (the transferer's warm path, without an announcement) and bridged to the caller; when the
    * dialled party hangs up, the caller gets the workflow back and the node leaves by `answered`.
    * Not answered, busy or failed: the node leaves by that outcome at once. The leg is part of this
@@ -268,7 +270,30 @@ export class LiveCall {
   private async dialOut(destination: string, options: DialOptions): Promise<DialOutcome> {
     const transferer = this.host.transferer;
     if (!transferer || this.ended) return { status: 'failed' };
-    const result = await transferer(this.transferContext(), destination, {
+    const ctx = this.transferContext();
+    if (options.from !== undefined && options.from !== ourNumber(this.o.call)) {
+      // Another registered number as caller ID: the leg leaves through that number's trunk.
+      const number = await this.host.deps.db
+        .selectFrom('phone_numbers')
+        .select(['id', 'number'])
+        .where('workspace_id', '=', this.o.call.workspace_id)
+        .where('number', '=', options.from)
+        .executeTakeFirst();
+      if (!number) {
+        this.host.deps.logger.warn(
+          { call_id: this.id, from: options.from },
+          'dial: from is not a registered number',
+        );
+        return { status: 'failed' };
+      }
+      ctx.call = {
+        ...ctx.call,
+        direction: 'outbound',
+        from_number: number.number,
+        phone_number_id: number.id,
+      };
+    }
+    const result = await transferer(ctx, destination, {
       mode: 'warm',
       signal: options.signal,
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
