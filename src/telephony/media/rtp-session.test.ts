@@ -127,6 +127,29 @@ describe('RtpSession over loopback UDP', () => {
     expect(a.s.counters.rtpIn).toBeGreaterThanOrEqual(b.s.counters.rtpOut - 1);
   });
 
+  it('never sends to port 0: a refused stream in the SDP, or a source that cannot be answered', async () => {
+    const clock = new FakeClock();
+    const a = session(clock);
+    await a.s.bind();
+    a.s.setRemote({ address: HOST, port: 0 });
+    a.s.start();
+    a.s.enqueue(tone(3200));
+    // dgram throws ERR_SOCKET_BAD_PORT for port 0; inside the pacer's timer that would kill the process.
+    expect(() => clock.advance(200)).not.toThrow();
+    expect(a.s.counters.rtpOut).toBe(0);
+    // A packet whose source port is 0 (sent from a raw socket, like sipp's pcap play) is not latched to.
+    const packet = serializeRtp(
+      { payloadType: 0, sequenceNumber: 1, timestamp: 160, ssrc: 42 },
+      Buffer.alloc(160, 0xff),
+    );
+    const deliver = (a.s as unknown as { onDatagram(m: Buffer, r: dgram.RemoteInfo, rtcp: boolean): void })
+      .onDatagram;
+    deliver.call(a.s, packet, { address: HOST, port: 0, family: 'IPv4', size: packet.length }, false);
+    expect(a.s.isLatched).toBe(false);
+    expect(() => clock.advance(200)).not.toThrow();
+    expect(a.s.counters.rtpOut).toBe(0);
+  });
+
   it('ignores a stray source until it sends several packets in a row', async () => {
     const clock = new FakeClock();
     const a = session(clock);

@@ -296,6 +296,8 @@ export class RtpSession {
 
   /** Applies the latching rule to a valid RTP packet's source; true when it may be played. */
   private accept(rinfo: dgram.RemoteInfo): boolean {
+    // Port 0 cannot be answered (a raw-socket sender, a spoofed packet): never latch to it.
+    if (!sendablePort(rinfo.port)) return false;
     const latched = this.latched;
     if (latched && latched.address === rinfo.address && latched.port === rinfo.port) {
       this.candidate = null;
@@ -325,7 +327,7 @@ export class RtpSession {
 
   private sendRtp(packet: Buffer): void {
     const to = this.destination;
-    if (!to || !this.rtpSocket || this.closed) return;
+    if (!to || !this.rtpSocket || this.closed || !sendablePort(to.port)) return;
     this.counters.rtpOut++;
     this.rtpSocket.send(packet, to.port, to.address);
   }
@@ -337,7 +339,7 @@ export class RtpSession {
       const port = this.options.rtcpMux ? this.remote.port : (this.remote.rtcpPort ?? this.remote.port + 1);
       to = { address: this.remote.address, port };
     }
-    if (!socket || !to) return Promise.resolve();
+    if (!socket || !to || !sendablePort(to.port)) return Promise.resolve();
     this.counters.rtcpOut++;
     const dest = to;
     return new Promise((resolve) => socket.send(compound, dest.port, dest.address, () => resolve()));
@@ -357,4 +359,9 @@ function bindSocket(type: 'udp4' | 'udp6', host: string, port: number): Promise<
 
 function closeSocket(socket: dgram.Socket | null): Promise<void> {
   return new Promise((resolve) => (socket ? socket.close(() => resolve()) : resolve()));
+}
+
+/** dgram's send throws (inside a timer: a crash) for a port outside 1..65535; SDP's 0 means none. */
+function sendablePort(port: number): boolean {
+  return Number.isInteger(port) && port > 0 && port < 65536;
 }
