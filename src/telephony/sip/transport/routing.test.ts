@@ -50,6 +50,17 @@ describe('Via stamping', () => {
   });
 });
 
+describe('a forged received parameter', () => {
+  it('is replaced by the true source, so responses and allowed_ips never follow a claimed address', () => {
+    const s = udp('203.0.113.66', 5060);
+    const forged = stampVia(req('SIP/2.0/UDP 203.0.113.66:5060;branch=z9hG4bK1;received=10.0.0.7'), s);
+    expect(forged.via[0].received).toBe('203.0.113.66');
+    expect(responseDestination(forged.via[0], s)).toMatchObject({ host: '203.0.113.66', port: 5060 });
+    const withRport = stampVia(req('SIP/2.0/UDP 10.0.0.7;branch=z9hG4bK1;rport=5070;received=10.0.0.7'), s);
+    expect(responseDestination(withRport.via[0], s).host).toBe('203.0.113.66');
+  });
+});
+
 describe('response routing', () => {
   it('sends to received:rport, received:port, or sent-by', () => {
     const s = udp('198.51.100.4', 41000);

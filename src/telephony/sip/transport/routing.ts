@@ -26,11 +26,16 @@ function bare(host: string): string {
 
 /**
  * Adds received when the sent-by host is not the packet's source address, and fills an empty
- * rport with the source port (received is then always added, RFC 3581 4).
+ * rport with the source port (received is then always added, RFC 3581 4). A received the sender
+ * wrote itself is replaced by the true source: responses, and the trunk allowed_ips check that
+ * reads the response destination, must never follow an address the sender merely claims.
  */
 export function stampVia(req: SipRequest, source: Source): SipRequest {
   const top = req.via[0];
-  const needsReceived = bare(top.host) !== source.address || top.rport === true;
+  const needsReceived =
+    bare(top.host) !== source.address ||
+    top.rport === true ||
+    (top.received !== undefined && bare(top.received) !== bare(source.address));
   if (!needsReceived) return req;
   const params = new Map(top.params);
   // RFC 3261's grammar writes an IPv6 received address bare, without brackets.
