@@ -1,6 +1,7 @@
 // An inbound leg answered by UasLeg and called by UacLeg, two stacks on loopback: ringing, the
 // answer with its ACK, hang-up either way, the caller's CANCEL, and a 2xx never acknowledged.
 import { createSocket } from 'node:dgram';
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../shared/clock.js';
 import { parseMessage } from './message/parse.js';
@@ -197,5 +198,49 @@ describe('UasLeg', () => {
     far.legs[0].bye();
     await until(() => near.events.includes('bye'));
     await expect(far.legs[0].sendInDialog('INFO')).rejects.toThrow(/dialog/);
+  });
+
+  it("sends its BYE back on a TCP caller's own connection when the Contact cannot be reached", async () => {
+    const far = await callee(true);
+    const socket = connect(far.port, '127.0.0.1');
+    await new Promise<void>((r) => socket.once('connect', () => r()));
+    let text = '';
+    socket.on('data', (d: Buffer) => (text += d.toString()));
+    const local = `127.0.0.1:${socket.localPort}`;
+    const dialog = ['From: <sip:a@127.0.0.1>;tag=a', 'Call-ID: tcp-reuse'];
+    socket.write(
+      [
+        `INVITE sip:+15550100@127.0.0.1:${far.port};transport=tcp SIP/2.0`,
+        `Via: SIP/2.0/TCP ${local};branch=z9hG4bKtcp1;rport`,
+        'Max-Forwards: 70',
+        ...dialog,
+        `To: <sip:+15550100@127.0.0.1:${far.port}>`,
+        'CSeq: 1 INVITE',
+        // Port 9 (discard): nothing listens there, as for a phone behind NAT or a TLS-only client.
+        'Contact: <sip:a@127.0.0.1:9;transport=tcp>',
+        'Content-Length: 0',
+        '',
+        '',
+      ].join('\r\n'),
+    );
+    await until(() => /SIP\/2\.0 200 OK/.test(text));
+    const toTag = /^To:.*;tag=([^;\s]+)/m.exec(text)![1];
+    socket.write(
+      [
+        `ACK sip:a@127.0.0.1:9;transport=tcp SIP/2.0`,
+        `Via: SIP/2.0/TCP ${local};branch=z9hG4bKtcp2;rport`,
+        'Max-Forwards: 70',
+        ...dialog,
+        `To: <sip:+15550100@127.0.0.1:${far.port}>;tag=${toTag}`,
+        'CSeq: 1 ACK',
+        'Content-Length: 0',
+        '',
+        '',
+      ].join('\r\n'),
+    );
+    await until(() => far.legs[0]?.acked === true);
+    far.legs[0].bye();
+    await until(() => /^BYE sip:a@127\.0\.0\.1:9;transport=tcp SIP\/2\.0/m.test(text));
+    socket.destroy();
   });
 });

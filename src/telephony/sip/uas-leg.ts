@@ -18,6 +18,7 @@ import type { SipStack } from './stack.js';
 import type { ServerTransaction } from './transaction/server.js';
 import { Retransmit2xx } from './transaction/retransmit-2xx.js';
 import { requestDestination } from './transport/routing.js';
+import type { Destination } from './transaction/types.js';
 
 export interface UasLegEvents {
   /** The caller cancelled before the answer; the stack already sent 200 and 487. */
@@ -117,6 +118,27 @@ export class UasLeg implements DialogRequests {
     return `SIP/2.0/${this.tx.destination.transport} ${this.o.localHost}:${this.o.localPort};branch=z9hG4bK${this.o.newId()};rport`;
   }
 
+  /**
+   * Where a request of ours in this dialog goes. Over TCP or TLS without a route set it goes back
+   * on the caller's own connection: a phone behind NAT, or a TLS client such as baresip, cannot
+   * accept a new connection to its Contact (RFC 5923's reuse; the transport falls back to the
+   * Contact's address should that connection have closed).
+   */
+  private inDialogDestination(request: SipRequest): Destination {
+    const first = this.tx.destination;
+    const next = requestDestination(request);
+    if (!next) return first;
+    if (
+      first.reliable &&
+      first.connectionId !== undefined &&
+      request.route.length === 0 &&
+      next.transport === first.transport
+    ) {
+      return { ...next, connectionId: first.connectionId };
+    }
+    return next;
+  }
+
   onRequest(handler: InDialogHandler | undefined): void {
     this.handler = handler;
   }
@@ -133,7 +155,7 @@ export class UasLeg implements DialogRequests {
       ...(options.body !== undefined ? { body: options.body } : {}),
     });
     this.dialog = dialog;
-    const to = requestDestination(request) ?? this.tx.destination;
+    const to = this.inDialogDestination(request);
     return new Promise((resolve, reject) => {
       this.o.stack.transactions.sendRequest(request, to, {
         onResponse: (res) => {
@@ -151,7 +173,7 @@ export class UasLeg implements DialogRequests {
     this.dialog = { ...dialog, state: 'terminated' };
     this.resender?.ack();
     this.unregister?.();
-    const to = requestDestination(request) ?? this.tx.destination;
+    const to = this.inDialogDestination(request);
     this.o.stack.transactions.sendRequest(request, to, { onResponse: () => undefined });
   }
 
