@@ -1,5 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { EventStream } from './events.js';
+import {
+  SESSION_END_REASONS,
+  type SessionEndReason as StoredEndReason,
+} from '../modules/sessions/session-lifecycle.js';
+import { EventStream, type SessionEndReason } from './events.js';
+
+describe('SessionEndReason', () => {
+  it('is the same list the store keeps (a reason the engine lacks would need a cast)', () => {
+    type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+    const same: Same<SessionEndReason, StoredEndReason> = true;
+    const engine: Record<SessionEndReason, true> = {
+      completed: true,
+      failed: true,
+      transferred: true,
+      force_ended: true,
+      client_ended: true,
+      client_disconnected: true,
+      timeout: true,
+      caller_hangup: true,
+    };
+    expect(same).toBe(true);
+    expect(Object.keys(engine).sort()).toEqual([...SESSION_END_REASONS].sort());
+  });
+});
 
 describe('EventStream', () => {
   it('stamps events with the clock and delivers them in order, isolating broken listeners', () => {

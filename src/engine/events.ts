@@ -91,8 +91,16 @@ export type EngineEvent =
 /** See session-runtime.ts for the moves between these. */
 export type SessionStatus = 'pending' | 'active' | 'ended';
 
+/** The same list as the store's SESSION_END_REASONS (modules/sessions/session-lifecycle.ts). */
 export type SessionEndReason =
-  'completed' | 'failed' | 'transferred' | 'force_ended' | 'client_ended' | 'client_disconnected' | 'timeout';
+  | 'completed'
+  | 'failed'
+  | 'transferred'
+  | 'force_ended'
+  | 'client_ended'
+  | 'client_disconnected'
+  | 'timeout'
+  | 'caller_hangup';
 
 export type EngineEventType = EngineEvent['type'];
 

@@ -36,11 +36,8 @@ import type { RtpCallMedia } from './rtp-call-media.js';
 import { TRANSFER_UNAVAILABLE, type TransferContext, type Transferer } from './transfer-context.js';
 import { ourNumber } from './transfer-route.js';
 
-/**
- * The session end reason for a caller who hung up. The store's reasons (session-lifecycle.ts) have
- * it; the engine's type does not list it yet, though the runtime passes any reason through.
- */
-const CALLER_HANGUP = 'caller_hangup' as unknown as EngineEndReason;
+/** The session end reason for a caller who hung up. */
+const CALLER_HANGUP: EngineEndReason = 'caller_hangup';
 
 /** What the call host needs of a phone channel beyond Channel: its metering, and closing it. */
 export interface PhoneChannelLike extends Channel {
