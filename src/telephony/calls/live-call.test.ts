@@ -255,6 +255,25 @@ describe('LiveCall', () => {
     expect(seen).toEqual(['call-1 tel:+1', 'call-1 tel:+1']);
   });
 
+  it("the carrier's BYE before its final NOTIFY ends the call `transfer` when the REFER succeeds, `remote` when it fails", async () => {
+    for (const [outcome, ending] of [
+      [{ status: 'success' as const }, 'transfer'],
+      [{ status: 'failed' as const, reason: 'notify_timeout' }, 'remote'],
+    ] as const) {
+      let finish!: (o: Awaited<ReturnType<Transferer>>) => void;
+      const t = setup({ transferer: () => new Promise((resolve) => (finish = resolve)) });
+      await t.run();
+      const transfer = t.control().transfer('tel:+1', blind);
+      await flush();
+      await t.call.remoteEnded(); // the carrier hangs up while the REFER is at work
+      expect(t.ends).toEqual([]);
+      finish(outcome);
+      await transfer;
+      await flush();
+      expect(t.ends).toEqual([ending]);
+    }
+  });
+
   it('a bridged transfer keeps the call until the bridge ends, even past the session and the caller leaving', async () => {
     let endBridge!: () => void;
     let gone: AbortSignal | undefined;

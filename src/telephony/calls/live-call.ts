@@ -102,7 +102,9 @@ export class LiveCall {
    * `bridged`: a warm transfer owns the caller until its bridge ends (the call then ends);
    * `dialled`: a dial node's leg is bridged to the caller, and the workflow goes on after it.
    */
-  private transfer: 'none' | 'bridged' | 'dialled' = 'none';
+  private transfer: 'none' | 'referring' | 'bridged' | 'dialled' = 'none';
+  /** The far end hung up while our REFER was at work; the transfer's outcome says how it ended. */
+  private goneWhileReferring = false;
   private readonly gone = new AbortController();
   private sessionVersion: number;
   private timer: TimerHandle | null = null;
@@ -178,6 +180,12 @@ export class LiveCall {
   async remoteEnded(): Promise<void> {
     this.gone.abort(new Error('the caller hung up'));
     if (this.transfer === 'bridged' || this.ended) return;
+    // A carrier that took our REFER often hangs up before its final NOTIFY: that BYE is the
+    // transfer succeeding (transferred), not the caller hanging up. transferTo decides.
+    if (this.transfer === 'referring') {
+      this.goneWhileReferring = true;
+      return;
+    }
     this.ended = true;
     this.o.media.close();
     void this.session?.end(CALLER_HANGUP);
@@ -219,9 +227,17 @@ export class LiveCall {
     const transferer = this.host.transferer;
     if (!transferer || this.ended) return TRANSFER_UNAVAILABLE;
     const ctx = this.transferContext();
-    const result = await transferer(ctx, destination, options);
-    if (result.status !== 'success')
+    if (options.mode === 'blind') this.transfer = 'referring';
+    let result: Awaited<ReturnType<typeof transferer>>;
+    try {
+      result = await transferer(ctx, destination, options);
+    } finally {
+      if (this.transfer === 'referring') this.transfer = 'none';
+    }
+    if (result.status !== 'success') {
+      if (this.goneWhileReferring) void this.remoteEnded();
       return { status: result.status, ...(result.reason ? { reason: result.reason } : {}) };
+    }
     if (result.bridged) {
       this.transfer = 'bridged';
       void result.bridged.finally(() => {
