@@ -133,6 +133,11 @@ export interface CallNodeOptions {
   tts?: TtsProvider;
   newChannel?: PhoneChannelFactory;
   drainLimitMs?: number;
+  /**
+   * Listening as `serve` configures it (configuredStt: stt_vendor_1 when `config` names its key or
+   * base URL); by default the node runs without STT.
+   */
+  configuredStt?: boolean;
 }
 
 let rtpBase = 30000 + (process.pid % 50) * 400;
@@ -181,7 +186,7 @@ export async function startCallNode(options: CallNodeOptions = {}): Promise<Call
     port: 0,
     ports: new RtpPortAllocator(min, min + 199),
     ...(options.tts ? { tts: options.tts } : {}),
-    stt: null,
+    ...(options.configuredStt ? {} : { stt: null }),
     ...(options.newChannel ? { newChannel: options.newChannel } : {}),
     ...(options.drainLimitMs !== undefined ? { drainLimitMs: options.drainLimitMs } : {}),
   });
@@ -234,7 +239,8 @@ export async function telephonyWorld(
     number: string;
     termination?: string;
     password?: string;
-    graphs: Record<string, unknown>;
+    /** The workflows to publish, or a function of the new project's id that makes them (agents first). */
+    graphs: Record<string, unknown> | ((projectId: string) => Promise<Record<string, unknown>>);
     rules?: (ids: Record<string, string>) => unknown[];
   },
 ): Promise<{ projectId: string; trunkId: string; numberId: string; workflows: Record<string, string> }> {
@@ -244,7 +250,8 @@ export async function telephonyWorld(
   };
   const projectId = must(await n.api('POST', '/projects', { name: 'calls' }), 201).id as string;
   const workflows: Record<string, string> = {};
-  for (const [name, graph] of Object.entries(options.graphs)) {
+  const graphs = typeof options.graphs === 'function' ? await options.graphs(projectId) : options.graphs;
+  for (const [name, graph] of Object.entries(graphs)) {
     const wf = must(await n.api('POST', '/workflows', { project_id: projectId, name, graph }), 201);
     must(await n.api('POST', `/workflows/${wf.id}/publish`), 200);
     workflows[name] = wf.id as string;
