@@ -2,7 +2,7 @@
 // in the same run. The target server runs in a child process so autocannon (this process) does
 // not share its event loop. Besides req/s it reports the server's CPU time per request, which
 // stays meaningful on a busy machine where req/s does not. Stores: SQLite always; PostgreSQL when
-// BENCH_DATABASE_URL or TEST_DATABASE_URL is set.
+// BENCH_DATABASE_URL or TEST_DATABASE_URL is set. BENCH_SECONDS (10) and BENCH_ROUNDS (1) tune it.
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
@@ -33,6 +33,8 @@ interface Result {
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 100;
+/** BENCH_ROUNDS=N runs everything N times and adds the medians (noisy machines). */
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
 
 async function startTarget(kind: 'bare' | 'sqlite' | 'postgres'): Promise<Running> {
   const child = spawn(process.execPath, [path.join(here, 'api-target.js'), kind], {
@@ -92,37 +94,95 @@ function row(name: string, r: Result, base?: Result): string {
   );
 }
 
-async function main(): Promise<void> {
-  console.log(
-    `bench:api — ${CONNECTIONS} connections, ${DURATION} s per run, ${os.cpus().length} cores, ${process.version}`,
-  );
-  console.log('ratios: req/s against the bare route; bare CPU per request over ours (load-independent)');
+interface Round {
+  bare: Result;
+  runs: Array<{ kind: 'sqlite' | 'postgres'; one: Result; list: Result }>;
+}
+
+async function round(kinds: Array<'sqlite' | 'postgres'>, print: boolean): Promise<Round> {
   const bare = await startTarget('bare');
   const baseline = await load(bare, `http://127.0.0.1:${bare.target.port}/bare`);
   bare.stop();
-  console.log(row('bare fastify GET', baseline));
-
-  const kinds: Array<'sqlite' | 'postgres'> = ['sqlite'];
-  if (process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL) kinds.push('postgres');
-  let errors = 0;
+  if (print) console.log(row('bare fastify GET', baseline));
+  const runs: Round['runs'] = [];
   for (const kind of kinds) {
     const server = await startTarget(kind);
     const base = `http://127.0.0.1:${server.target.port}/api/v1`;
     const one = await load(server, `${base}/projects/${server.target.projectId}`, server.target.key);
     const list = await load(server, `${base}/calls?per_page=25`, server.target.key);
     server.stop();
-    console.log(row(`${kind}: GET /projects/{id}`, one, baseline));
-    console.log(row(`${kind}: GET /calls?per_page=25 (10k rows)`, list, baseline));
-    errors += one.errors + list.errors;
-    if (kind === 'sqlite') {
-      const okOne = one.rps >= 0.4 * baseline.rps && one.p99 < 10;
-      const okList = list.rps >= 0.2 * baseline.rps;
-      console.log(
-        `  targets (sqlite): single ≥40% with p99 <10 ms: ${okOne ? 'met' : 'NOT met'}; list ≥20%: ${okList ? 'met' : 'NOT met'}`,
-      );
+    if (print) {
+      console.log(row(`${kind}: GET /projects/{id}`, one, baseline));
+      console.log(row(`${kind}: GET /calls?per_page=25 (10k rows)`, list, baseline));
+    }
+    runs.push({ kind, one, list });
+  }
+  return { bare: baseline, runs };
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** Per field, the median over rounds; req/s as the median of each round's own ratio × bare. */
+function medianOf(results: Result[], bares: Result[]): { r: Result; base: Result } {
+  const base: Result = {
+    rps: median(bares.map((b) => b.rps)),
+    p99: median(bares.map((b) => b.p99)),
+    errors: bares.reduce((n, b) => n + b.errors, 0),
+    cpuPerRequest: median(bares.map((b) => b.cpuPerRequest)),
+  };
+  const ratio = median(results.map((r, i) => r.rps / bares[i]!.rps));
+  const cpuRatio = median(results.map((r, i) => bares[i]!.cpuPerRequest / r.cpuPerRequest));
+  return {
+    base,
+    r: {
+      rps: ratio * base.rps,
+      p99: median(results.map((r) => r.p99)),
+      errors: results.reduce((n, r) => n + r.errors, 0),
+      cpuPerRequest: base.cpuPerRequest / cpuRatio,
+    },
+  };
+}
+
+function verdict(one: Result, list: Result, baseline: Result): string {
+  const okOne = one.rps >= 0.4 * baseline.rps && one.p99 < 10;
+  const okList = list.rps >= 0.2 * baseline.rps;
+  return `  targets (sqlite): single ≥40% with p99 <10 ms: ${okOne ? 'met' : 'NOT met'}; list ≥20%: ${okList ? 'met' : 'NOT met'}`;
+}
+
+async function main(): Promise<void> {
+  console.log(
+    `bench:api — ${CONNECTIONS} connections, ${DURATION} s per run, ${ROUNDS} round(s), ${os.cpus().length} cores, ${process.version}`,
+  );
+  console.log('ratios: req/s against the bare route; bare CPU per request over ours (load-independent)');
+  const kinds: Array<'sqlite' | 'postgres'> = ['sqlite'];
+  if (process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL) kinds.push('postgres');
+  const rounds: Round[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    if (ROUNDS > 1) console.log(`round ${i + 1}`);
+    const r = await round(kinds, true);
+    const sqlite = r.runs.find((x) => x.kind === 'sqlite')!;
+    if (ROUNDS === 1) console.log(verdict(sqlite.one, sqlite.list, r.bare));
+    rounds.push(r);
+  }
+  if (ROUNDS > 1) {
+    console.log(`median of ${ROUNDS} rounds (ratios are medians of each round's own ratio)`);
+    const bares = rounds.map((r) => r.bare);
+    console.log(row('bare fastify GET', medianOf(bares, bares).base));
+    for (const kind of kinds) {
+      const of = (pick: 'one' | 'list') => rounds.map((r) => r.runs.find((x) => x.kind === kind)![pick]);
+      const one = medianOf(of('one'), bares);
+      const list = medianOf(of('list'), bares);
+      console.log(row(`${kind}: GET /projects/{id}`, one.r, one.base));
+      console.log(row(`${kind}: GET /calls?per_page=25 (10k rows)`, list.r, list.base));
+      if (kind === 'sqlite') console.log(verdict(one.r, list.r, one.base));
     }
   }
-  if (errors > 0) process.exitCode = 1;
+  const errors = rounds.flatMap((r) => [r.bare, ...r.runs.flatMap((x) => [x.one, x.list])]);
+  if (errors.some((e) => e.errors > 0)) process.exitCode = 1;
 }
 
 void main();

@@ -3,7 +3,6 @@
 // serialization and the OpenAPI document all come from it.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
-import websocket from '@fastify/websocket';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Logger } from '../shared/logger.js';
@@ -18,6 +17,7 @@ import type { RateLimiter } from './rate-limit/rate-limiter.js';
 import { registerRoutes } from './routes/index.js';
 import { requestIdFor } from './request-id.js';
 import { realtimeRoutes } from './routes/realtime.routes.js';
+import { registerWebsocketRoutes } from './websocket-scope.js';
 import { SessionHost } from '../modules/sessions/session-host.js';
 import { createLlmRegistry } from '../providers/llm/registry.js';
 import { createGuardedAgent } from '../events/ssrf-guard.js';
@@ -119,7 +119,6 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     for (const resource of owned) await resource.close();
   });
   const services = createServices(deps, { liveSessions: sessionHost, ...deps.overrides });
-  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
 
   app.get('/healthz', { schema: { hide: true } }, async (_req, reply) => {
     try {
@@ -134,7 +133,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   await app.register(
     async (v1) => {
       await registerRoutes(v1, services, deps);
-      await realtimeRoutes(v1, sessionHost, deps);
+      await registerWebsocketRoutes(v1, 64 * 1024, (scope) => realtimeRoutes(scope, sessionHost, deps));
     },
     { prefix: '/api/v1' },
   );
