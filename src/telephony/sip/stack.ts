@@ -89,7 +89,7 @@ export class SipStack {
     this.newTag = options.newTag ?? (() => randomBytes(6).toString('hex'));
     this.transactions = new TransactionManager({
       clock: options.clock,
-      send: (m, d) => this.send(m, d),
+      send: (m, d, onError) => this.send(m, d, onError),
       ...(options.timers ? { timers: options.timers } : {}),
       onRequest: (req, tx, source) => this.dispatch(req, tx, source),
     });
@@ -154,10 +154,15 @@ export class SipStack {
     return ports;
   }
 
-  send(message: SipMessage, to: Destination): boolean {
-    if (to.transport === 'UDP') return this.udp?.send(message, to) ?? false;
-    if (to.transport === 'TCP') return this.tcp?.send(message, to) ?? false;
-    if (to.transport === 'TLS') return this.tls?.send(message, to) ?? false;
+  /**
+   * Sends on the transport the destination names; false when it cannot (no such listener, a
+   * response's connection gone). `onError` hears of a failure found later, such as a TCP or TLS
+   * connection that could not be opened: transactions end on it at once (RFC 3261 17.1.4).
+   */
+  send(message: SipMessage, to: Destination, onError?: (error: Error) => void): boolean {
+    if (to.transport === 'UDP') return this.udp?.send(message, to, onError) ?? false;
+    if (to.transport === 'TCP') return this.tcp?.send(message, to, onError) ?? false;
+    if (to.transport === 'TLS') return this.tls?.send(message, to, onError) ?? false;
     return false;
   }
 

@@ -151,7 +151,10 @@ export class UacLeg implements DialogRequests {
         this.onResponse(req, res, client);
       },
       onTimeout: () => this.nextTarget(req, client) || this.failed(new Error('no final response (timer B)')),
-      onTransportError: () => this.nextTarget(req, client) || this.failed(new Error('transport error')),
+      // At once when the connection cannot be opened (refused, TLS handshake), not after timer B.
+      onTransportError: (_tx, error) =>
+        this.nextTarget(req, client) ||
+        this.failed(new Error(`transport error${error ? `: ${error.message}` : ''}`)),
     });
   }
 

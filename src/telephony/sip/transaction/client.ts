@@ -13,7 +13,8 @@ export interface ClientHandlers {
   readonly onResponse: (res: SipResponse, tx: ClientTransaction) => void;
   /** Timer B or F fired: no final response in time; the TU acts as if it got a 408. */
   readonly onTimeout?: (tx: ClientTransaction) => void;
-  readonly onTransportError?: (tx: ClientTransaction) => void;
+  /** The request could not be sent (at once, or when its connection failed to open). */
+  readonly onTransportError?: (tx: ClientTransaction, error?: Error) => void;
 }
 
 /** The ACK for a non-2xx final response, built by the transaction itself (17.1.1.3). */
@@ -49,9 +50,16 @@ export abstract class ClientTransaction extends Transaction {
   abstract start(): void;
   abstract receive(res: SipResponse): void;
 
-  protected failTransport(): void {
+  protected failTransport(error?: Error): void {
     this.terminate();
-    this.handlers.onTransportError?.(this);
+    this.handlers.onTransportError?.(this, error);
+  }
+
+  /** Before a final response the TU hears of it; after one (an ACK lost) the transaction just ends. */
+  protected transportFailedLater(error: Error): void {
+    const s = this.stateName;
+    if (s === 'Calling' || s === 'Trying' || s === 'Proceeding') this.failTransport(error);
+    else this.terminate();
   }
 
   protected timeout(): void {

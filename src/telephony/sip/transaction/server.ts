@@ -9,7 +9,7 @@ import { Transaction } from './types.js';
 export interface ServerHandlers {
   /** Timer H fired: a non-2xx final response was never acknowledged. */
   readonly onTimeout?: (tx: ServerTransaction) => void;
-  readonly onTransportError?: (tx: ServerTransaction) => void;
+  readonly onTransportError?: (tx: ServerTransaction, error?: Error) => void;
 }
 
 export abstract class ServerTransaction extends Transaction {
@@ -30,6 +30,11 @@ export abstract class ServerTransaction extends Transaction {
   abstract respond(res: SipResponse): void;
   /** A retransmitted request, or (INVITE) the ACK for a non-2xx response. */
   abstract receive(req: SipRequest): void;
+
+  protected transportFailedLater(error: Error): void {
+    this.terminate();
+    this.handlers.onTransportError?.(this, error);
+  }
 
   protected sendResponse(res: SipResponse): boolean {
     this.lastResponse = res;

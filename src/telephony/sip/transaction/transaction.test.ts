@@ -123,6 +123,47 @@ describe('client INVITE transaction', () => {
   });
 });
 
+describe('a transport failure reported after the send (RFC 3261 17.1.4)', () => {
+  it('ends a client transaction at once, before timer B or F, and only before a final response', () => {
+    const clock = new FakeClock();
+    const later: Array<(e: Error) => void> = [];
+    const got: string[] = [];
+    const mgr = new TransactionManager({
+      clock,
+      send: (_m, _d, onError) => {
+        if (onError) later.push(onError);
+        return true;
+      },
+      onRequest: () => undefined,
+    });
+    const handlers = {
+      onResponse: (r: SipResponse) => got.push(String(r.status)),
+      onTimeout: () => got.push('timeout'),
+      onTransportError: (_tx: unknown, e?: Error) => got.push(`transport-error ${e?.message}`),
+    };
+    const inv = mgr.sendRequest(request('INVITE'), TCP, handlers);
+    const bye = mgr.sendRequest(request('BYE', 'z9hG4bKbye'), TCP, handlers);
+    clock.advance(1000);
+    later[0](new Error('connect ECONNREFUSED'));
+    later[1](new Error('connect ECONNREFUSED'));
+    // A second report for the same send changes nothing.
+    later[0](new Error('again'));
+    expect(got).toEqual(['transport-error connect ECONNREFUSED', 'transport-error connect ECONNREFUSED']);
+    expect(inv.state).toBe('Terminated');
+    expect(bye.state).toBe('Terminated');
+    expect(mgr.size.client).toBe(0);
+    clock.advance(64_000);
+    expect(got).toHaveLength(2);
+
+    // After the final response the TU has its answer: a failure then only ends the transaction.
+    const opt = mgr.sendRequest(request('OPTIONS', 'z9hG4bKopt'), UDP, handlers);
+    mgr.receiveResponse(reply(opt.request, 200), UDP);
+    later[2](new Error('late'));
+    expect(got.slice(2)).toEqual(['200']);
+    expect(opt.state).toBe('Terminated');
+  });
+});
+
 describe('client non-INVITE transaction', () => {
   it('retransmits on timer E capped at T2 and times out on timer F', () => {
     const { clock, mgr, handlers, got, times } = setup();

@@ -15,8 +15,16 @@ export interface Destination {
   readonly connectionId?: string;
 }
 
-/** Sends one message; a thrown error or false means the transport failed (RFC 3261 17.1.4). */
-export type Sender = (message: SipMessage, destination: Destination) => boolean | void;
+/**
+ * Sends one message; a thrown error or false means the transport failed (RFC 3261 17.1.4). A
+ * failure found only later (a TCP or TLS connection that could not be opened, a name that did not
+ * resolve) is reported through `onError`, once, if the transport knows of it.
+ */
+export type Sender = (
+  message: SipMessage,
+  destination: Destination,
+  onError?: (error: Error) => void,
+) => boolean | void;
 
 export interface TimerValues {
   /** RTT estimate, 500 ms. */
@@ -82,11 +90,21 @@ export abstract class Transaction {
 
   protected transmit(message: SipMessage): boolean {
     try {
-      return this.ctx.send(message, this.destination) !== false;
+      return (
+        this.ctx.send(message, this.destination, (error) => {
+          if (!this.ended) this.transportFailedLater(error);
+        }) !== false
+      );
     } catch {
       return false;
     }
   }
+
+  /**
+   * The transport took a message and then could not deliver it (a connection refused, a failed
+   * TLS handshake): the transaction ends at once instead of waiting for its timeout (17.1.4).
+   */
+  protected abstract transportFailedLater(error: Error): void;
 
   protected terminate(): void {
     if (this.ended) return;

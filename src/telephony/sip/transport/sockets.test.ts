@@ -3,8 +3,8 @@
 import { execFileSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { connect } from 'node:net';
-import type { Socket } from 'node:net';
+import { connect, createServer } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
@@ -55,6 +55,15 @@ function until(cond: () => boolean): Promise<void> {
       }
     }, 2);
   });
+}
+
+/** A TCP port on loopback that nothing listens on (bound, then released). */
+async function closedTcpPort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
 }
 
 function nextData(socket: Socket): Promise<string> {
@@ -179,6 +188,44 @@ describe('TCP', () => {
     expect(far.t.connections).toBe(1);
   });
 
+  it('tells every sender on a connection that never opens (refused), and no one once it is open', async () => {
+    const clock = new FakeClock();
+    const near = new StreamTransport({
+      transport: 'TCP',
+      host: '127.0.0.1',
+      port: 0,
+      clock,
+      receiver: receiver(clock, []),
+    });
+    closers.push(() => near.close());
+    const closed = await closedTcpPort();
+    const to = { transport: 'TCP' as const, host: '127.0.0.1', port: closed, reliable: true };
+    const req = (b: string) => parseMessage(options('TCP', b)) as SipRequest;
+    const errors: string[] = [];
+    // Both writes are queued on the one connection being opened; each writer hears of its failure.
+    expect(
+      near.send(req('z9hG4bKr1'), to, (e) => errors.push(`1 ${(e as NodeJS.ErrnoException).code}`)),
+    ).toBe(true);
+    expect(
+      near.send(req('z9hG4bKr2'), to, (e) => errors.push(`2 ${(e as NodeJS.ErrnoException).code}`)),
+    ).toBe(true);
+    await until(() => errors.length === 2);
+    expect(errors).toEqual(['1 ECONNREFUSED', '2 ECONNREFUSED']);
+    await until(() => near.connections === 0);
+
+    const far = await server();
+    const ok = { ...to, port: far.port };
+    let heard = 0;
+    expect(near.send(req('z9hG4bKok1'), ok, () => heard++)).toBe(true);
+    await until(() => far.got.length === 1);
+    expect(near.send(req('z9hG4bKok2'), ok, () => heard++)).toBe(true);
+    await until(() => far.got.length === 2);
+    // The far end going away later is not a failure of what was already delivered.
+    await far.t.close();
+    await until(() => near.connections === 0);
+    expect(heard).toBe(0);
+  });
+
   it('sends a request on a given inbound connection, and to host and port once it has closed', async () => {
     const near = await server();
     const far = await server();
@@ -289,5 +336,34 @@ describe('TLS', () => {
     expect(near.send(req, { transport: 'TLS', host: '127.0.0.1', port, reliable: true })).toBe(true);
     await until(() => got.length === 1);
     expect(got[0].req.via[0].branch).toBe('z9hG4bKtlsout');
+  });
+  it('tells the sender when the TLS handshake fails (a certificate it does not trust)', async () => {
+    const clock = new FakeClock();
+    const far = new StreamTransport({
+      transport: 'TLS',
+      host: '127.0.0.1',
+      port: 0,
+      clock,
+      receiver: receiver(clock, []),
+      tls: { cert, key },
+    });
+    const { port } = await far.listen();
+    closers.push(() => far.close());
+    // No CA given: the self-signed certificate is refused, so the connection never opens.
+    const near = new StreamTransport({
+      transport: 'TLS',
+      host: '127.0.0.1',
+      port: 0,
+      clock,
+      receiver: receiver(clock, []),
+    });
+    closers.push(() => near.close());
+    const req = parseMessage(options('TLS', 'z9hG4bKtlsbad')) as SipRequest;
+    let error: Error | undefined;
+    expect(
+      near.send(req, { transport: 'TLS', host: '127.0.0.1', port, reliable: true }, (e) => (error = e)),
+    ).toBe(true);
+    await until(() => error !== undefined);
+    expect(error!.message).toMatch(/self[- ]signed/i);
   });
 });

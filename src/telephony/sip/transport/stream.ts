@@ -38,6 +38,11 @@ interface Connection {
   readonly framer: StreamFramer;
   readonly peer: string;
   idle?: TimerHandle;
+  /**
+   * An outbound connection not yet open (TCP connect, TLS handshake): whoever wrote on it hears
+   * if it never opens (RFC 3261 17.1.4). Undefined once open, and for inbound connections.
+   */
+  pending?: Array<(error: Error) => void>;
 }
 
 let nextId = 0;
@@ -136,22 +141,44 @@ export class StreamTransport {
   }
 
   private connect(host: string, port: number): Connection {
-    const socket =
-      this.options.transport === 'TLS'
-        ? // SNI carries names only (RFC 6066 3); an IP literal gets none.
-          tlsConnect({ host, port, ...(isIP(host) ? {} : { servername: host }), ...this.options.tlsClient })
-        : tcpConnect({ host, port });
+    const tls = this.options.transport === 'TLS';
+    const socket = tls
+      ? // SNI carries names only (RFC 6066 3); an IP literal gets none.
+        tlsConnect({ host, port, ...(isIP(host) ? {} : { servername: host }), ...this.options.tlsClient })
+      : tcpConnect({ host, port });
     // Writes before the handshake are queued by the socket itself.
-    return this.adopt(socket, `${host}:${port}`);
+    const conn = this.adopt(socket, `${host}:${port}`);
+    const waiting: Array<(error: Error) => void> = [];
+    conn.pending = waiting;
+    socket.once(tls ? 'secureConnect' : 'connect', () => {
+      conn.pending = undefined;
+    });
+    // 'error' (refused, unreachable, handshake or certificate failure, DNS) comes before 'close';
+    // a close without one still means the connection never opened.
+    let failure: Error | undefined;
+    socket.once('error', (e: Error) => (failure ??= e));
+    socket.once('close', () => {
+      if (conn.pending !== waiting) return;
+      conn.pending = undefined;
+      const error =
+        failure ??
+        new Error(`${this.options.transport} connection to ${host}:${port} closed before it opened`);
+      for (const fn of waiting) fn(error);
+    });
+    return conn;
   }
 
-  /** Sends on the request's own connection, else on a connection to the peer, opened if needed. */
-  sendRaw(bytes: Uint8Array, to: Destination): boolean {
+  /**
+   * Sends on the request's own connection, else on a connection to the peer, opened if needed.
+   * `onError` hears, once, when the connection the bytes were queued on never opens.
+   */
+  sendRaw(bytes: Uint8Array, to: Destination, onError?: (error: Error) => void): boolean {
     let conn = to.connectionId !== undefined ? this.byId.get(to.connectionId) : undefined;
     conn ??= this.byPeer.get(`${to.host}:${to.port}`);
     if (!conn && to.connectionId !== undefined) return false;
     conn ??= this.connect(to.host, to.port);
     if (conn.socket.destroyed) return false;
+    if (onError && conn.pending) conn.pending.push(onError);
     this.touch(conn);
     conn.socket.write(bytes);
     return true;
@@ -163,16 +190,15 @@ export class StreamTransport {
    * dialog came in on, for callers that cannot accept connections) goes to its host and port when
    * that connection has closed meanwhile.
    */
-  send(message: SipMessage, to: Destination): boolean {
+  send(message: SipMessage, to: Destination, onError?: (error: Error) => void): boolean {
     if (message.kind === 'request' && to.connectionId !== undefined && !this.byId.has(to.connectionId)) {
-      return this.sendRaw(serialize(message), {
-        transport: to.transport,
-        host: to.host,
-        port: to.port,
-        reliable: to.reliable,
-      });
+      return this.sendRaw(
+        serialize(message),
+        { transport: to.transport, host: to.host, port: to.port, reliable: to.reliable },
+        onError,
+      );
     }
-    return this.sendRaw(serialize(message), to);
+    return this.sendRaw(serialize(message), to, onError);
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,8 @@
 // UacLeg's outbound routing between stacks on loopback: RFC 3263 destinations from an injected
 // resolver (fallback after a timeout or a 503, DNS failure, CANCEL while resolving) and RFC 3261
-// 18.1.1 (a large INVITE over TCP, back to UDP when TCP is not there). Our side runs on a fake clock.
+// 18.1.1 (a large INVITE over TCP, back to UDP when TCP is not there), and transport errors that end
+// the INVITE at once (a refused connection). Our side runs on a fake clock.
+import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../shared/clock.js';
 import { createReply } from '../message/build.js';
@@ -11,6 +13,15 @@ import { UacLeg, type UacLegOptions } from '../uac-leg.js';
 import type { ResolveTarget } from './resolve.js';
 
 const stacks: SipStack[] = [];
+
+/** A TCP port on loopback that nothing listens on (bound, then released). */
+async function closedTcpPort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
 afterEach(async () => {
   for (const s of stacks.splice(0)) await s.close();
 });
@@ -170,6 +181,35 @@ describe('UacLeg with an RFC 3263 resolver', () => {
   });
 });
 
+describe('UacLeg and transport errors (RFC 3261 8.1.3.1, 17.1.4)', () => {
+  it('reports a TCP INVITE to a closed port at once, on a clock that never moves', async () => {
+    const near = await nearEnd({});
+    const port = await closedTcpPort();
+    near.leg.invite(
+      { uri: `sip:+15550100@127.0.0.1:${port};transport=tcp`, host: '127.0.0.1', port, transport: 'tcp' },
+      opts,
+      near.sink,
+    );
+    await until(() => near.events.length > 0);
+    expect(near.events).toEqual(['error']);
+    expect(near.errors[0].message).toMatch(/ECONNREFUSED/);
+    expect(near.clock.monotonic()).toBe(0);
+  });
+
+  it('moves to the next RFC 3263 destination at once when a connection is refused', async () => {
+    const far = await farEnd(200);
+    const port = await closedTcpPort();
+    const tcp: Destination = { transport: 'TCP', host: '127.0.0.1', port, reliable: true };
+    const near = await nearEnd({ resolve: () => Promise.resolve([tcp, udp(far.port)]) });
+    near.leg.invite(byName, opts, near.sink);
+    await until(() => near.events.includes('final 200'));
+    expect(near.clock.monotonic()).toBe(0);
+    expect(far.invites).toHaveLength(1);
+    expect(far.invites[0].transport).toBe('UDP');
+    expect(far.invites[0].req.via[0].transport).toBe('UDP');
+  });
+});
+
 describe('UacLeg and RFC 3261 18.1.1', () => {
   const bigOffer = () => `v=0\r\n${'a=x-padding:0123456789abcdef0123456789abcdef\r\n'.repeat(40)}`;
   const target = (port: number) => ({
@@ -199,15 +239,13 @@ describe('UacLeg and RFC 3261 18.1.1', () => {
     expect(far.invites.map((i) => i.transport)).toEqual(['UDP', 'UDP']);
   });
 
-  it('falls back to UDP when the TCP attempt gets nothing (no TCP listener)', async () => {
+  it('falls back to UDP at once when TCP is refused (no TCP listener), not after timer B', async () => {
     const far = await farEnd(200);
     // The far end's TCP listener goes away; UDP stays.
     await (far.stack as unknown as { tcp: { close(): Promise<void> } }).tcp.close();
     const near = await nearEnd({ offer: bigOffer, largeRequestsOverTcp: true });
     near.leg.invite(target(far.port), opts, near.sink);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(far.invites).toHaveLength(0);
-    near.clock.advance(32_000);
+    // The near end's clock never moves: the refused connection alone moves the INVITE on.
     await until(() => near.events.includes('final 200'));
     expect(far.invites).toHaveLength(1);
     expect(far.invites[0].transport).toBe('UDP');

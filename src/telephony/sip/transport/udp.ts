@@ -39,15 +39,25 @@ export class UdpTransport {
     });
   }
 
-  sendRaw(bytes: Uint8Array, to: Pick<Destination, 'host' | 'port'>): boolean {
+  /**
+   * Queues a datagram. `onError` hears of what the socket reports afterwards (a host name that does
+   * not resolve, no route, a datagram too large); an ICMP port unreachable is never reported to
+   * an unconnected socket, so a silent peer still takes the transaction's timeout.
+   */
+  sendRaw(
+    bytes: Uint8Array,
+    to: Pick<Destination, 'host' | 'port'>,
+    onError?: (error: Error) => void,
+  ): boolean {
     if (!this.socket) return false;
-    this.socket.send(bytes, to.port, to.host);
+    if (onError) this.socket.send(bytes, to.port, to.host, (err) => err && onError(err));
+    else this.socket.send(bytes, to.port, to.host);
     return true;
   }
 
   /** The transaction layer's Sender for this transport. */
-  send(message: SipMessage, to: Destination): boolean {
-    return this.sendRaw(serialize(message), to);
+  send(message: SipMessage, to: Destination, onError?: (error: Error) => void): boolean {
+    return this.sendRaw(serialize(message), to, onError);
   }
 
   close(): Promise<void> {
