@@ -114,6 +114,7 @@ export class CallHost {
       origin: leg.origin,
       sdp: leg.offer,
       codec: leg.codec,
+      ...(leg.timer ? { dialogTimer: leg.timer } : {}),
       uas: false,
       end: async (by) => {
         if (by === 'remote') return;

@@ -24,7 +24,8 @@ const CALL = { id: 'call-1', workspace_id: 'ws', project_id: 'p' } as CallTable;
 function fakeLeg() {
   const sent: { method: string; options?: InDialogSend }[] = [];
   let handler: InDialogHandler | undefined;
-  let reply: (method: string) => Promise<SipResponse> = () => Promise.resolve({ status: 200 } as SipResponse);
+  let reply: (method: string) => Promise<SipResponse> = () =>
+    Promise.resolve({ status: 200, headers: [] } as unknown as SipResponse);
   return {
     sent,
     get handler() {
@@ -67,7 +68,12 @@ function fakeSession() {
 }
 
 function setup(
-  options: { transferer?: Transferer; timer?: { seconds: number; refresher: 'uac' | 'uas' } } = {},
+  options: {
+    transferer?: Transferer;
+    timer?: { seconds: number; refresher: 'uac' | 'uas' };
+    dialogTimer?: { seconds: number; weRefresh: boolean };
+    uas?: boolean;
+  } = {},
 ) {
   const clock = new FakeClock();
   const leg = fakeLeg();
@@ -142,7 +148,8 @@ function setup(
       sdp: 'v=0',
       codec: { name: 'PCMU', pt: 0 },
       ...(options.timer ? { timer: options.timer } : {}),
-      uas: true,
+      ...(options.dialogTimer ? { dialogTimer: options.dialogTimer } : {}),
+      uas: options.uas ?? true,
     },
   );
   const run = () =>
@@ -319,11 +326,15 @@ describe('LiveCall', () => {
     t.clock.advance(60_000);
     await flush();
     expect(t.leg.sent.map((s) => s.method)).toEqual(['UPDATE']);
-    expect(t.leg.sent[0]!.options?.headers).toEqual([['Session-Expires', '120;refresher=uas']]);
+    // We send the UPDATE, so staying the refresher is refresher=uac (RFC 4028 7.4).
+    expect(t.leg.sent[0]!.options?.headers).toEqual([
+      ['Session-Expires', '120;refresher=uac'],
+      ['Supported', 'timer'],
+    ]);
     t.clock.advance(60_000);
     await flush();
     expect(t.leg.sent).toHaveLength(2);
-    t.leg.setReply(() => Promise.resolve({ status: 481 } as SipResponse));
+    t.leg.setReply(() => Promise.resolve({ status: 481, headers: [] } as unknown as SipResponse));
     t.clock.advance(60_000);
     await flush();
     expect(t.ends).toEqual(['lost']);
@@ -358,5 +369,106 @@ describe('LiveCall', () => {
     endBridge();
     expect(await dialled).toEqual({ status: 'answered' });
     expect(t.ends).toEqual([]);
+  });
+
+  it("outbound, the callee's 2xx left refreshing to us: UPDATE at half; their later refresh as refresher hands it over", async () => {
+    const t = setup({ dialogTimer: { seconds: 90, weRefresh: true }, uas: false });
+    await t.run();
+    expect(t.call.sessionTimer).toEqual({ seconds: 90, weRefresh: true });
+    t.clock.advance(45_000);
+    await flush();
+    expect(t.leg.sent.map((s) => s.method)).toEqual(['UPDATE']);
+    // The callee refreshes with refresher=uac: they are the UAC of that UPDATE, so they refresh
+    // from now on, although we opened the dialog (the role is per transaction, RFC 4028 9).
+    const update = createRequest({
+      method: 'UPDATE',
+      uri: 'sip:sb@127.0.0.1',
+      headers: [
+        ['Via', 'SIP/2.0/UDP 127.0.0.1:5070;branch=z9hG4bKupd'],
+        ['From', '<sip:a@x>;tag=1'],
+        ['To', '<sip:b@y>;tag=2'],
+        ['Call-ID', 'c'],
+        ['CSeq', '3 UPDATE'],
+        ['Supported', 'timer'],
+        ['Session-Expires', '120;refresher=uac'],
+      ],
+    });
+    const answers: { status: number; headers?: unknown }[] = [];
+    t.leg.handler!(update, (status, _reason, headers) => void answers.push({ status, headers }));
+    expect(answers[0]).toMatchObject({ status: 200 });
+    expect(t.call.sessionTimer).toEqual({ seconds: 120, weRefresh: false });
+    t.clock.advance(87_000); // 120 s less 32 s
+    await flush();
+    expect(t.leg.sent).toHaveLength(1);
+    expect(t.ends).toEqual([]);
+    t.clock.advance(1_000);
+    await flush();
+    expect(t.ends).toEqual(['lost']);
+  });
+
+  it("a warm transfer's announcement is metered with the call's tts_characters", async () => {
+    let endBridge!: () => void;
+    const t = setup({
+      transferer: async (ctx) => {
+        ctx.meterTts?.('A caller for you'.length);
+        return { status: 'success', bridged: new Promise<void>((r) => (endBridge = r)) };
+      },
+    });
+    await t.run();
+    await t.control().transfer('sip:human@example.com', { ...blind, mode: 'warm' });
+    t.session.finish();
+    endBridge();
+    await t.call.closed;
+    expect(t.usage).toEqual([
+      { metric: 'tts_characters', quantity: 42 + 16 },
+      { metric: 'stt_seconds', quantity: 2 },
+    ]);
+  });
+
+  it("the caller's SIP INFO digits go to a bridge that asked for them, and back to the workflow after", async () => {
+    let endBridge!: () => void;
+    const bridged: string[] = [];
+    let release: (() => void) | undefined;
+    const t = setup({
+      transferer: async (ctx) => {
+        ctx.suspendMedia();
+        release = ctx.callerDigits!((d) => bridged.push(d));
+        return { status: 'success', bridged: new Promise<void>((r) => (endBridge = r)) };
+      },
+    });
+    await t.run();
+    const own: string[] = [];
+    t.media.onDigit((d) => own.push(d));
+    const info = (digit: string, seq: number) =>
+      createRequest({
+        method: 'INFO',
+        uri: 'sip:sb@127.0.0.1',
+        headers: [
+          ['Via', `SIP/2.0/UDP 127.0.0.1:5070;branch=z9hG4bKinfo${seq}`],
+          ['From', '<sip:a@x>;tag=1'],
+          ['To', '<sip:b@y>;tag=2'],
+          ['Call-ID', 'c'],
+          ['CSeq', `${seq} INFO`],
+          ['Content-Type', 'application/dtmf-relay'],
+        ],
+        body: `Signal=${digit}\r\nDuration=160\r\n`,
+      });
+    void t.control().transfer('sip:human@example.com', { ...blind, mode: 'warm' });
+    await flush();
+    const answers: number[] = [];
+    t.leg.handler!(info('5', 2), (status) => void answers.push(status));
+    t.clock.advance(400);
+    t.leg.handler!(info('#', 3), (status) => void answers.push(status));
+    expect(answers).toEqual([200, 200]);
+    expect(bridged).toEqual(['5', '#']);
+    expect(own).toEqual([]);
+    release!();
+    t.media.suspended = false; // as a failed transfer's resumeMedia leaves it
+    t.leg.handler!(info('7', 4), () => undefined);
+    expect(own).toEqual(['7']);
+    expect(bridged).toEqual(['5', '#']);
+    t.session.finish();
+    endBridge();
+    await t.call.closed;
   });
 });

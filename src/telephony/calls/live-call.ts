@@ -16,13 +16,12 @@ import type { LiveSession } from '../../engine/session-runtime.js';
 import type { ServiceDeps } from '../../modules/context.js';
 import type { SessionHost } from '../../modules/sessions/session-host.js';
 import { recordUsage } from '../../modules/usage/usage.service.js';
-import type { TimerHandle } from '../../shared/clock.js';
 import { inTransaction } from '../../store/database.js';
 import type { CallTable } from '../../store/schema.js';
 import type { RtpSession } from '../media/rtp-session.js';
 import type { DialogRequests, InDialogHandler, Respond } from '../sip/dialog-requests.js';
 import { parseInfoDtmf } from '../sip/extensions/info-dtmf.js';
-import { decideUasTimer, timerSchedule, type SessionExpires } from '../sip/extensions/session-timer.js';
+import { decideUasTimer, type SessionExpires } from '../sip/extensions/session-timer.js';
 import { getHeader } from '../sip/message/access.js';
 import type { HeaderInit } from '../sip/message/build.js';
 import type { SipRequest } from '../sip/message/types.js';
@@ -33,6 +32,7 @@ import { applyAudio, type MediaEnv } from './call-media-setup.js';
 import type { EndedBy } from './call-progress.js';
 import type { RunnableCall } from './phone-session.js';
 import type { RtpCallMedia } from './rtp-call-media.js';
+import { DialogTimer, timerOfTheirRequest, type DialogTimerState } from './session-refresh.js';
 import { TRANSFER_UNAVAILABLE, type TransferContext, type Transferer } from './transfer-context.js';
 import { ourNumber } from './transfer-route.js';
 
@@ -90,6 +90,8 @@ export interface LiveCallOptions {
   codec: { name: string; pt: number };
   /** The session timer the 2xx set, if any (inbound: decideUasTimer of the INVITE). */
   timer?: SessionExpires & { refresher: 'uac' | 'uas' };
+  /** Instead of `timer`: the timer as we run it (outbound: read from the callee's 2xx). */
+  dialogTimer?: DialogTimerState;
   /** True when we are the UAS of the dialog (the refresher role is read from that side). */
   uas: boolean;
 }
@@ -107,7 +109,9 @@ export class LiveCall {
   private goneWhileReferring = false;
   private readonly gone = new AbortController();
   private sessionVersion: number;
-  private timer: TimerHandle | null = null;
+  private readonly timer: DialogTimer;
+  /** Characters a transfer's announcement sent to TTS (metered with the channel's). */
+  private announcedCharacters = 0;
   private resolveClosed!: () => void;
   /** Resolves once the call is over here: ending recorded, usage metered, media closed. */
   readonly closed = new Promise<void>((r) => (this.resolveClosed = r));
@@ -118,7 +122,19 @@ export class LiveCall {
   ) {
     this.sessionVersion = o.origin.sessionVersion;
     o.leg.onRequest(this.requests);
-    this.armTimer(o.timer);
+    this.timer = new DialogTimer(host.deps.clock, o.leg, () => void this.hangup('lost'));
+    // The INVITE's refresher role is read from the side we were of it (UAS inbound, UAC outbound).
+    const initial =
+      o.dialogTimer ??
+      (o.timer
+        ? { seconds: o.timer.seconds, weRefresh: (o.timer.refresher === 'uas') === o.uas }
+        : undefined);
+    this.timer.arm(initial);
+  }
+
+  /** The session timer now running on the call's dialog, if any. */
+  get sessionTimer(): DialogTimerState | undefined {
+    return this.timer.state;
   }
 
   get id(): string {
@@ -199,11 +215,13 @@ export class LiveCall {
 
   private async teardown(): Promise<void> {
     const { deps } = this.host;
-    this.clearTimer();
+    this.timer.stop();
     this.o.leg.onRequest(undefined);
     try {
       if (this.session) await this.session.done;
-      const usage = this.channel?.usage() ?? { ttsCharacters: 0, sttSeconds: 0 };
+      const own = this.channel?.usage() ?? { ttsCharacters: 0, sttSeconds: 0 };
+      // A warm transfer's announcement is spoken by the same TTS for this call: it counts too.
+      const usage = { ...own, ttsCharacters: own.ttsCharacters + this.announcedCharacters };
       const call = this.o.call;
       if (usage.ttsCharacters > 0 || usage.sttSeconds > 0) {
         const base = { workspaceId: call.workspace_id, projectId: call.project_id, at: deps.clock.now() };
@@ -269,6 +287,10 @@ export class LiveCall {
       resumeMedia: () => {
         this.o.media.suspended = false;
       },
+      meterTts: (characters) => {
+        this.announcedCharacters += characters;
+      },
+      callerDigits: (listener) => this.o.media.divertDigits(listener),
     };
   }
 
@@ -343,7 +365,9 @@ export class LiveCall {
   private offer(req: SipRequest, respond: Respond): void {
     const timer = decideUasTimer(req);
     if (!timer.ok) return respond(422, timer.reason, [...timer.headers]);
-    this.armTimer(timer.timer ?? this.o.timer);
+    // We answer this request, so its refresher=uas is us whichever side opened the dialog; a
+    // request without timers restarts the one running (RFC 4028 10: any 2xx refreshes).
+    this.timer.arm(timerOfTheirRequest(timer.timer) ?? this.timer.state);
     const headers: HeaderInit[] = [['Contact', this.o.contact], ...timer.headers];
     if (req.body.length === 0) {
       if (req.method === 'UPDATE') return respond(200, 'OK', headers);
@@ -357,36 +381,5 @@ export class LiveCall {
     this.o.codec = { name: result.audio.codec.name, pt: result.audio.codec.pt };
     this.o.sdp = result.sdp;
     respond(200, 'OK', [...headers, ['Content-Type', 'application/sdp']], result.sdp);
-  }
-
-  /**
-   * RFC 4028: when we refresh, an UPDATE at half the interval; when the far end refreshes and
-   * nothing came before the interval (less a margin) ran out, the call is dead: BYE.
-   */
-  private armTimer(timer: (SessionExpires & { refresher: 'uac' | 'uas' }) | undefined): void {
-    this.clearTimer();
-    if (!timer || this.ended) return;
-    const weRefresh = (timer.refresher === 'uas') === this.o.uas;
-    const plan = timerSchedule(timer, weRefresh);
-    const { clock } = this.host.deps;
-    if (plan.refreshAtMs !== undefined) {
-      this.timer = clock.setTimeout(() => {
-        const se: HeaderInit = ['Session-Expires', `${timer.seconds};refresher=${timer.refresher}`];
-        this.o.leg
-          .sendInDialog('UPDATE', { headers: [se] })
-          .then((res) => {
-            if (res.status === 408 || res.status === 481) void this.hangup('lost');
-            else this.armTimer(timer);
-          })
-          .catch(() => void this.hangup('lost'));
-      }, plan.refreshAtMs);
-    } else {
-      this.timer = clock.setTimeout(() => void this.hangup('lost'), plan.expireAtMs);
-    }
-  }
-
-  private clearTimer(): void {
-    if (this.timer) this.host.deps.clock.clearTimeout(this.timer);
-    this.timer = null;
   }
 }

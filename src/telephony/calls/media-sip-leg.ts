@@ -4,6 +4,10 @@
 // no format we offered) is hung up at once and reported as 488, so the call ends failed /
 // carrier_error instead of running a workflow nobody can hear. Media is closed whenever the leg
 // ends without a call (a final non-2xx, a transport error, our BYE).
+//
+// The INVITE asks for session timers (RFC 4028: Supported: timer, Session-Expires 1800, Min-SE
+// 90; session-refresh.ts) and `timer` holds what the callee's 2xx made of it, which the call's
+// LiveCall then runs (refreshing by UPDATE when the 2xx leaves it to us).
 import type { RtpSession } from '../media/rtp-session.js';
 import { buildOffer, readAnswer } from '../sip/sdp/offer.js';
 import type { LocalAudio, Origin } from '../sip/sdp/session.js';
@@ -17,6 +21,7 @@ import {
   type MediaEnv,
 } from './call-media-setup.js';
 import { RtpCallMedia } from './rtp-call-media.js';
+import { timerInvite, type DialogTimerState } from './session-refresh.js';
 import type { InviteOptions, SipLeg, SipLegEvents, SipTarget } from './sip-leg.js';
 
 export interface MediaSipLegOptions {
@@ -38,6 +43,8 @@ export class MediaSipLeg implements SipLeg {
   origin: Origin | null = null;
   offer = '';
   codec = { name: CODEC_PREFERENCE[0] as string, pt: 0 };
+  /** The session timer the callee's 2xx set (none when it did not take part). */
+  timer: DialogTimerState | undefined;
   private events: SipLegEvents | null = null;
   private cancelled = false;
   private answerOk = false;
@@ -69,7 +76,7 @@ export class MediaSipLeg implements SipLeg {
     };
     this.offer = buildOffer(this.local, this.origin);
     const uac = new UacLeg({
-      stack: this.o.stack,
+      stack: timerInvite(this.o.stack, (timer) => (this.timer = timer)),
       localHost: this.o.localHost,
       localPort: this.o.localPort,
       newId: this.o.newId,

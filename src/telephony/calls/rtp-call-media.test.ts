@@ -90,4 +90,28 @@ describe('RtpCallMedia', () => {
     expect(queued).toHaveLength(0);
     expect(media.queuedMs).toBe(0);
   });
+
+  it('diverted presses (a bridge) go to the divert only, suspended or not, both paths de-duplicated', () => {
+    const clock = new FakeClock();
+    const media = new RtpCallMedia(clock);
+    const own: string[] = [];
+    const bridged: string[] = [];
+    media.onDigit((d) => own.push(d));
+    media.suspended = true;
+    media.infoDigit('1'); // suspended, nobody diverting: dropped
+    const release = media.divertDigits((d) => bridged.push(d));
+    media.infoDigit('2');
+    clock.advance(50);
+    media.rtpCallbacks.onDigit!(press('2')); // the same press by RFC 4733
+    clock.advance(DUPLICATE_MS);
+    media.rtpCallbacks.onDigit!(press('#'));
+    expect(bridged).toEqual(['2', '#']);
+    expect(own).toEqual([]);
+    release();
+    media.suspended = false;
+    clock.advance(DUPLICATE_MS);
+    media.infoDigit('3');
+    expect(own).toEqual(['3']);
+    expect(bridged).toEqual(['2', '#']);
+  });
 });

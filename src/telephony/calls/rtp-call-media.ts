@@ -21,6 +21,8 @@ export class RtpCallMedia implements CallMedia {
   private readonly digits = new Set<(digit: string) => void>();
   private last: { digit: string; path: DigitPath; at: number } | null = null;
   private closed = false;
+  /** While set, every press goes here instead of the listeners (a bridge, see divertDigits). */
+  private diverted: ((digit: string) => void) | null = null;
   /** Presses delivered, by path (after de-duplication). */
   readonly digitCounts = { rtp: 0, info: 0, duplicates: 0 };
   /** Set while a warm transfer bridges the caller elsewhere: playback is dropped, input unheard. */
@@ -46,8 +48,20 @@ export class RtpCallMedia implements CallMedia {
     this.digit(digit, 'info');
   }
 
+  /**
+   * Sends every press (both paths, de-duplicated) to `listener` instead of the call's listeners,
+   * suspended or not, until the returned function is called: a warm transfer's bridge passes the
+   * caller's keys on to the human this way, SIP INFO ones included.
+   */
+  divertDigits(listener: (digit: string) => void): () => void {
+    this.diverted = listener;
+    return () => {
+      if (this.diverted === listener) this.diverted = null;
+    };
+  }
+
   private digit(digit: string, path: DigitPath): void {
-    if (this.closed || this.suspended) return;
+    if (this.closed || (this.suspended && !this.diverted)) return;
     const now = this.clock.monotonic();
     const last = this.last;
     if (last && last.digit === digit && last.path !== path && now - last.at < DUPLICATE_MS) {
@@ -57,6 +71,7 @@ export class RtpCallMedia implements CallMedia {
     }
     this.last = { digit, path, at: now };
     this.digitCounts[path]++;
+    if (this.diverted) return this.diverted(digit);
     for (const l of [...this.digits]) l(digit);
   }
 
@@ -89,5 +104,6 @@ export class RtpCallMedia implements CallMedia {
     this.stopPlayback();
     this.audio.clear();
     this.digits.clear();
+    this.diverted = null;
   }
 }

@@ -48,6 +48,14 @@ export interface TransferContext {
    */
   suspendMedia: () => void;
   resumeMedia: () => void;
+  /** Characters the transfer sent to TTS (a warm transfer's announcement), metered with the call. */
+  meterTts?: (characters: number) => void;
+  /**
+   * The caller's key presses, RFC 4733 and SIP INFO alike (a press sent both ways is one), go to
+   * `listener` instead of the phone channel until the returned function is called (a bridge
+   * passes them to the other party while the call's own media is suspended).
+   */
+  callerDigits?: (listener: (digit: string) => void) => () => void;
 }
 
 /** What a transfer reports. */

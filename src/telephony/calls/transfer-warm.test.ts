@@ -11,6 +11,8 @@ import { RtpPortAllocator } from '../media/port-allocator.js';
 import { RtpSession } from '../media/rtp-session.js';
 import type { MediaBridge } from '../media/bridge.js';
 import { getHeader } from '../sip/message/access.js';
+import type { HeaderInit } from '../sip/message/build.js';
+import type { SipRequest } from '../sip/message/types.js';
 import { answerOffer } from '../sip/sdp/answer.js';
 import { SipStack } from '../sip/stack.js';
 import { UasLeg } from '../sip/uas-leg.js';
@@ -31,9 +33,14 @@ async function settle(done: () => boolean = () => false, turns = 200): Promise<v
 }
 
 /** Advances the clock in 10 ms steps, letting datagrams cross between steps, until `stop` or `ms`. */
-async function run(clock: FakeClock, ms: number, stop: () => boolean = () => false): Promise<void> {
-  for (let t = 0; t < ms && !stop(); t += 10) {
-    clock.advance(10);
+async function run(
+  clock: FakeClock,
+  ms: number,
+  stop: () => boolean = () => false,
+  step = 10,
+): Promise<void> {
+  for (let t = 0; t < ms && !stop(); t += step) {
+    clock.advance(step);
     await settle(undefined, 5);
   }
   await settle();
@@ -78,7 +85,7 @@ const toneTts: TtsProvider = {
 
 type HumanMode = 'answer' | 'ring' | 'busy';
 
-async function setup(mode: HumanMode) {
+async function setup(mode: HumanMode, answerHeaders: HeaderInit[] = []) {
   const clock = new FakeClock();
   // The caller's phone and our caller session, joined as the call host has them.
   const callerPhone = phone(clock);
@@ -103,7 +110,7 @@ async function setup(mode: HumanMode) {
   // The human: a SIP stack whose UasLeg answers with the human phone's media.
   const humanPhone = phone(clock);
   const humanPort = await humanPhone.s.bind();
-  const human = { legs: [] as UasLeg[], events: [] as string[], invites: 0 };
+  const human = { legs: [] as UasLeg[], events: [] as string[], invites: 0, requests: [] as SipRequest[] };
   let hport = 0;
   let n = 0;
   const humanStack: SipStack = new SipStack({
@@ -113,6 +120,7 @@ async function setup(mode: HumanMode) {
     onRequest: (req, tx): boolean => {
       if (req.method !== 'INVITE') return false;
       human.invites++;
+      human.requests.push(req);
       const leg = new UasLeg(
         {
           stack: humanStack,
@@ -142,7 +150,7 @@ async function setup(mode: HumanMode) {
       if (!answer.ok) throw new Error(answer.why);
       humanPhone.s.setRemote({ address: answer.audio.remoteAddress, port: answer.audio.remotePort });
       humanPhone.s.start();
-      leg.answer(answer.sdp);
+      leg.answer(answer.sdp, answerHeaders);
       return true;
     },
   });
@@ -342,5 +350,78 @@ describe('warmTransfer', () => {
       'trunk_auth_failed',
       'sip_500',
     ]);
+  });
+
+  it("meters the announcement's characters; the caller's presses from callerDigits (SIP INFO too) reach the human", async () => {
+    const t = await setup('answer');
+    const metered: number[] = [];
+    let toBridge: ((d: string) => void) | null = null;
+    const result = await settled(
+      t,
+      warmTransfer(
+        t.request({
+          meterTts: (n) => metered.push(n),
+          callerDigits: (l) => {
+            toBridge = l;
+            return () => (toBridge = null);
+          },
+        }),
+      ),
+      5000,
+    );
+    expect(result.status).toBe('success');
+    expect(metered).toEqual(['A caller for you'.length]);
+    // A press the call host got by SIP INFO crosses as RFC 4733.
+    toBridge!('9');
+    await run(t.clock, 600);
+    expect(t.humanPhone.digits).toEqual(['9']);
+    expect(t.bridge()!.counters.digitsAToB).toBe(1);
+    // The caller's RFC 4733 presses come through callerDigits too (the call host's media
+    // de-duplicates both paths), so the session tap does not pass them a second time.
+    const sent = t.callerPhone.s.sendDigits('3');
+    await run(t.clock, 400);
+    await sent;
+    await run(t.clock, 200);
+    expect(t.humanPhone.digits).toEqual(['9']);
+    t.human.legs[0]!.bye();
+    await run(t.clock, 200);
+    expect(toBridge).toBeNull();
+  });
+
+  it('asks the human for session timers; as the refresher, UPDATE at half the interval; a 481 to our refresh ends the bridge', async () => {
+    const t = await setup('answer', [
+      ['Session-Expires', '90;refresher=uac'],
+      ['Require', 'timer'],
+    ]);
+    const result = await settled(t, warmTransfer(t.request({ announcement: '' })), 2000);
+    expect(result.status).toBe('success');
+    const asked = t.human.requests[0]!;
+    expect(getHeader(asked, 'Supported')).toContain('timer');
+    expect(getHeader(asked, 'Session-Expires')).toBe('1800');
+    expect(getHeader(asked, 'Min-SE')).toBe('90');
+    const leg = t.human.legs[0]!;
+    const updates: SipRequest[] = [];
+    let status = 200;
+    leg.onRequest((req, respond) => {
+      if (req.method !== 'UPDATE') return false;
+      updates.push(req);
+      respond(status, status === 200 ? 'OK' : 'Call/Transaction Does Not Exist', [
+        ['Session-Expires', '90;refresher=uac'],
+      ]);
+      return true;
+    });
+    let over = false;
+    void result.bridged!.then(() => (over = true));
+    await run(t.clock, 44_000, undefined, 500);
+    expect(updates).toHaveLength(0);
+    await run(t.clock, 2_000);
+    expect(updates).toHaveLength(1);
+    expect(getHeader(updates[0]!, 'Session-Expires')).toBe('90;refresher=uac');
+    status = 481;
+    await run(t.clock, 46_000, () => over, 500);
+    expect(updates).toHaveLength(2);
+    expect(over).toBe(true);
+    expect(t.bridge()!.running).toBe(false);
+    // No BYE after a 481: the dialog is gone (RFC 3261 12.2.1.2; the leg ends it on a 481/408).
   });
 });

@@ -29,11 +29,20 @@
 // SIP Call-ID and outcome are logged with the call's id.
 //
 // The human's leg answers its far end's re-INVITE and UPDATE (session-timer refreshes, hold, a new
-// media address) from our SDP, and its SIP INFO digits cross to the caller as RFC 4733 events.
+// media address) from our SDP, and its SIP INFO digits cross to the caller as RFC 4733 events. The
+// caller's presses cross the other way, SIP INFO ones too (`callerDigits`: the call host's media
+// hands them over while it is suspended; without it the RFC 4733 ones seen on the caller's RTP).
 //
-// Not done: the caller's SIP INFO digits do not cross the bridge (the call host's handler takes
-// them and its media is suspended; RFC 4733 ones do cross); we never refresh the human's session
-// timer ourselves; no ringback tone is played to the caller while the human's phone rings.
+// Session timers (RFC 4028) on the human's leg: our INVITE asks for them (session-refresh.ts
+// timerInvite: Supported: timer, Session-Expires 1800, Min-SE 90). When the human's 2xx, or a later
+// refresh of theirs, makes us the refresher we send UPDATE at half the interval; when they are and
+// none comes in time, or our refresh fails, the human's leg is dead: BYE, and the bridge ends as if
+// the human had hung up (before the bridge: `leg_failed`).
+//
+// The announcement's characters are reported through `meterTts` when it starts (the call meters
+// them as tts_characters with the phone channel's, whether or not it was heard to the end).
+//
+// Not done: no ringback tone is played to the caller while the human's phone rings.
 import { randomBytes } from 'node:crypto';
 import type { CallMedia } from '../../channels/call-media.js';
 import { abortError } from '../../channels/channel.js';
@@ -41,7 +50,14 @@ import type { TtsProvider } from '../../providers/tts/tts.types.js';
 import type { Clock, TimerHandle } from '../../shared/clock.js';
 import type { Logger } from '../../shared/logger.js';
 import { playSpeech } from '../../voice/playback.js';
-import { MediaBridge, MediaTap, rtpBridgeEnd, tapSession, type SessionTap } from '../media/bridge.js';
+import {
+  MediaBridge,
+  MediaTap,
+  rtpBridgeEnd,
+  tapSession,
+  withDigitSource,
+  type SessionTap,
+} from '../media/bridge.js';
 import { createCodec } from '../media/codecs/registry.js';
 import type { RtpPortAllocator } from '../media/port-allocator.js';
 import { RtpSession } from '../media/rtp-session.js';
@@ -56,6 +72,7 @@ import { buildOffer, readAnswer } from '../sip/sdp/offer.js';
 import type { LocalAudio } from '../sip/sdp/session.js';
 import type { SipStack } from '../sip/stack.js';
 import { UacLeg } from '../sip/uac-leg.js';
+import { DialogTimer, timerInvite, timerOfTheirRequest, type DialogTimerState } from './session-refresh.js';
 import type { DigestCredentials, SipTarget } from './sip-leg.js';
 import type { TransferResult } from './transfer-context.js';
 
@@ -88,6 +105,10 @@ export interface WarmTransferRequest {
   callerRtp: RtpSession;
   suspendMedia: () => void;
   resumeMedia: () => void;
+  /** Characters of the announcement sent to TTS, for the call's tts_characters. */
+  meterTts?: (characters: number) => void;
+  /** The caller's presses, RFC 4733 and SIP INFO (TransferContext.callerDigits). */
+  callerDigits?: (listener: (digit: string) => void) => () => void;
   /** The node's signal (a run aborted). */
   signal: AbortSignal;
   /** The caller hung up, or the process hung the call up. */
@@ -152,14 +173,17 @@ export async function warmTransfer(w: WarmTransferRequest): Promise<TransferResu
     address: w.local.host,
   };
   let answerSdp: string | undefined;
+  let answeredTimer: DialogTimerState | undefined;
+  let onLost: () => void = () => undefined;
   const leg = new UacLeg({
-    stack: w.stack,
+    stack: timerInvite(w.stack, (timer) => (answeredTimer = timer)),
     localHost: w.local.host,
     localPort: w.local.port,
     newId: w.newId,
     offer: () => buildOffer(local, origin),
     onAnswer: (sdp) => (answerSdp = sdp),
   });
+  const sessionTimer = new DialogTimer(w.clock, leg, () => onLost());
 
   // The human's in-dialog requests: INFO digits cross to the caller once bridged; re-INVITE and
   // UPDATE (session-timer refreshes, hold, a new address) are answered from our side of the SDP.
@@ -180,6 +204,7 @@ export async function warmTransfer(w: WarmTransferRequest): Promise<TransferResu
       respond(timer.status, timer.reason, [...timer.headers]);
       return true;
     }
+    sessionTimer.arm(timerOfTheirRequest(timer.timer) ?? sessionTimer.state);
     const headers: HeaderInit[] = [['Contact', contact], ...timer.headers];
     const sdpHeaders: HeaderInit[] = [...headers, ['Content-Type', 'application/sdp']];
     if (req.body.length === 0) {
@@ -225,6 +250,7 @@ export async function warmTransfer(w: WarmTransferRequest): Promise<TransferResu
       const wasAnnouncing = phase === 'announcing';
       phase = 'done';
       detach();
+      sessionTimer.stop();
       w.callerGone.removeEventListener('abort', onCallerGone);
       announcing.abort();
       if (how === 'cancel') leg.cancel();
@@ -239,6 +265,7 @@ export async function warmTransfer(w: WarmTransferRequest): Promise<TransferResu
     const unbridge = (byeHuman: boolean) => {
       if (phase !== 'bridged') return;
       phase = 'done';
+      sessionTimer.stop();
       w.callerGone.removeEventListener('abort', onCallerGone);
       bridge?.stop();
       callerTap?.untap();
@@ -257,12 +284,21 @@ export async function warmTransfer(w: WarmTransferRequest): Promise<TransferResu
     };
     w.signal.addEventListener('abort', onAbort, { once: true });
     w.callerGone.addEventListener('abort', onCallerGone, { once: true });
+    // The human's leg died under us (session timer): BYE to the human, as if they had hung up.
+    onLost = () => {
+      w.logger?.warn(log, "warm transfer: the human leg's session timer ran out");
+      if (phase === 'bridged') {
+        leg.bye();
+        unbridge(false);
+      } else fail('leg_failed', 'bye');
+    };
 
     const startBridge = () => {
       if (phase !== 'announcing') return;
       detach();
       callerTap = tapSession(w.callerRtp);
-      bridge = new MediaBridge(callerTap.end, rtpBridgeEnd(rtp, tap));
+      const callerSide = w.callerDigits ? withDigitSource(callerTap.end, w.callerDigits) : callerTap.end;
+      bridge = new MediaBridge(callerSide, rtpBridgeEnd(rtp, tap));
       bridge.start();
       const callerEnd = callerTap.end;
       toCaller = (digit) => callerEnd.sendDigit(digit);
@@ -283,11 +319,13 @@ export async function warmTransfer(w: WarmTransferRequest): Promise<TransferResu
       rtp.setRemote({ address: audio.remoteAddress, port: audio.remotePort });
       rtp.setDirection(audio.direction);
       rtp.start();
+      sessionTimer.arm(answeredTimer);
       phase = 'announcing';
       w.suspendMedia();
       const text = w.announcement?.trim();
       if (!text || !w.announcer) return startBridge();
       const { tts, voice, language } = w.announcer;
+      w.meterTts?.(text.length);
       playSpeech(
         { clock: w.clock, media: humanMedia(rtp, tap), tts },
         { text, voice, ...(language ? { language } : {}), signal: announcing.signal },

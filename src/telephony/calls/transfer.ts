@@ -68,6 +68,8 @@ export function createTransferer(options: TransfererOptions = {}): Transferer {
       callerRtp: ctx.rtp,
       suspendMedia: ctx.suspendMedia,
       resumeMedia: ctx.resumeMedia,
+      ...(ctx.meterTts ? { meterTts: ctx.meterTts } : {}),
+      ...(ctx.callerDigits ? { callerDigits: ctx.callerDigits } : {}),
       signal: transfer.signal,
       callerGone: ctx.callerGone,
       logger,

@@ -193,3 +193,23 @@ export function tapSession(session: RtpSession): SessionTap {
     },
   };
 }
+
+/**
+ * `end` with its key presses taken from `digits` instead of its own (the caller's side of a warm
+ * transfer: the call's media hands over RFC 4733 and SIP INFO presses, de-duplicated, where the
+ * session tap would see RFC 4733 ones only).
+ */
+export function withDigitSource(
+  end: BridgeEnd,
+  digits: (listener: (digit: string) => void) => () => void,
+): BridgeEnd {
+  return {
+    play: (pcm) => end.play(pcm),
+    get queuedMs() {
+      return end.queuedMs;
+    },
+    onAudio: (l) => end.onAudio(l),
+    onDigit: (l) => digits(l),
+    sendDigit: (d) => end.sendDigit(d),
+  };
+}
