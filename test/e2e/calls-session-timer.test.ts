@@ -1,0 +1,110 @@
+// Session timers on an outbound call over real SIP: sipp as the carrier's UAS checks that our
+// INVITE asks for them (Supported: timer, Session-Expires: 1800, Min-SE: 90) and answers with
+// Session-Expires: 90 and the refresher the test picks; the live call then runs that timer (we
+// refresh when the 2xx says refresher=uac). The refreshes themselves (UPDATE at half the interval,
+// a failed one ending the call) are tested on a FakeClock in session-refresh.test.ts and
+// live-call.test.ts: the shortest interval would hold this test for 45 s.
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  callById,
+  eventually,
+  freeUdpPort,
+  haveSipp,
+  scenarioFile,
+  sipp,
+  startCallNode,
+  telephonyWorld,
+  type CallNode,
+  type Peer,
+} from '../support/calls.js';
+
+const peerTest = haveSipp() || process.env.CI ? it : it.skip;
+const FROM = '+14155550170';
+const TO = '+15551239999';
+
+const nodes: CallNode[] = [];
+const peers: Peer[] = [];
+afterEach(async () => {
+  for (const p of peers.splice(0)) p.kill();
+  for (const n of nodes.splice(0)) await n.close();
+});
+
+const TALK = {
+  nodes: [
+    { id: 'start', type: 'start', config: {} },
+    { id: 'hello', type: 'speak', config: { text: 'Hello, this call keeps its session alive.' } },
+    {
+      id: 'wait',
+      type: 'dtmf',
+      config: { num_digits: 1, timeout_seconds: 60, save_to_variable: 'key' },
+    },
+    { id: 'bye', type: 'end', config: {} },
+  ],
+  edges: [
+    { source: 'start', target: 'hello' },
+    { source: 'hello', target: 'wait' },
+    { source: 'wait', source_handle: 'success', target: 'bye' },
+    { source: 'wait', source_handle: 'timeout', target: 'bye' },
+  ],
+};
+
+describe('e2e: outbound session timers (sipp UAS)', () => {
+  for (const [refresher, weRefresh] of [
+    ['uac', true],
+    ['uas', false],
+  ] as const) {
+    peerTest(
+      `our INVITE asks for timers; the 2xx's refresher=${refresher} makes ${weRefresh ? 'us' : 'the callee'} the refresher`,
+      async () => {
+        const n = await startCallNode();
+        nodes.push(n);
+        const port = await freeUdpPort();
+        const scenario = scenarioFile('outbound-session-timer.xml', { REFRESHER: refresher });
+        const peer = sipp([
+          '-sf',
+          scenario,
+          '-t',
+          'u1',
+          '-i',
+          '127.0.0.1',
+          '-p',
+          String(port),
+          '-mi',
+          '127.0.0.1',
+          '-mp',
+          String(await freeUdpPort()),
+          '-m',
+          '1',
+          '-nostdin',
+          '-timeout',
+          '90s',
+          '-timeout_error',
+        ]);
+        peers.push(peer);
+        const world = await telephonyWorld(n, {
+          number: FROM,
+          termination: `sip:127.0.0.1:${port}`,
+          graphs: { talk: TALK },
+        });
+        const res = await n.api('POST', '/calls', {
+          project_id: world.projectId,
+          workflow_id: world.workflows.talk,
+          from: FROM,
+          to: TO,
+        });
+        expect(res.status, JSON.stringify(res.data)).toBe(201);
+        const id = res.data.data.id as string;
+        const live = await eventually(async () => n.node.calls.find(id));
+        expect(live.sessionTimer).toEqual({ seconds: 90, weRefresh });
+        const result = await peer.done;
+        expect(result.code, result.out.slice(-3000)).toBe(0);
+        const call = await eventually(async () => {
+          const row = await callById(n, id);
+          return row?.status === 'completed' ? row : undefined;
+        });
+        expect(call.hangup_reason).toBe('callee_hangup');
+      },
+      120_000,
+    );
+  }
+});
