@@ -25,6 +25,7 @@ import { migrateToLatest, openStore, type Store } from '../../src/store/database
 import type { InboundInvite } from '../../src/telephony/calls/inbound-admission.js';
 import type { PhoneChannelFactory } from '../../src/telephony/calls/live-call.js';
 import { TelephonyNode } from '../../src/telephony/calls/telephony-node.js';
+import type { Transferer } from '../../src/telephony/calls/transfer-context.js';
 import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
 import type { CallTable } from '../../src/store/schema.js';
 import type { StoreKind } from './stores.js';
@@ -138,6 +139,8 @@ export interface CallNodeOptions {
    * base URL); by default the node runs without STT.
    */
   configuredStt?: boolean;
+  /** Default: the node's own (REFER and warm transfers, announcements in espeak-ng's `en`). */
+  transferer?: Transferer;
 }
 
 let rtpBase = 30000 + (process.pid % 50) * 400;
@@ -187,6 +190,7 @@ export async function startCallNode(options: CallNodeOptions = {}): Promise<Call
     ports: new RtpPortAllocator(min, min + 199),
     ...(options.tts ? { tts: options.tts } : {}),
     ...(options.configuredStt ? {} : { stt: null }),
+    ...(options.transferer ? { transferer: options.transferer } : {}),
     ...(options.newChannel ? { newChannel: options.newChannel } : {}),
     ...(options.drainLimitMs !== undefined ? { drainLimitMs: options.drainLimitMs } : {}),
   });
