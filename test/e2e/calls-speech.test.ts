@@ -10,6 +10,9 @@
 // the STT vendor's audio (the caller's voice, not silence), `stt_seconds` and `tts_characters` in
 // usage_events, the call's RTP counters (fewer packets out than the whole greeting: it was cut;
 // the reply's packets after the model answered) and sipp's exit code (it must receive our BYE).
+//
+// The same the other way: POST /calls to sipp as a callee who answers and speaks
+// (outbound-speech.xml); the agent hears the callee and answers.
 import { createSocket, type Socket } from 'node:dgram';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTtsProvider } from '../../src/providers/tts/registry.js';
@@ -85,6 +88,52 @@ async function speechNode(stt: FakeSttServer, llm: FakeLlmServer): Promise<CallN
   return n;
 }
 
+/** A project with an agent on llm_vendor_1 and a workflow: the agent (greeting, one turn), hang up. */
+async function agentWorld(n: CallNode, number: string, termination?: string, greeting = GREETING) {
+  return telephonyWorld(n, {
+    number,
+    ...(termination ? { termination } : {}),
+    graphs: async (projectId) => {
+      const agent = await n.api('POST', '/agents', {
+        project_id: projectId,
+        name: 'host',
+        system_prompt: 'You take restaurant bookings.',
+        llm_provider: 'llm_vendor_1',
+        llm_model: 'gpt-fake',
+      });
+      if (agent.status !== 201) throw new Error(JSON.stringify(agent.data));
+      return {
+        booking: {
+          nodes: [
+            { id: 'start', type: 'start', config: {} },
+            {
+              id: 'host',
+              type: 'agent',
+              config: { agent_id: agent.data.data.id, greeting, max_turns: 1 },
+            },
+            { id: 'bye', type: 'hangup', config: {} },
+          ],
+          edges: [
+            { source: 'start', target: 'host' },
+            { source: 'host', source_handle: 'default', target: 'bye' },
+          ],
+        },
+      };
+    },
+  });
+}
+
+/** The transcript of a session with each message's latency. */
+function messagesOf(n: CallNode, sessionId: string) {
+  return n.store.db
+    .selectFrom('messages')
+    .innerJoin('conversations', 'conversations.id', 'messages.conversation_id')
+    .select(['messages.role', 'messages.content', 'messages.latency_ms'])
+    .where('conversations.session_id', '=', sessionId)
+    .orderBy('messages.sequence')
+    .execute();
+}
+
 describe('e2e: speech in over a real call, the agent node over the phone (sipp, fake STT and LLM)', () => {
   peerTest(
     "the caller's g711a speech reaches stt_vendor_1, barges into the greeting, is the user turn; the agent's reply goes out as RTP with latency_ms",
@@ -95,36 +144,7 @@ describe('e2e: speech in over a real call, the agent node over the phone (sipp, 
       servers.push(llm);
       llm.reply({ text: ['A table for two tonight, ', 'certainly. ', 'Goodbye.'] });
       const n = await speechNode(stt, llm);
-      await telephonyWorld(n, {
-        number: '+14155550160',
-        graphs: async (projectId) => {
-          const agent = await n.api('POST', '/agents', {
-            project_id: projectId,
-            name: 'host',
-            system_prompt: 'You take restaurant bookings.',
-            llm_provider: 'llm_vendor_1',
-            llm_model: 'gpt-fake',
-          });
-          if (agent.status !== 201) throw new Error(JSON.stringify(agent.data));
-          return {
-            booking: {
-              nodes: [
-                { id: 'start', type: 'start', config: {} },
-                {
-                  id: 'host',
-                  type: 'agent',
-                  config: { agent_id: agent.data.data.id, greeting: GREETING, max_turns: 1 },
-                },
-                { id: 'bye', type: 'hangup', config: {} },
-              ],
-              edges: [
-                { source: 'start', target: 'host' },
-                { source: 'host', source_handle: 'default', target: 'bye' },
-              ],
-            },
-          };
-        },
-      });
+      await agentWorld(n, '+14155550160');
       const greetingPackets = await packetsOf(n, GREETING);
       const replyPackets = await packetsOf(n, REPLY);
 
@@ -173,13 +193,7 @@ describe('e2e: speech in over a real call, the agent node over the phone (sipp, 
       expect(asked.messages.at(-1)).toMatchObject({ role: 'user', content: HEARD });
 
       // The transcript: greeting, the caller's turn, the agent's reply with its latency.
-      const messages = await n.store.db
-        .selectFrom('messages')
-        .innerJoin('conversations', 'conversations.id', 'messages.conversation_id')
-        .select(['messages.role', 'messages.content', 'messages.latency_ms'])
-        .where('conversations.session_id', '=', call.session_id!)
-        .orderBy('messages.sequence')
-        .execute();
+      const messages = await messagesOf(n, call.session_id!);
       expect(messages.map((m) => [m.role, m.content])).toEqual([
         ['assistant', GREETING],
         ['user', HEARD],
@@ -217,6 +231,82 @@ describe('e2e: speech in over a real call, the agent node over the phone (sipp, 
       expect(outAtBargeIn).toBeLessThan(greetingPackets);
       expect(counters.rtpOut - outAtReply).toBeGreaterThanOrEqual(replyPackets - 5);
       expect(counters.rtpIn).toBeGreaterThan(50);
+    },
+    120_000,
+  );
+
+  peerTest(
+    'outbound: the callee who answers is heard by the agent (g711a through stt_vendor_1) and gets its reply',
+    async () => {
+      const stt = await startFakeSttServer();
+      servers.push(stt);
+      const llm = await startFakeLlmServer('openai');
+      servers.push(llm);
+      llm.reply({ text: ['A table for two tonight, ', 'certainly. ', 'Goodbye.'] });
+      const n = await speechNode(stt, llm);
+      const port = await freeUdpPort();
+      const world = await agentWorld(n, '+14155550161', `sip:127.0.0.1:${port}`, 'Hello, the Harbour here.');
+      const peer = sipp([
+        '-sf',
+        scenarioFile('outbound-speech.xml', {}),
+        '-t',
+        'u1',
+        '-i',
+        '127.0.0.1',
+        '-p',
+        String(port),
+        '-mi',
+        '127.0.0.1',
+        '-mp',
+        String(await freeUdpPort()),
+        '-m',
+        '1',
+        '-nostdin',
+        '-timeout',
+        '90s',
+        '-timeout_error',
+      ]);
+      const res = await n.api('POST', '/calls', {
+        project_id: world.projectId,
+        workflow_id: world.workflows.booking,
+        from: '+14155550161',
+        to: '+15551230001',
+      });
+      expect(res.status, JSON.stringify(res.data)).toBe(201);
+      const id = res.data.data.id as string;
+
+      const conn = await stt.nextConnection();
+      await conn.waitForAudio(32_000);
+      conn.send({ type: 'SpeechStarted', channel: [0], timestamp: 0.2 });
+      conn.result(HEARD, { isFinal: true, speechFinal: true, start: 0.2, duration: 0.8 });
+      await llm.waitForRequests(1);
+      const result = await peer.done;
+      expect(result.code, result.out.slice(-3000)).toBe(0);
+
+      const call = await eventually(async () => {
+        const row = await n.store.db.selectFrom('calls').selectAll().where('id', '=', id).executeTakeFirst();
+        return row?.status === 'completed' ? row : undefined;
+      });
+      expect(call).toMatchObject({ direction: 'outbound', hangup_reason: 'workflow_hangup' });
+      const messages = await messagesOf(n, call.session_id!);
+      expect(messages.map((m) => [m.role, m.content])).toEqual([
+        ['assistant', 'Hello, the Harbour here.'],
+        ['user', HEARD],
+        ['assistant', REPLY],
+      ]);
+      expect(messages[2]!.latency_ms).not.toBeNull();
+      expect(rms(conn.audio())).toBeGreaterThan(100);
+      const sttSeconds = await eventually(async () => {
+        const rows = await n.store.db
+          .selectFrom('usage_events')
+          .select(['quantity', 'provider'])
+          .where('metric', '=', 'stt_seconds')
+          .execute();
+        return rows.length > 0 ? rows : undefined;
+      });
+      expect(sttSeconds).toEqual([
+        { quantity: Math.ceil(conn.audio().length / 32_000), provider: 'stt_vendor_1' },
+      ]);
     },
     120_000,
   );
