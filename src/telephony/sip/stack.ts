@@ -106,6 +106,15 @@ export class SipStack {
     });
   }
 
+  /** The clock and timer values the stack runs on, for the legs' own timers (2xx resends). */
+  get clock(): Clock {
+    return this.options.clock;
+  }
+
+  get timers(): Partial<TimerValues> {
+    return this.options.timers ?? {};
+  }
+
   private destinationOf(s: Source): Destination {
     const d = { transport: s.transport, host: s.address, port: s.port, reliable: isReliable(s.transport) };
     return s.connectionId !== undefined ? { ...d, connectionId: s.connectionId } : d;

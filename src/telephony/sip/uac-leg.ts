@@ -1,11 +1,12 @@
 // One outbound INVITE leg on the SipStack, in the shape the call controller's SipLeg asks for
 // (src/telephony/calls/sip-leg.ts, matched structurally so this folder imports nothing of calls):
 // INVITE, one answer to a 401/407, ACK for 2xx, CANCEL (deferred until a provisional, RFC 3261
-// 9.1), BYE, and the far end's BYE through the dialog.
+// 9.1), BYE, and the far end's BYE through the dialog; a 2xx the owner gives the far end's
+// re-INVITE is resent until its ACK (13.3.1.4).
 import { isIP } from 'node:net';
 import { retryWithCredentials } from './auth-retry.js';
 import type { Dialog } from './dialog/dialog.js';
-import { dialogFromUac, isDialog, requestInDialog } from './dialog/dialog.js';
+import { dialogFromUac, isDialog, requestInDialog, responseInDialog } from './dialog/dialog.js';
 import { DigestClient } from './digest.js';
 import { createReply, createRequest } from './message/build.js';
 import type { HeaderInit } from './message/build.js';
@@ -18,6 +19,7 @@ import {
   type InDialogHandler,
   type InDialogSend,
 } from './dialog-requests.js';
+import { ReinviteAnswers, answerInDialog, sendInDialogRequest } from './in-dialog.js';
 import type { SipStack } from './stack.js';
 import type { Destination, TransportName } from './transaction/types.js';
 import type { ResolveTarget } from './transport/resolve.js';
@@ -42,6 +44,11 @@ export interface LegEvents {
   final(status: number, info: { withCredentials: boolean }): void;
   bye(): void;
   transportError(error?: Error): void;
+  /**
+   * Our 2xx to the far end's re-INVITE was never acknowledged (64*T1): the call is dead, send BYE.
+   * Without this handler the leg sends the BYE itself and reports bye().
+   */
+  ackTimeout?(): void;
 }
 
 export interface UacLegOptions {
@@ -62,8 +69,9 @@ export interface UacLegOptions {
    */
   readonly resolve?: (target: ResolveTarget) => Promise<Destination[]>;
   /**
-   * The target takes TCP too: an INVITE over 1300 bytes bound for UDP goes over TCP instead (RFC
-   * 3261 18.1.1), and over UDP after all if TCP fails. Off by default, as UDP-only trunks are common.
+   * The target takes TCP too: an INVITE, and later any in-dialog request, over 1300 bytes bound
+   * for UDP goes over TCP instead (RFC 3261 18.1.1), and over UDP after all if TCP fails. Off by
+   * default, as UDP-only trunks are common.
    */
   readonly largeRequestsOverTcp?: boolean;
 }
@@ -86,8 +94,20 @@ export class UacLeg implements DialogRequests {
   private attemptAnswered = false;
   /** The UDP destination a size-switched request falls back to; never switched again. */
   private udpAfterTcp?: Destination;
+  private readonly reinvites: ReinviteAnswers;
 
-  constructor(private readonly o: UacLegOptions) {}
+  constructor(private readonly o: UacLegOptions) {
+    this.reinvites = new ReinviteAnswers({
+      clock: o.stack.clock,
+      timers: o.stack.timers,
+      send: (res, to) => void this.o.stack.send(res, to),
+      onNoAck: () => {
+        if (this.events?.ackTimeout) return this.events.ackTimeout();
+        this.bye();
+        this.events?.bye();
+      },
+    });
+  }
 
   invite(target: LegTarget, options: LegInvite, events: LegEvents): void {
     this.events = events;
@@ -264,23 +284,62 @@ export class UacLeg implements DialogRequests {
       ...(options.body !== undefined ? { body: options.body } : {}),
     });
     this.dialog = dialog;
+    let ack: SipRequest | undefined;
+    let settled = false;
     return new Promise((resolve, reject) => {
-      this.o.stack.transactions.sendRequest(request, this.nextHop(request), {
-        onResponse: (res) => {
-          if (res.status >= 200) resolve(res);
+      sendInDialogRequest(
+        this.o.stack,
+        request,
+        this.nextHop(request),
+        {
+          onResponse: (res) => {
+            if (res.status < 200) return;
+            if (method === 'INVITE' && res.status < 300 && this.dialog) {
+              // Every 2xx to our re-INVITE (retransmissions too) gets the ACK (RFC 3261 13.2.2.4).
+              if (!ack) {
+                if (this.dialog.state !== 'terminated')
+                  this.dialog = responseInDialog(this.dialog, request, res);
+                ack = requestInDialog(this.dialog, {
+                  method: 'ACK',
+                  via: this.via(),
+                  cseq: request.cseq.seq,
+                }).request;
+              }
+              this.o.stack.send(ack, this.nextHop(ack));
+            } else if (!settled && this.dialog && this.dialog.state !== 'terminated') {
+              this.dialog = responseInDialog(this.dialog, request, res);
+            }
+            if (settled) return;
+            settled = true;
+            resolve(res);
+          },
+          onFailure: () => reject(new InDialogTimeoutError(method)),
         },
-        onTimeout: () => reject(new InDialogTimeoutError(method)),
-        onTransportError: () => reject(new InDialogTimeoutError(method)),
-      });
+        this.sendOptions(),
+      );
     });
+  }
+
+  private sendOptions() {
+    return {
+      largeRequestsOverTcp: this.o.largeRequestsOverTcp === true,
+      newBranch: () => `z9hG4bK${this.o.newId()}`,
+    };
   }
 
   bye(): void {
     if (!this.dialog || this.dialog.state === 'terminated') return;
     const { request, dialog } = requestInDialog(this.dialog, { method: 'BYE', via: this.via() });
     this.dialog = { ...dialog, state: 'terminated' };
+    this.reinvites.stop();
     this.unregister?.();
-    this.o.stack.transactions.sendRequest(request, this.nextHop(request), { onResponse: () => undefined });
+    sendInDialogRequest(
+      this.o.stack,
+      request,
+      this.nextHop(request),
+      { onResponse: () => undefined, onFailure: () => undefined },
+      this.sendOptions(),
+    );
   }
 
   /** In-dialog requests follow the route set or the remote target (RFC 3261 12.2.1.1), not the first target. */
@@ -289,16 +348,24 @@ export class UacLeg implements DialogRequests {
   }
 
   private inDialog(req: SipRequest, tx: Parameters<Parameters<SipStack['registerDialog']>[1]>[1]): void {
-    if (!tx) return; // the far end's ACK: nothing to do for a UAC leg
+    if (!tx) {
+      // The far end's ACK: it acknowledges our 2xx to its re-INVITE, if any.
+      if (req.method === 'ACK') this.reinvites.ack(req);
+      return;
+    }
     if (req.method === 'BYE') {
       tx.respond(createReply(req, 200, 'OK'));
+      this.reinvites.stop();
       this.dialog = this.dialog && { ...this.dialog, state: 'terminated' };
       this.unregister?.();
       this.events?.bye();
       return;
     }
-    const respond = (status: number, reason: string, headers: HeaderInit[] = [], body?: string) =>
-      tx.respond(createReply(req, status, reason, { headers, ...(body !== undefined ? { body } : {}) }));
+    const respond = answerInDialog(req, tx, this.reinvites, {
+      get: () => this.dialog,
+      set: (d) => (this.dialog = d),
+    });
+    if (!respond) return;
     if (this.handler?.(req, respond)) return;
     // Without an owner's handler: INFO and OPTIONS are fine, an offer we cannot take is 488.
     const ok = req.method === 'INFO' || req.method === 'OPTIONS';

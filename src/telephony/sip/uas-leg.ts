@@ -1,9 +1,9 @@
 // One inbound INVITE leg on the SipStack, for the call controller: ring (early dialog), answer
-// with SDP (the 2xx resent until the ACK, RFC 3261 13.3.1.4), reject, hang up, and hear the
-// caller's CANCEL or BYE.
+// with SDP (the 2xx resent until the ACK, RFC 3261 13.3.1.4, and so is a 2xx the owner gives a
+// re-INVITE), reject, hang up, and hear the caller's CANCEL or BYE.
 import type { Clock } from '../../shared/clock.js';
 import type { Dialog } from './dialog/dialog.js';
-import { dialogFromUas, isDialog, requestInDialog } from './dialog/dialog.js';
+import { dialogFromUas, isDialog, requestInDialog, responseInDialog } from './dialog/dialog.js';
 import { createReply } from './message/build.js';
 import type { HeaderInit } from './message/build.js';
 import type { SipRequest, SipResponse } from './message/types.js';
@@ -14,6 +14,7 @@ import {
   type InDialogHandler,
   type InDialogSend,
 } from './dialog-requests.js';
+import { ReinviteAnswers, answerInDialog, sendInDialogRequest } from './in-dialog.js';
 import type { SipStack } from './stack.js';
 import type { ServerTransaction } from './transaction/server.js';
 import { Retransmit2xx } from './transaction/retransmit-2xx.js';
@@ -25,7 +26,7 @@ export interface UasLegEvents {
   cancelled(): void;
   /** The caller hung up (answered 200). */
   bye(): void;
-  /** Our 2xx was never acknowledged (64*T1): the call is dead, send BYE. */
+  /** Our 2xx (to the INVITE or to a re-INVITE) was never acknowledged (64*T1): the call is dead, send BYE. */
   ackTimeout(): void;
   /** The ACK for our 2xx arrived (the first one only): the call is up. */
   acked?(): void;
@@ -39,6 +40,11 @@ export interface UasLegOptions {
   readonly newId: () => string;
   readonly localHost: string;
   readonly localPort: number;
+  /**
+   * The caller takes TCP too: an in-dialog request over 1300 bytes bound for UDP goes over TCP to
+   * the same host and port (RFC 3261 18.1.1), and over UDP after all if TCP fails. Off by default.
+   */
+  readonly largeRequestsOverTcp?: boolean;
 }
 
 export class UasLeg implements DialogRequests {
@@ -49,6 +55,7 @@ export class UasLeg implements DialogRequests {
   private readonly stopCancel: () => void;
   private finished = false;
   private handler?: InDialogHandler;
+  private readonly reinvites: ReinviteAnswers;
   acked = false;
 
   constructor(
@@ -58,6 +65,12 @@ export class UasLeg implements DialogRequests {
     private readonly events: UasLegEvents,
   ) {
     this.tag = o.newId();
+    this.reinvites = new ReinviteAnswers({
+      clock: o.clock,
+      timers: o.stack.timers,
+      send: (res, to) => void this.o.stack.send(res, to),
+      onNoAck: () => this.events.ackTimeout(),
+    });
     this.stopCancel = o.stack.onCancel(tx, () => {
       this.finished = true;
       this.events.cancelled();
@@ -101,6 +114,7 @@ export class UasLeg implements DialogRequests {
     // The transaction ends with the 2xx (RFC 6026); resending it until the ACK is ours.
     this.resender = new Retransmit2xx(ok, this.tx.destination, {
       clock: this.o.clock,
+      timers: this.o.stack.timers,
       send: (m, to) => this.o.stack.send(m, to),
       onNoAck: () => this.events.ackTimeout(),
     });
@@ -156,15 +170,47 @@ export class UasLeg implements DialogRequests {
     });
     this.dialog = dialog;
     const to = this.inDialogDestination(request);
+    let ack: SipRequest | undefined;
+    let settled = false;
     return new Promise((resolve, reject) => {
-      this.o.stack.transactions.sendRequest(request, to, {
-        onResponse: (res) => {
-          if (res.status >= 200) resolve(res);
+      sendInDialogRequest(
+        this.o.stack,
+        request,
+        to,
+        {
+          onResponse: (res) => {
+            if (res.status < 200) return;
+            if (method === 'INVITE' && res.status < 300 && this.dialog) {
+              // Every 2xx to our re-INVITE (retransmissions too) gets the ACK (RFC 3261 13.2.2.4).
+              if (!ack) {
+                if (this.dialog.state !== 'terminated')
+                  this.dialog = responseInDialog(this.dialog, request, res);
+                ack = requestInDialog(this.dialog, {
+                  method: 'ACK',
+                  via: this.via(),
+                  cseq: request.cseq.seq,
+                }).request;
+              }
+              this.o.stack.send(ack, this.inDialogDestination(ack));
+            } else if (!settled && this.dialog && this.dialog.state !== 'terminated') {
+              this.dialog = responseInDialog(this.dialog, request, res);
+            }
+            if (settled) return;
+            settled = true;
+            resolve(res);
+          },
+          onFailure: () => reject(new InDialogTimeoutError(method)),
         },
-        onTimeout: () => reject(new InDialogTimeoutError(method)),
-        onTransportError: () => reject(new InDialogTimeoutError(method)),
-      });
+        this.sendOptions(),
+      );
     });
+  }
+
+  private sendOptions() {
+    return {
+      largeRequestsOverTcp: this.o.largeRequestsOverTcp === true,
+      newBranch: () => `z9hG4bK${this.o.newId()}`,
+    };
   }
 
   bye(): void {
@@ -172,13 +218,22 @@ export class UasLeg implements DialogRequests {
     const { request, dialog } = requestInDialog(this.dialog, { method: 'BYE', via: this.via() });
     this.dialog = { ...dialog, state: 'terminated' };
     this.resender?.ack();
+    this.reinvites.stop();
     this.unregister?.();
     const to = this.inDialogDestination(request);
-    this.o.stack.transactions.sendRequest(request, to, { onResponse: () => undefined });
+    sendInDialogRequest(
+      this.o.stack,
+      request,
+      to,
+      { onResponse: () => undefined, onFailure: () => undefined },
+      this.sendOptions(),
+    );
   }
 
   private inDialog(req: SipRequest, tx: ServerTransaction | undefined): void {
     if (req.method === 'ACK') {
+      if (this.reinvites.ack(req)) return;
+      if (req.cseq.seq !== this.request.cseq.seq) return; // a late copy of a re-INVITE's ACK
       const first = !this.acked;
       this.acked = true;
       this.resender?.ack();
@@ -189,13 +244,17 @@ export class UasLeg implements DialogRequests {
     if (req.method === 'BYE') {
       tx.respond(createReply(req, 200, 'OK'));
       this.resender?.ack();
+      this.reinvites.stop();
       this.dialog = this.dialog && { ...this.dialog, state: 'terminated' };
       this.unregister?.();
       this.events.bye();
       return;
     }
-    const respond = (status: number, reason: string, headers: HeaderInit[] = [], body?: string) =>
-      tx.respond(createReply(req, status, reason, { headers, ...(body !== undefined ? { body } : {}) }));
+    const respond = answerInDialog(req, tx, this.reinvites, {
+      get: () => this.dialog,
+      set: (d) => (this.dialog = d),
+    });
+    if (!respond) return;
     if (this.handler?.(req, respond)) return;
     const ok = req.method === 'INFO' || req.method === 'OPTIONS';
     if (ok) return respond(200, 'OK');

@@ -1,0 +1,160 @@
+// What both legs do the same way inside a dialog: send a request in a client transaction (over TCP
+// when it is too large for UDP and the peer takes TCP, RFC 3261 18.1.1), ACK every 2xx to a
+// re-INVITE of ours (13.2.2.4), and resend our 2xx to the far end's re-INVITE until its ACK
+// comes (13.3.1.4 applies to re-INVITEs as well as to the INVITE that made the dialog).
+import type { Clock } from '../../shared/clock.js';
+import type { Dialog } from './dialog/dialog.js';
+import { receiveInDialog } from './dialog/dialog.js';
+import type { HeaderInit } from './message/build.js';
+import { createReply } from './message/build.js';
+import type { SipRequest, SipResponse } from './message/types.js';
+import type { Respond } from './dialog-requests.js';
+import type { ServerTransaction } from './transaction/server.js';
+import type { SipStack } from './stack.js';
+import { Retransmit2xx } from './transaction/retransmit-2xx.js';
+import type { Destination, TimerValues } from './transaction/types.js';
+import { streamForSize, withTopVia } from './transport/size.js';
+
+export interface InDialogSendHandlers {
+  /** Every response, provisional and final (and, for INVITE, each 2xx retransmission). */
+  readonly onResponse: (res: SipResponse) => void;
+  /** No final response: timer B/F, or a transport error (at once, RFC 3261 17.1.4). */
+  readonly onFailure: (error: Error) => void;
+}
+
+export interface InDialogSendOptions {
+  /** The peer takes TCP: a request over 1300 bytes bound for UDP goes over TCP (RFC 3261 18.1.1). */
+  readonly largeRequestsOverTcp?: boolean;
+  /** A fresh branch (z9hG4bK…) for the UDP resend after a failed TCP attempt. */
+  readonly newBranch: () => string;
+}
+
+/**
+ * Sends one in-dialog request to `to`. Over the size limit, with the peer taking TCP, it goes over
+ * TCP to the same host and port with its top Via saying so; if that attempt draws no response
+ * (refused, timed out) it goes out over UDP after all as a new transaction.
+ */
+export function sendInDialogRequest(
+  stack: SipStack,
+  request: SipRequest,
+  to: Destination,
+  handlers: InDialogSendHandlers,
+  options: InDialogSendOptions,
+): void {
+  const plain = (req: SipRequest, dest: Destination) =>
+    stack.transactions.sendRequest(req, dest, {
+      onResponse: (res) => handlers.onResponse(res),
+      onTimeout: () => handlers.onFailure(new Error(`no final response to ${req.method}`)),
+      onTransportError: (_tx, e) => handlers.onFailure(e ?? new Error(`transport error on ${req.method}`)),
+    });
+  const stream = options.largeRequestsOverTcp ? streamForSize(request, to) : undefined;
+  if (!stream) {
+    plain(request, to);
+    return;
+  }
+  let answered = false;
+  const overUdp = () => {
+    if (answered) return false;
+    plain(withTopVia(request, { branch: options.newBranch() }), to);
+    return true;
+  };
+  stack.transactions.sendRequest(stream.request, stream.destination, {
+    onResponse: (res) => {
+      answered = true;
+      handlers.onResponse(res);
+    },
+    onTimeout: () => overUdp() || handlers.onFailure(new Error(`no final response to ${request.method}`)),
+    onTransportError: (_tx, e) =>
+      overUdp() || handlers.onFailure(e ?? new Error(`transport error on ${request.method}`)),
+  });
+}
+
+/**
+ * Our 2xx responses to the far end's re-INVITEs, resent until the ACK with the same CSeq number
+ * arrives (on UDP; a reliable transport needs no resend but the ACK is still awaited), and a
+ * missing ACK after 64*T1 reported so the owner can end the call with BYE.
+ */
+export class ReinviteAnswers {
+  private readonly pending = new Map<number, Retransmit2xx>();
+
+  constructor(
+    private readonly o: {
+      readonly clock: Clock;
+      readonly timers?: Partial<TimerValues>;
+      readonly send: (res: SipResponse, to: Destination) => void;
+      readonly onNoAck: () => void;
+    },
+  ) {}
+
+  /** Call after the server transaction sent `res` to `req` (it sends the first copy). */
+  answered(req: SipRequest, res: SipResponse, to: Destination): void {
+    if (req.method !== 'INVITE' || res.status < 200 || res.status >= 300) return;
+    const seq = req.cseq.seq;
+    this.pending.get(seq)?.ack();
+    const resender = new Retransmit2xx(res, to, {
+      clock: this.o.clock,
+      ...(this.o.timers ? { timers: this.o.timers } : {}),
+      send: (m, d) => this.o.send(m as SipResponse, d),
+      onNoAck: () => {
+        if (this.pending.get(seq) !== resender) return;
+        this.pending.delete(seq);
+        this.o.onNoAck();
+      },
+    });
+    this.pending.set(seq, resender);
+    resender.start(false);
+  }
+
+  /** An ACK in the dialog: true when it acknowledged one of these 2xx responses. */
+  ack(req: SipRequest): boolean {
+    const resender = this.pending.get(req.cseq.seq);
+    if (!resender) return false;
+    resender.ack();
+    this.pending.delete(req.cseq.seq);
+    return true;
+  }
+
+  /** The dialog ended: nothing more is resent or reported. */
+  stop(): void {
+    for (const r of this.pending.values()) r.ack();
+    this.pending.clear();
+  }
+
+  /** 2xx responses still waiting for their ACK, for tests. */
+  get waiting(): number {
+    return this.pending.size;
+  }
+}
+
+/**
+ * Checks a far-end request against the dialog (RFC 3261 12.2.2: a CSeq below the last one is 500)
+ * and returns how its owner answers it: a 2xx to a re-INVITE or UPDATE refreshes the remote target
+ * from the request's Contact, and a 2xx to a re-INVITE is resent until its ACK. Undefined when the
+ * request was refused here.
+ */
+export function answerInDialog(
+  req: SipRequest,
+  tx: ServerTransaction,
+  reinvites: ReinviteAnswers,
+  dialog: { get(): Dialog | undefined; set(d: Dialog): void },
+): Respond | undefined {
+  const before = dialog.get();
+  let target = before?.remoteTarget;
+  if (before && before.state !== 'terminated') {
+    const checked = receiveInDialog(before, req);
+    if (!checked.ok) {
+      tx.respond(createReply(req, checked.status, checked.reason));
+      return undefined;
+    }
+    target = checked.dialog.remoteTarget;
+    dialog.set({ ...checked.dialog, remoteTarget: before.remoteTarget });
+  }
+  return (status: number, reason: string, headers: HeaderInit[] = [], body?: string) => {
+    const res = createReply(req, status, reason, { headers, ...(body !== undefined ? { body } : {}) });
+    tx.respond(res);
+    if (status < 200 || status >= 300) return;
+    const now = dialog.get();
+    if (target && now && now.state !== 'terminated') dialog.set({ ...now, remoteTarget: target });
+    reinvites.answered(req, res, tx.destination);
+  };
+}
