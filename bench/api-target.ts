@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Fastify from 'fastify';
+import { sql } from 'kysely';
 import { buildApp } from '../src/api/app.js';
 import { serviceDeps } from '../src/main.js';
 import { MemoryRateLimiter } from '../src/api/rate-limit/rate-limiter.js';
@@ -44,7 +45,9 @@ async function bare(): Promise<void> {
 async function full(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-bench-'));
   const url = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
-  const schema = `bench_${process.pid}`;
+  // Not `bench_<hex>`: test runs drop schemas of that form (test/support/global-setup.ts), and one
+  // running beside the bench would drop this one mid-run.
+  const schema = `api_bench_${process.pid}`;
   const store =
     kind === 'postgres'
       ? await openStore({ databaseUrl: url!, pgSchema: schema, pgPoolSize: 10 })
@@ -94,6 +97,8 @@ async function full(): Promise<void> {
     });
     await store.db.insertInto('calls').values(rows).execute();
   }
+  // A production table has planner statistics (autovacuum analyzes it); a freshly filled one not.
+  if (kind === 'postgres') await sql`analyze`.execute(store.db);
   const { app } = await buildApp({
     ...deps,
     rateLimiter: new MemoryRateLimiter(config.rateLimitPerMinute, systemClock),
