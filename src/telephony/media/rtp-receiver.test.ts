@@ -39,19 +39,69 @@ describe('MediaReceiver', () => {
     expect(rx.reception?.received).toBe(49);
   });
 
-  it('counts foreign payload types and restarts on a new SSRC', () => {
+  it('counts foreign payload types and restarts on a new SSRC once the old one has gone quiet', () => {
     const { clock, rx, send } = setup();
     rx.start();
     send(1, 0);
     send(2, 160);
     send(3, 320, 96);
     expect(rx.counters.unknownPayload).toBe(1);
+    // The first source stops; 100 ms later (the hold) another one starts, as after a re-INVITE.
+    clock.advance(100);
     send(900, 5000, 8, 77);
     send(901, 5160, 8, 77);
     clock.advance(100);
     expect(rx.counters.sourceChanges).toBe(1);
+    expect(rx.counters.strayPackets).toBe(0);
     expect(rx.ssrc).toBe(77);
     expect(rx.reception?.received).toBe(1);
+  });
+
+  it('keeps playing the current source when another is interleaved with it, counting the other as stray', () => {
+    const { clock, rx, frames, send } = setup();
+    rx.start();
+    // Source 5 and source 77 both send a frame every 20 ms, interleaved, for two seconds.
+    for (let i = 0; i < 100; i++) {
+      send(100 + i, i * 160, 8, 5);
+      send(3000 + i, 90_000 + i * 160, 8, 77, Buffer.alloc(160, 0xd5));
+      clock.advance(20);
+    }
+    expect(rx.ssrc).toBe(5);
+    expect(rx.counters.sourceChanges).toBe(0);
+    expect(rx.counters.strayPackets).toBe(100);
+    // Source 5 plays as if alone: everything past probation, nothing concealed after the start.
+    const played = frames.filter((f) => !f.info.concealed);
+    expect(played.length).toBeGreaterThanOrEqual(95);
+    expect(played.every((f) => Math.max(...f.pcm) > 30000)).toBe(true);
+
+    // Source 5 stops: within the hold the other is still a stray, then it takes over and plays.
+    const before = rx.counters.strayPackets;
+    for (let i = 100; i < 200; i++) {
+      send(3000 + i, 90_000 + i * 160, 8, 77, Buffer.alloc(160, 0xd5));
+      clock.advance(20);
+    }
+    expect(rx.ssrc).toBe(77);
+    expect(rx.counters.sourceChanges).toBe(1);
+    // Its packets at 0, 20, 40, 60 and 80 ms after source 5's last one were strays (hold 100 ms).
+    expect(rx.counters.strayPackets - before).toBe(4);
+    const late = frames.slice(-50).filter((f) => !f.info.concealed);
+    expect(late.length).toBeGreaterThanOrEqual(45);
+    // 0xd5 is A-law's smallest step: quiet, not source 5's full scale.
+    expect(late.every((f) => Math.max(...f.pcm.map(Math.abs)) < 100)).toBe(true);
+  });
+
+  it('lets the real source take over from a lone packet once the hold has passed', () => {
+    const { clock, rx, send } = setup();
+    send(40_000, 0, 8, 999); // one leftover packet before the call's media starts
+    for (let i = 0; i < 10; i++) {
+      send(1 + i, i * 160, 8, 5);
+      clock.advance(20);
+    }
+    // Packets at 0..80 ms were strays; the one at 100 ms took over, the next one passed probation.
+    expect(rx.ssrc).toBe(5);
+    expect(rx.counters.sourceChanges).toBe(1);
+    expect(rx.counters.strayPackets).toBe(5);
+    expect(rx.reception?.received).toBe(4);
   });
 
   it('turns telephone-events into digits, even the first packet of a source', () => {

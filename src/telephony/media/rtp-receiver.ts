@@ -2,7 +2,9 @@
 // statistics for RTCP, sends telephone-events to the DTMF receiver and audio through the jitter
 // buffer, and on its own 20 ms playout clock hands pipeline-rate PCM frames to the call (a
 // concealed frame when a packet is missing, nothing while the buffer refills or the far end is
-// silent).
+// silent). One remote source plays at a time: another SSRC takes over only once the current one
+// has gone quiet (a re-INVITE to another media server, a transfer), so two interleaved sources
+// never starve playout by restarting the buffer on every packet.
 
 import type { Clock } from '../../shared/clock.js';
 import { FRAME_MS } from './codecs/audio-codec.js';
@@ -35,6 +37,12 @@ export interface MediaReceiverOptions {
   onDigitEnd?: (digit: DigitEnd) => void;
   /** Errors thrown by the callbacks above land here instead of on the timer. */
   onError?: (err: Error) => void;
+  /**
+   * How long the current source must be silent before another SSRC takes over; until then the
+   * other's packets are strays. Default 100 ms (five frames), so a source that switches with no
+   * pause loses at most that much, and one interleaved with another keeps playing.
+   */
+  sourceHoldMs?: number;
 }
 
 export interface ReceiverCounters {
@@ -47,7 +55,11 @@ export interface ReceiverCounters {
   rejected: number;
   /** Times the remote SSRC changed. */
   sourceChanges: number;
+  /** Packets of another SSRC while the current source was still sending (dropped). */
+  strayPackets: number;
 }
+
+export const DEFAULT_SOURCE_HOLD_MS = 100;
 
 export class MediaReceiver {
   readonly counters: ReceiverCounters = {
@@ -56,8 +68,11 @@ export class MediaReceiver {
     unknownPayload: 0,
     rejected: 0,
     sourceChanges: 0,
+    strayPackets: 0,
   };
   private remoteSsrc: number | null = null;
+  /** When the current source's last packet came (monotonic ms). */
+  private lastFromSource = 0;
   private stats: ReceptionStats | null = null;
   private jitter: JitterBuffer;
   private readonly dtmf: DtmfReceiver;
@@ -122,12 +137,20 @@ export class MediaReceiver {
       return;
     }
     if (this.remoteSsrc !== p.ssrc) {
+      const hold = this.options.sourceHoldMs ?? DEFAULT_SOURCE_HOLD_MS;
+      if (this.remoteSsrc !== null && arrivalMs - this.lastFromSource < hold) {
+        // The current source is still sending: this one is a stray (a second stream, a leftover
+        // of the previous one), not a reason to throw away the buffer.
+        this.counters.strayPackets++;
+        return;
+      }
       if (this.remoteSsrc !== null) this.counters.sourceChanges++;
       // A new source (re-INVITE to another media server, a transfer): fresh statistics and buffer.
       this.remoteSsrc = p.ssrc;
       this.stats = new ReceptionStats(this.codec.codec.clockRate);
       this.jitter = this.newJitterBuffer();
     }
+    this.lastFromSource = arrivalMs;
     const stats = this.stats!;
     if (!stats.updateSeq(p.sequenceNumber)) {
       // Probation: the first packet of a source is held back by A.1, but a DTMF start may be it.
