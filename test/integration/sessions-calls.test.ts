@@ -220,6 +220,26 @@ describe.each(storeKinds())('calls on $name', (kind) => {
     expect(((await t.call('GET', '/api/v1/calls?direction=inbound')).data as List).meta.total).toBe(0);
   });
 
+  it('DELETE cancels a queued outbound call once (call.ended, caller_cancelled); 409 after, 404 foreign', async () => {
+    const call = ((await t.call('POST', '/api/v1/calls', { body: body() })).data as One).data;
+    const other = await t.newWorkspace('cancel');
+    expect((await t.call('DELETE', `/api/v1/calls/${call.id}`, { key: other.key })).statusCode).toBe(404);
+    const res = await t.call('DELETE', `/api/v1/calls/${call.id}`);
+    expect(res.statusCode).toBe(204);
+    const after = ((await t.call('GET', `/api/v1/calls/${call.id}`)).data as One).data;
+    expect(after).toMatchObject({ status: 'cancelled', hangup_reason: 'caller_cancelled' });
+    const again = await t.call('DELETE', `/api/v1/calls/${call.id}`);
+    expect(again.statusCode).toBe(409);
+    expect(again.data).toMatchObject({ message: expect.stringMatching(/cancelled/) });
+    const ended = await t.deps.db
+      .selectFrom('webhook_events')
+      .select('body')
+      .where('type', '=', 'call.ended')
+      .execute();
+    const mine = ended.map((e) => JSON.parse(e.body) as { data: Record<string, unknown> });
+    expect(mine.filter((e) => e.data.id === call.id || e.data.call_id === call.id)).toHaveLength(1);
+  });
+
   it('answers 402 when the calls allowance is used up, and hides foreign calls', async () => {
     const ws = await t.newWorkspace('q');
     const p = await createProject(t, ws.key);

@@ -57,4 +57,19 @@ export async function callRoutes(app: FastifyInstance, s: Services, deps: Servic
     },
     async (req) => ({ data: await s.calls.get(actorOf(req), req.params.id) }),
   );
+
+  // Beyond the spec: cancel an outbound call that has not been answered (CANCEL on the wire when
+  // this node dialled it; cancelled / caller_cancelled either way). A connected call is ended by
+  // its workflow or its parties, so anything else is 409.
+  r.delete(
+    '/calls/:id',
+    {
+      config: { scope: 'calls:write' },
+      schema: { tags, params: IdParams, response: { 204: Type.Null(), ...errorResponses(404, 409) } },
+    },
+    async (req, reply) => {
+      await s.calls.cancel(actorOf(req), req.params.id);
+      return reply.code(204).send(null);
+    },
+  );
 }
