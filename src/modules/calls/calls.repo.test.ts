@@ -92,6 +92,33 @@ describe.each(storeKinds())('calls list rendering on $name', (kind) => {
     }
   });
 
+  it('keeps each call’s rendering current when the call changes', async () => {
+    const [first, second] = (await listCalls(t.store.db, workspaceId, {}, { page: 1, perPage: 2 })).rows;
+    await t.store.db
+      .updateTable('calls')
+      .set({ status: 'in_progress', started_at: '2026-11-03T08:00:00.250Z', metadata: '{"moved":"yes"}' })
+      .where('id', '=', first!.id)
+      .execute();
+    await t.store.db
+      .updateTable('calls')
+      .set({ status: 'failed', hangup_reason: 'carrier_error', duration_seconds: 0, metadata: '' })
+      .where('id', '=', second!.id)
+      .execute();
+    const params = { page: 1, perPage: 100 };
+    const res = await t.call('GET', '/api/v1/calls?per_page=100');
+    const { rows, total } = await listCalls(t.store.db, workspaceId, {}, params);
+    expect(res.body).toBe(
+      serialize(
+        renderPage(rows.map(toCall), total, params, {
+          path: 'http://localhost:8080/api/v1/calls',
+          query: { per_page: 100 },
+        }),
+      ),
+    );
+    expect(res.body).toContain('"status":"in_progress","from"');
+    expect(res.body).toContain('"metadata":{"moved":"yes"}');
+  });
+
   it('renders unfiltered pages in the store, and leaves filtered lists to the usual path', async () => {
     const page = { page: 1, perPage: 25 };
     const fast = await listCallsJson(t.store.db, workspaceId, {}, page);

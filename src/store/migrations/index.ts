@@ -5,10 +5,12 @@ import * as m001 from './001-core.js';
 import * as m002 from './002-webhooks.js';
 import * as m003 from './003-resource-counts.js';
 import * as m004 from './004-webhook-queue-retention.js';
+import * as m005 from './005-call-api-json.js';
 
 export const migrations: Record<string, Migration> = {
   '001-core': m001,
   '002-webhooks': m002,
   '003-resource-counts': m003,
   '004-webhook-queue-retention': m004,
+  '005-call-api-json': m005,
 };
