@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Call, CallListQuery, CreateCall } from '../../modules/calls/calls.schema.js';
 import type { ServiceDeps } from '../../modules/context.js';
 import type { Services } from '../../modules/services.js';
-import { pageParams, renderPage, renderPageJson } from '../paging.js';
+import { pageParams, renderPageJson } from '../paging.js';
 import { actorOf } from '../plugins/auth.js';
 import { errorResponses, IdParams, PageQuery, Paginated, Single } from '../schemas.js';
 import { pageRequest, typed } from './route-helpers.js';
@@ -27,16 +27,12 @@ export async function callRoutes(app: FastifyInstance, s: Services, deps: Servic
       const page = pageParams(req.query);
       const { project_id, direction, status, from, to } = req.query;
       const filter = { project_id, direction, status, from, to };
-      // Already rendered by the store when it can (same bytes as the schema would write).
-      const rendered = await s.calls.listJson(actorOf(req), filter, page);
-      if (rendered) {
-        // A string body is sent as it is; the reply is untyped for it (the schema types objects).
-        return (reply as FastifyReply)
-          .type('application/json; charset=utf-8')
-          .send(renderPageJson(rendered.items, rendered.total, page, pageRequest(req, deps)));
-      }
+      // Each call comes rendered by the store: the same bytes the Call schema would write.
       const { items, total } = await s.calls.list(actorOf(req), filter, page);
-      return renderPage(items, total, page, pageRequest(req, deps));
+      // A string body is sent as it is; the reply is untyped for it (the schema types objects).
+      return (reply as FastifyReply)
+        .type('application/json; charset=utf-8')
+        .send(renderPageJson(items, total, page, pageRequest(req, deps)));
     },
   );
 

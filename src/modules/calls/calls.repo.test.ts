@@ -1,5 +1,6 @@
-// The calls list rendered by SQLite must be the very bytes the usual path writes: rows → toCall →
-// the Paginated(Call) schema's serializer. Held here over awkward data and several pages.
+// The calls list rendered by the store must be the very bytes the object path would write: rows →
+// toCall → the Paginated(Call) schema's serializer. Held here over awkward data, several pages,
+// filters, and calls changed after they were written.
 import fastJson from 'fast-json-stringify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../../../test/support/api.js';
@@ -9,10 +10,33 @@ import { Paginated } from '../../api/schemas.js';
 import { newId } from '../../shared/ids.js';
 import type { CallTable } from '../../store/schema.js';
 import { toCall } from './call-lifecycle.js';
-import { listCalls, listCallsJson } from './calls.repo.js';
+import { listCallsJson, type CallFilter } from './calls.repo.js';
 import { Call } from './calls.schema.js';
 
 const serialize = fastJson(JSON.parse(JSON.stringify(Paginated(Call))) as object);
+
+/** The reference: the page as rows, newest first, through toCall and the schema serializer. */
+async function expectedPage(
+  t: TestApi,
+  workspaceId: string,
+  params: { page: number; perPage: number },
+  query: Record<string, unknown>,
+  where: (qb: ReturnType<typeof callsOf>) => ReturnType<typeof callsOf> = (qb) => qb,
+): Promise<string> {
+  const all = await where(callsOf(t, workspaceId))
+    .selectAll()
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+  const rows = all.slice((params.page - 1) * params.perPage, params.page * params.perPage);
+  return serialize(
+    renderPage(rows.map(toCall), all.length, params, { path: 'http://localhost:8080/api/v1/calls', query }),
+  );
+}
+
+function callsOf(t: TestApi, workspaceId: string) {
+  return t.store.db.selectFrom('calls').where('workspace_id', '=', workspaceId);
+}
 
 function call(workspaceId: string, i: number, over: Partial<CallTable> = {}): CallTable {
   const at = new Date(Date.UTC(2026, 10, 2, 10, 0, 0) + i * 1000).toISOString();
@@ -80,20 +104,18 @@ describe.each(storeKinds())('calls list rendering on $name', (kind) => {
       const res = await t.call('GET', url);
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
-      const params = { page, perPage };
-      const { rows, total } = await listCalls(t.store.db, workspaceId, {}, params);
-      const expected = serialize(
-        renderPage(rows.map(toCall), total, params, {
-          path: 'http://localhost:8080/api/v1/calls',
-          query: { page, per_page: perPage },
-        }),
-      );
+      const expected = await expectedPage(t, workspaceId, { page, perPage }, { page, per_page: perPage });
       expect(res.body, url).toBe(expected);
     }
   });
 
   it('keeps each call’s rendering current when the call changes', async () => {
-    const [first, second] = (await listCalls(t.store.db, workspaceId, {}, { page: 1, perPage: 2 })).rows;
+    const [first, second] = await callsOf(t, workspaceId)
+      .select('id')
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(2)
+      .execute();
     await t.store.db
       .updateTable('calls')
       .set({ status: 'in_progress', started_at: '2026-11-03T08:00:00.250Z', metadata: '{"moved":"yes"}' })
@@ -104,28 +126,52 @@ describe.each(storeKinds())('calls list rendering on $name', (kind) => {
       .set({ status: 'failed', hangup_reason: 'carrier_error', duration_seconds: 0, metadata: '' })
       .where('id', '=', second!.id)
       .execute();
-    const params = { page: 1, perPage: 100 };
     const res = await t.call('GET', '/api/v1/calls?per_page=100');
-    const { rows, total } = await listCalls(t.store.db, workspaceId, {}, params);
-    expect(res.body).toBe(
-      serialize(
-        renderPage(rows.map(toCall), total, params, {
-          path: 'http://localhost:8080/api/v1/calls',
-          query: { per_page: 100 },
-        }),
-      ),
-    );
+    expect(res.body).toBe(await expectedPage(t, workspaceId, { page: 1, perPage: 100 }, { per_page: 100 }));
     expect(res.body).toContain('"status":"in_progress","from"');
     expect(res.body).toContain('"metadata":{"moved":"yes"}');
   });
 
-  it('renders unfiltered pages in the store, and leaves filtered lists to the usual path', async () => {
-    const page = { page: 1, perPage: 25 };
-    const fast = await listCallsJson(t.store.db, workspaceId, {}, page);
-    expect(fast?.total).toBe(25);
-    expect(fast?.items).toHaveLength(25);
-    expect(await listCallsJson(t.store.db, workspaceId, { direction: 'inbound' }, page)).toBeUndefined();
-    const filtered = await t.call('GET', '/api/v1/calls?direction=inbound&per_page=5');
-    expect((filtered.data as { meta: { total: number } }).meta.total).toBe(12);
+  it('renders filtered pages byte for byte too, with their own totals', async () => {
+    const cases: Array<[string, CallFilter, (qb: ReturnType<typeof callsOf>) => ReturnType<typeof callsOf>]> =
+      [
+        ['direction=inbound', { direction: 'inbound' }, (qb) => qb.where('direction', '=', 'inbound')],
+        ['status=completed', { status: 'completed' }, (qb) => qb.where('status', '=', 'completed')],
+        ['to=%2B14155551003', { to: '+14155551003' }, (qb) => qb.where('to_number', '=', '+14155551003')],
+        [
+          'from=%2B19995550000',
+          { from: '+19995550000' },
+          (qb) => qb.where('from_number', '=', '+19995550000'),
+        ],
+      ];
+    for (const [query, filter, where] of cases) {
+      const params = Object.fromEntries(new URLSearchParams(query));
+      const res = await t.call('GET', `/api/v1/calls?${query}&per_page=5&page=2`);
+      expect(res.body, query).toBe(
+        await expectedPage(
+          t,
+          workspaceId,
+          { page: 2, perPage: 5 },
+          { ...params, per_page: 5, page: 2 },
+          where,
+        ),
+      );
+      const all = await where(callsOf(t, workspaceId)).select('id').execute();
+      expect((await listCallsJson(t.store.db, workspaceId, filter, { page: 1, perPage: 100 })).total).toBe(
+        all.length,
+      );
+    }
+    const none = await listCallsJson(
+      t.store.db,
+      workspaceId,
+      { from: '+19995550000' },
+      { page: 1, perPage: 25 },
+    );
+    expect(none).toEqual({ items: [], total: 0 });
+  });
+
+  it('reads an unfiltered page past the end with the workspace total', async () => {
+    const past = await listCallsJson(t.store.db, workspaceId, {}, { page: 9, perPage: 25 });
+    expect(past).toEqual({ items: [], total: 25 });
   });
 });

@@ -9,7 +9,7 @@ import type { Actor, ServiceDeps } from '../context.js';
 import { requirePublishedWorkflow } from '../sessions/sessions.service.js';
 import { consumeQuota } from '../usage/quota.service.js';
 import { endCall, toCall } from './call-lifecycle.js';
-import { listCalls, listCallsJson, type CallFilter } from './calls.repo.js';
+import { listCallsJson, type CallFilter, type CallPageJson } from './calls.repo.js';
 import type { Call, CreateCall } from './calls.schema.js';
 import type { Dialer } from './dialer.js';
 
@@ -21,13 +21,8 @@ export class CallsService {
     private readonly dialer: Dialer,
   ) {}
 
-  async list(actor: Actor, filter: CallFilter, page: PageParams) {
-    const { rows, total } = await listCalls(this.deps.db, actor.workspaceId, filter, page);
-    return { items: rows.map(toCall), total };
-  }
-
-  /** list() with the calls as API JSON text, where the store can render them (calls.repo.ts). */
-  listJson(actor: Actor, filter: CallFilter, page: PageParams) {
+  /** One page of calls, each as the API's JSON text, rendered by the store (calls.repo.ts). */
+  list(actor: Actor, filter: CallFilter, page: PageParams): Promise<CallPageJson> {
     return listCallsJson(this.deps.db, actor.workspaceId, filter, page);
   }
 
