@@ -37,6 +37,38 @@ async function bare(): Promise<void> {
     },
   };
   app.get('/bare', async () => body);
+  // For reference only: the same route answering a 25-call page of the real one's size (~11 KB),
+  // to tell the cost of writing those bytes from the cost of producing them.
+  const at = '2026-11-21T10:00:00Z';
+  const call = (i: number) => ({
+    id: newId(),
+    direction: i % 2 ? 'inbound' : 'outbound',
+    status: 'completed',
+    from: '+14155550100',
+    to: '+14155550199',
+    project_id: body.data.id,
+    workflow_id: null,
+    workflow_version: 1,
+    session_id: null,
+    duration_seconds: 42,
+    hangup_reason: 'callee_hangup',
+    metadata: { crm: 'abc' },
+    started_at: at,
+    ended_at: at,
+    created_at: at,
+  });
+  const path = 'http://127.0.0.1:8080/api/v1/calls';
+  const page = {
+    data: Array.from({ length: 25 }, (_, i) => call(i)),
+    links: {
+      first: `${path}?page=1&per_page=25`,
+      last: `${path}?page=400&per_page=25`,
+      prev: null,
+      next: `${path}?page=2&per_page=25`,
+    },
+    meta: { current_page: 1, from: 1, last_page: 400, path, per_page: 25, to: 25, total: 10000 },
+  };
+  app.get('/bare-page', async () => page);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as { port: number }).port;
   process.stdout.write(`${JSON.stringify({ port, key: '', projectId: '' })}\n`);

@@ -3,6 +3,8 @@
 // not share its event loop. Besides req/s it reports the server's CPU time per request, which
 // stays meaningful on a busy machine where req/s does not. Stores: SQLite always; PostgreSQL when
 // BENCH_DATABASE_URL or TEST_DATABASE_URL is set. BENCH_SECONDS (10) and BENCH_ROUNDS (1) tune it.
+// A second bare route answering a page of the list's size (~11 KB) is printed for reference: it
+// shows what writing those bytes alone costs. The targets are against the first bare route.
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
@@ -96,14 +98,20 @@ function row(name: string, r: Result, base?: Result): string {
 
 interface Round {
   bare: Result;
+  /** The bare route answering a page of the list's size: a reference, not the target's baseline. */
+  barePage: Result;
   runs: Array<{ kind: 'sqlite' | 'postgres'; one: Result; list: Result }>;
 }
 
 async function round(kinds: Array<'sqlite' | 'postgres'>, print: boolean): Promise<Round> {
   const bare = await startTarget('bare');
   const baseline = await load(bare, `http://127.0.0.1:${bare.target.port}/bare`);
+  const barePage = await load(bare, `http://127.0.0.1:${bare.target.port}/bare-page`);
   bare.stop();
-  if (print) console.log(row('bare fastify GET', baseline));
+  if (print) {
+    console.log(row('bare fastify GET', baseline));
+    console.log(row('(reference) bare, a 25-call page', barePage, baseline));
+  }
   const runs: Round['runs'] = [];
   for (const kind of kinds) {
     const server = await startTarget(kind);
@@ -114,10 +122,11 @@ async function round(kinds: Array<'sqlite' | 'postgres'>, print: boolean): Promi
     if (print) {
       console.log(row(`${kind}: GET /projects/{id}`, one, baseline));
       console.log(row(`${kind}: GET /calls?per_page=25 (10k rows)`, list, baseline));
+      console.log(row(`  (reference) the list against the bare page`, list, barePage));
     }
     runs.push({ kind, one, list });
   }
-  return { bare: baseline, runs };
+  return { bare: baseline, barePage, runs };
 }
 
 function median(values: number[]): number {
@@ -172,16 +181,19 @@ async function main(): Promise<void> {
     console.log(`median of ${ROUNDS} rounds (ratios are medians of each round's own ratio)`);
     const bares = rounds.map((r) => r.bare);
     console.log(row('bare fastify GET', medianOf(bares, bares).base));
+    const barePages = rounds.map((r) => r.barePage);
     for (const kind of kinds) {
       const of = (pick: 'one' | 'list') => rounds.map((r) => r.runs.find((x) => x.kind === kind)![pick]);
       const one = medianOf(of('one'), bares);
       const list = medianOf(of('list'), bares);
       console.log(row(`${kind}: GET /projects/{id}`, one.r, one.base));
       console.log(row(`${kind}: GET /calls?per_page=25 (10k rows)`, list.r, list.base));
+      const againstPage = medianOf(of('list'), barePages);
+      console.log(row(`  (reference) the list against the bare page`, againstPage.r, againstPage.base));
       if (kind === 'sqlite') console.log(verdict(one.r, list.r, one.base));
     }
   }
-  const errors = rounds.flatMap((r) => [r.bare, ...r.runs.flatMap((x) => [x.one, x.list])]);
+  const errors = rounds.flatMap((r) => [r.bare, r.barePage, ...r.runs.flatMap((x) => [x.one, x.list])]);
   if (errors.some((e) => e.errors > 0)) process.exitCode = 1;
 }
 
