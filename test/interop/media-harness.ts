@@ -15,7 +15,7 @@ import { answerOffer } from '../../src/telephony/sip/sdp/answer.js';
 import type { CodecName, NegotiatedAudio } from '../../src/telephony/sip/sdp/index.js';
 import type { SipStackOptions } from '../../src/telephony/sip/stack.js';
 import { SipStack } from '../../src/telephony/sip/stack.js';
-import type { Destination } from '../../src/telephony/sip/transaction/types.js';
+import type { Source } from '../../src/telephony/sip/transport/routing.js';
 import { UasLeg } from '../../src/telephony/sip/uas-leg.js';
 
 export const have = (bin: string): boolean => spawnSync('sh', ['-c', `command -v ${bin}`]).status === 0;
@@ -72,7 +72,8 @@ export async function settled(count: () => number, quietMs: number): Promise<num
 export interface MediaCall {
   readonly leg: UasLeg;
   readonly invite: SipRequest;
-  readonly source: Destination;
+  /** Where the INVITE's packet came from. */
+  readonly source: Source;
   readonly session: RtpSession;
   readonly negotiated: NegotiatedAudio;
   /** Valid RTP packets our session accepted, by SSRC. */
@@ -151,7 +152,7 @@ export class MediaHost {
     return ports;
   }
 
-  private contact(source: Destination): string {
+  private contact(source: Source): string {
     return source.transport === 'TLS'
       ? `<sip:sb@127.0.0.1:${this.tlsPort};transport=tls>`
       : source.transport === 'TCP'
@@ -159,7 +160,7 @@ export class MediaHost {
         : `<sip:sb@127.0.0.1:${this.port}>`;
   }
 
-  private async answer(leg: UasLeg, invite: SipRequest, source: Destination): Promise<void> {
+  private async answer(leg: UasLeg, invite: SipRequest, source: Source): Promise<void> {
     const offer = new TextDecoder().decode(invite.body);
     // The port is not known before binding: negotiate once to pick the codec, bind, then answer.
     const probe = answerOffer(

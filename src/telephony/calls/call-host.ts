@@ -4,7 +4,7 @@
 // SipDialer's leg factory (media-sip-leg.ts) and runs the workflow when the callee answers. It
 // knows every call up in this process, so shutdown can wait for them and then hang them up.
 import type { ServerTransaction } from '../sip/transaction/server.js';
-import type { Destination } from '../sip/transaction/types.js';
+import type { Source } from '../sip/transport/routing.js';
 import { createReply } from '../sip/message/build.js';
 import type { SipRequest } from '../sip/message/types.js';
 import { CallProgress } from './call-progress.js';
@@ -54,8 +54,11 @@ export class CallHost {
     return this.live.size + this.setups + this.dialer.size;
   }
 
-  /** For SipStackOptions.onRequest: takes every INVITE that opens a dialog. */
-  readonly onRequest = (req: SipRequest, tx: ServerTransaction, source: Destination): boolean => {
+  /**
+   * For SipStackOptions.onRequest: takes every INVITE that opens a dialog. `source` is the packet's
+   * own source, which admission checks against the trunk's allowed_ips.
+   */
+  readonly onRequest = (req: SipRequest, tx: ServerTransaction, source: Source): boolean => {
     if (req.method !== 'INVITE') return false;
     if (req.to.tag !== undefined) {
       // A re-INVITE for a dialog we do not know (the owner routes known ones before this).

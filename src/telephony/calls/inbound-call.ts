@@ -7,7 +7,7 @@ import { decideUasTimer } from '../sip/extensions/session-timer.js';
 import type { SipRequest } from '../sip/message/types.js';
 import { answerOffer } from '../sip/sdp/answer.js';
 import type { ServerTransaction } from '../sip/transaction/server.js';
-import type { Destination } from '../sip/transaction/types.js';
+import type { Source } from '../sip/transport/routing.js';
 import { UasLeg } from '../sip/uas-leg.js';
 import { inTransaction } from '../../store/database.js';
 import { localAudio, sessionForAnswer } from './call-media-setup.js';
@@ -40,7 +40,8 @@ export class InboundCall {
     private readonly host: InboundHost,
     private readonly req: SipRequest,
     tx: ServerTransaction,
-    private readonly source: Destination,
+    /** Where the INVITE's packet came from (the stack's, not the Via's): allowed_ips reads it. */
+    private readonly source: Source,
   ) {
     const { deps, stack, local } = host.options;
     const transport = source.transport === 'UDP' ? '' : `;transport=${source.transport.toLowerCase()}`;
@@ -111,7 +112,7 @@ export class InboundCall {
 
     const admission = await admitInbound(
       { ...deps, ...(options.draining ? { draining: options.draining } : {}) },
-      inboundInviteOf(this.req, this.source.host),
+      inboundInviteOf(this.req, this.source.address),
     );
     if (admission.kind === 'reject') return this.refuse(admission.status, admission.reason, admission.why);
     const id = admission.call.id;

@@ -56,12 +56,19 @@ export interface SipStackOptions {
   readonly allow?: readonly string[];
   readonly serverName?: string;
   readonly newTag?: () => string;
-  /** The transaction user. Return true when it took the request (and will answer through tx). */
-  readonly onRequest?: (req: SipRequest, tx: ServerTransaction, source: Destination) => boolean;
+  /**
+   * The transaction user. Return true when it took the request (and will answer through tx).
+   * `source` is where the packet came from (transport, address, port, connection), never what its
+   * Via claims: admission checks such as a trunk's allowed_ips read it.
+   */
+  readonly onRequest?: (req: SipRequest, tx: ServerTransaction, source: Source) => boolean;
 }
 
-/** Gets a dialog's incoming requests; tx is undefined for an ACK to a 2xx. */
-export type DialogHandler = (req: SipRequest, tx: ServerTransaction | undefined) => void;
+/**
+ * Gets a dialog's incoming requests; tx is undefined for an ACK to a 2xx. `source` is the packet's
+ * real source, as for onRequest.
+ */
+export type DialogHandler = (req: SipRequest, tx: ServerTransaction | undefined, source: Source) => void;
 
 export class SipStack {
   readonly transactions: TransactionManager;
@@ -100,7 +107,7 @@ export class SipStack {
       ...(options.throttle ? { throttle: options.throttle } : {}),
       handler: {
         onRequest: (req, source) =>
-          this.transactions.receiveRequest(req, responseDestination(req.via[0], source)),
+          this.transactions.receiveRequest(req, responseDestination(req.via[0], source), source),
         onResponse: (res, source) => this.transactions.receiveResponse(res, this.destinationOf(source)),
       },
     });
@@ -197,10 +204,10 @@ export class SipStack {
     return () => void this.cancelWatchers.delete(invite);
   }
 
-  private dispatch(req: SipRequest, tx: ServerTransaction | undefined, source: Destination): void {
+  private dispatch(req: SipRequest, tx: ServerTransaction | undefined, source: Source): void {
     if (req.to.tag !== undefined) {
       const owner = this.dialogs.get(dialogKey(dialogIdOf(req, false)));
-      if (owner) return owner(req, tx);
+      if (owner) return owner(req, tx, source);
     }
     if (!tx) return; // an ACK for a 2xx outside any dialog we know: nothing to do
     if (req.method === 'CANCEL') {

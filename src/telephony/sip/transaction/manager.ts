@@ -3,6 +3,7 @@
 import type { Clock } from '../../../shared/clock.js';
 import { createReply } from '../message/build.js';
 import type { SipRequest, SipResponse } from '../message/types.js';
+import type { Source } from '../transport/routing.js';
 import type { ClientHandlers, ClientTransaction } from './client.js';
 import { ClientInviteTransaction, ClientNonInviteTransaction } from './client.js';
 import { clientKeyOfResponse, serverKey } from './keys.js';
@@ -15,8 +16,11 @@ export interface TransactionManagerOptions {
   readonly clock: Clock;
   readonly send: Sender;
   readonly timers?: Partial<TimerValues>;
-  /** A new request for the TU with its server transaction; ACKs for 2xx come without one. */
-  readonly onRequest: (req: SipRequest, tx: ServerTransaction | undefined, source: Destination) => void;
+  /**
+   * A new request for the TU with its server transaction (ACKs for 2xx come without one) and the
+   * packet's real source: the address, port and transport it arrived from, whatever its Via says.
+   */
+  readonly onRequest: (req: SipRequest, tx: ServerTransaction | undefined, source: Source) => void;
   /** A response no transaction claims (2xx retransmissions after the INVITE transaction ended). */
   readonly onStrayResponse?: (res: SipResponse, source: Destination) => void;
   /** Answer INVITEs with 100 Trying at once (17.2.1 asks for it within 200 ms). Default true. */
@@ -64,7 +68,11 @@ export class TransactionManager {
     else this.options.onStrayResponse?.(res, source);
   }
 
-  receiveRequest(req: SipRequest, source: Destination): void {
+  /**
+   * A request from the transport: `responseTo` is where its responses go (RFC 3261 18.2.2, the
+   * transaction's destination), `source` where the packet came from (handed to the TU).
+   */
+  receiveRequest(req: SipRequest, responseTo: Destination, source: Source): void {
     const existing = this.servers.get(serverKey(req));
     if (existing) {
       existing.receive(req);
@@ -76,8 +84,8 @@ export class TransactionManager {
     }
     const tx =
       req.method === 'INVITE'
-        ? new ServerInviteTransaction(this.ctx, source, req)
-        : new ServerNonInviteTransaction(this.ctx, source, req);
+        ? new ServerInviteTransaction(this.ctx, responseTo, req)
+        : new ServerNonInviteTransaction(this.ctx, responseTo, req);
     this.servers.set(tx.key, tx);
     if (req.method === 'INVITE' && this.options.autoTrying !== false)
       tx.respond(createReply(req, 100, 'Trying'));

@@ -6,10 +6,14 @@ import { createReply, createRequest } from '../message/build.js';
 import type { SipMessage, SipRequest, SipResponse } from '../message/types.js';
 import { TransactionManager } from './manager.js';
 import { Retransmit2xx } from './retransmit-2xx.js';
+import type { Source } from '../transport/routing.js';
 import type { Destination } from './types.js';
 
 const UDP: Destination = { transport: 'UDP', host: '192.0.2.9', port: 5060, reliable: false };
 const TCP: Destination = { transport: 'TCP', host: '192.0.2.9', port: 5060, reliable: true };
+/** Where the test's requests came from (a NATed source port, unlike the response destination). */
+const UDP_FROM: Source = { transport: 'UDP', address: '192.0.2.9', port: 40000 };
+const TCP_FROM: Source = { transport: 'TCP', address: '192.0.2.9', port: 40001, connectionId: 'c1' };
 
 function request(method: string, branch = 'z9hG4bKabc123'): SipRequest {
   return createRequest({
@@ -31,14 +35,14 @@ function setup(extra: { autoTrying?: boolean; failSends?: boolean } = {}) {
   const clock = new FakeClock();
   const sent: Array<{ at: number; m: SipMessage }> = [];
   const got: Array<{ at: number; what: string }> = [];
-  const incoming: Array<{ req: SipRequest; tx: unknown }> = [];
+  const incoming: Array<{ req: SipRequest; tx: unknown; source: Source }> = [];
   const mgr = new TransactionManager({
     clock,
     send: (m) => {
       sent.push({ at: clock.monotonic(), m });
       return !extra.failSends;
     },
-    onRequest: (req, tx) => incoming.push({ req, tx }),
+    onRequest: (req, tx, source) => incoming.push({ req, tx, source }),
     ...(extra.autoTrying !== undefined ? { autoTrying: extra.autoTrying } : {}),
   });
   const handlers = {
@@ -200,11 +204,23 @@ describe('client non-INVITE transaction', () => {
 });
 
 describe('server INVITE transaction', () => {
+  it('answers to the response destination and hands the TU the packet source', () => {
+    const { mgr, sent, incoming } = setup();
+    const inv = request('INVITE');
+    mgr.receiveRequest(inv, UDP, UDP_FROM);
+    expect(incoming[0]!.source).toEqual(UDP_FROM);
+    expect((incoming[0]!.tx as { destination: Destination }).destination).toEqual(UDP);
+    const ack = request('ACK', 'z9hG4bKother');
+    mgr.receiveRequest(ack, UDP, UDP_FROM);
+    expect(incoming[1]).toMatchObject({ tx: undefined, source: UDP_FROM });
+    expect(sent).toHaveLength(1);
+  });
+
   it('sends 100 Trying, answers retransmissions with the last response', () => {
     const { mgr, sent, incoming } = setup();
     const inv = request('INVITE');
-    mgr.receiveRequest(inv, UDP);
-    mgr.receiveRequest(inv, UDP);
+    mgr.receiveRequest(inv, UDP, UDP_FROM);
+    mgr.receiveRequest(inv, UDP, UDP_FROM);
     expect(incoming).toHaveLength(1);
     expect(sent.map((s) => (s.m as SipResponse).status)).toEqual([100, 100]);
   });
@@ -212,7 +228,7 @@ describe('server INVITE transaction', () => {
   it('retransmits a non-2xx on timer G until the ACK, then waits timer I', () => {
     const { clock, mgr, incoming, times } = setup({ autoTrying: false });
     const inv = request('INVITE');
-    mgr.receiveRequest(inv, UDP);
+    mgr.receiveRequest(inv, UDP, UDP_FROM);
     const tx = incoming[0].tx as { respond(r: SipResponse): void; state: string; activeTimers(): string[] };
     tx.respond(reply(inv, 486));
     clock.advance(8000);
@@ -222,7 +238,7 @@ describe('server INVITE transaction', () => {
       uri: inv.uri,
       headers: inv.headers.map((h) => (h.name === 'CSeq' ? { name: 'CSeq', value: '1 ACK' } : h)),
     });
-    mgr.receiveRequest(ack, UDP);
+    mgr.receiveRequest(ack, UDP, UDP_FROM);
     expect(tx.state).toBe('Confirmed');
     expect(tx.activeTimers()).toEqual(['I']);
     expect(incoming).toHaveLength(1);
@@ -234,7 +250,7 @@ describe('server INVITE transaction', () => {
   it('times out on timer H without an ACK', () => {
     const { clock, mgr, incoming, times } = setup({ autoTrying: false });
     const inv = request('INVITE');
-    mgr.receiveRequest(inv, UDP);
+    mgr.receiveRequest(inv, UDP, UDP_FROM);
     const tx = incoming[0].tx as { respond(r: SipResponse): void; handlers: object; state: string };
     let timedOut = -1;
     tx.handlers = { onTimeout: () => (timedOut = clock.monotonic()) };
@@ -248,11 +264,11 @@ describe('server INVITE transaction', () => {
   it('absorbs retransmitted INVITEs after a 2xx and ends on timer L', () => {
     const { clock, mgr, incoming, sent } = setup();
     const inv = request('INVITE');
-    mgr.receiveRequest(inv, UDP);
+    mgr.receiveRequest(inv, UDP, UDP_FROM);
     const tx = incoming[0].tx as { respond(r: SipResponse): void; state: string };
     tx.respond(reply(inv, 200));
     expect(tx.state).toBe('Accepted');
-    mgr.receiveRequest(inv, UDP);
+    mgr.receiveRequest(inv, UDP, UDP_FROM);
     expect(sent).toHaveLength(2);
     expect(incoming).toHaveLength(1);
     clock.advance(32_000);
@@ -262,8 +278,8 @@ describe('server INVITE transaction', () => {
   it('hands a 2xx ACK (new branch) to the TU and finds the INVITE a CANCEL means', () => {
     const { mgr, incoming } = setup();
     const inv = request('INVITE');
-    mgr.receiveRequest(inv, UDP);
-    mgr.receiveRequest(request('ACK', 'z9hG4bKnewbranch'), UDP);
+    mgr.receiveRequest(inv, UDP, UDP_FROM);
+    mgr.receiveRequest(request('ACK', 'z9hG4bKnewbranch'), UDP, UDP_FROM);
     expect(incoming[1].tx).toBeUndefined();
     expect(mgr.inviteFor(request('CANCEL'))).toBe(incoming[0].tx);
     expect(mgr.inviteFor(request('CANCEL', 'z9hG4bKother'))).toBeUndefined();
@@ -278,8 +294,8 @@ describe('server INVITE transaction', () => {
         h.name === 'Via' ? { name: 'Via', value: 'SIP/2.0/UDP 192.0.2.1' } : h,
       ),
     });
-    mgr.receiveRequest(old, UDP);
-    mgr.receiveRequest(old, UDP);
+    mgr.receiveRequest(old, UDP, UDP_FROM);
+    mgr.receiveRequest(old, UDP, UDP_FROM);
     expect(incoming).toHaveLength(1);
   });
 });
@@ -288,12 +304,12 @@ describe('server non-INVITE transaction', () => {
   it('absorbs retransmissions, resends the final one, and waits timer J on UDP only', () => {
     const { clock, mgr, incoming, sent } = setup();
     const req = request('OPTIONS');
-    mgr.receiveRequest(req, UDP);
-    mgr.receiveRequest(req, UDP);
+    mgr.receiveRequest(req, UDP, UDP_FROM);
+    mgr.receiveRequest(req, UDP, UDP_FROM);
     expect(sent).toHaveLength(0);
     const tx = incoming[0].tx as { respond(r: SipResponse): void; state: string };
     tx.respond(reply(req, 200));
-    mgr.receiveRequest(req, UDP);
+    mgr.receiveRequest(req, UDP, UDP_FROM);
     expect(sent.map((s) => (s.m as SipResponse).status)).toEqual([200, 200]);
     expect(incoming).toHaveLength(1);
     clock.advance(31_999);
@@ -302,7 +318,7 @@ describe('server non-INVITE transaction', () => {
     expect(tx.state).toBe('Terminated');
 
     const tcp = setup();
-    tcp.mgr.receiveRequest(req, TCP);
+    tcp.mgr.receiveRequest(req, TCP, TCP_FROM);
     const t2 = tcp.incoming[0].tx as { respond(r: SipResponse): void; state: string };
     t2.respond(reply(req, 200));
     expect(t2.state).toBe('Terminated');

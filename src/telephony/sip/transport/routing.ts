@@ -27,8 +27,9 @@ function bare(host: string): string {
 /**
  * Adds received when the sent-by host is not the packet's source address, and fills an empty
  * rport with the source port (received is then always added, RFC 3581 4). A received the sender
- * wrote itself is replaced by the true source: responses, and the trunk allowed_ips check that
- * reads the response destination, must never follow an address the sender merely claims.
+ * wrote itself is replaced by the true source: responses must never follow an address the sender
+ * merely claims. (Checks of who sent a request, such as a trunk's allowed_ips, read the packet's
+ * source, which the stack hands its transaction user, not this Via.)
  */
 export function stampVia(req: SipRequest, source: Source): SipRequest {
   const top = req.via[0];
