@@ -2,6 +2,9 @@
 // sends with bounded concurrency and records every attempt with its next retry time. It keeps no
 // state of its own between polls, so any number of workers (processes or nodes) can run against
 // one database, and a restarted one resumes the schedule the database holds.
+// This file is the scheduling: claiming into a buffer one batch ahead, starting sends as slots
+// free, handing back what it will not send. Per-endpoint caps are worker-slots.ts, recording
+// results worker-recorder.ts, pruning the log worker-pruner.ts.
 import os from 'node:os';
 import type { Dispatcher } from 'undici';
 import type { Clock, TimerHandle } from '../shared/clock.js';
@@ -9,19 +12,14 @@ import { newId as uuidv7, type IdGenerator } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
 import type { Store } from '../store/database.js';
 import { sendAttempt } from './deliver.js';
-import {
-  claimDue,
-  LOG_RETENTION,
-  pruneDeliveryLog,
-  recordResults,
-  releaseClaims,
-  type ClaimedDelivery,
-  type DeliveryResult,
-  type LogRetention,
-  type PausedEndpoint,
-} from './delivery-store.js';
+import { claimDue, releaseClaims, type ClaimedDelivery } from './delivery-claim.js';
+import type { DeliveryResult } from './delivery-record.js';
+import type { LogRetention } from './delivery-retention.js';
 import { ENDPOINT_PAUSED_ERROR } from './event-types.js';
 import type { OwnerNotifier } from './owner-notifier.js';
+import { LogPruner } from './worker-pruner.js';
+import { ResultRecorder } from './worker-recorder.js';
+import { EndpointSlots } from './worker-slots.js';
 
 export interface SecretOpener {
   open(sealed: string): string;
@@ -65,12 +63,9 @@ export class WebhookWorker {
   readonly workerId: string;
   private readonly concurrency: number;
   private readonly perEndpoint: number;
-  /** Per endpoint: claimed rows held (buffered or sending) and how many of them are sending. */
-  private readonly held = new Map<string, { held: number; sending: number }>();
-  /** Endpoints the last claim could take no more of: a slot freeing there may find more due. */
-  private limited = new Set<string>();
-  private pruneTimer: TimerHandle | null = null;
-  private pruning: Promise<void> | null = null;
+  private readonly slots: EndpointSlots;
+  private readonly recorder: ResultRecorder;
+  private readonly pruner: LogPruner;
   private readonly leaseMs: number;
   private readonly pollIntervalMs: number;
   private readonly random: () => number;
@@ -80,8 +75,6 @@ export class WebhookWorker {
   private readonly inFlight = new Set<Promise<void>>();
   /** Deliveries being sent right now; bounded by `concurrency`. Recording does not hold a slot. */
   private sending = 0;
-  private queue: Array<{ result: DeliveryResult; done: () => void }> = [];
-  private flushing: Promise<void> | null = null;
   private timer: TimerHandle | null = null;
   private pumping = false;
   private pumped: Promise<void> = Promise.resolve();
@@ -103,13 +96,31 @@ export class WebhookWorker {
     this.random = o.random ?? Math.random;
     this.newId = o.newId ?? uuidv7;
     this.workerId = o.workerId ?? `${os.hostname()}:${process.pid}:${this.newId().slice(-12)}`;
+    this.slots = new EndpointSlots(this.perEndpoint);
+    this.recorder = new ResultRecorder({
+      db: o.store.db,
+      clock: o.clock,
+      logger: o.logger,
+      notifier: o.notifier,
+      workerId: this.workerId,
+      random: this.random,
+      batchSize: this.concurrency,
+      sending: () => this.sending,
+    });
+    this.pruner = new LogPruner({
+      db: o.store.db,
+      clock: o.clock,
+      logger: o.logger,
+      retention: o.retention,
+      intervalMs: o.pruneIntervalMs,
+    });
   }
 
   start(): void {
     if (this.running) return;
     this.running = true;
     void this.pump();
-    this.schedulePrune(Math.min(60_000, this.o.pruneIntervalMs ?? 3_600_000));
+    this.pruner.start();
   }
 
   /** Asks for a poll now, e.g. right after a transaction emitted events. */
@@ -123,8 +134,7 @@ export class WebhookWorker {
     this.running = false;
     if (this.timer) this.o.clock.clearTimeout(this.timer);
     this.timer = null;
-    if (this.pruneTimer) this.o.clock.clearTimeout(this.pruneTimer);
-    this.pruneTimer = null;
+    const pruned = this.pruner.stop();
     // Claimed but never sent: hand them back at once rather than let their lease run out.
     const unsent = this.buffer.splice(0);
     for (const c of unsent) this.drop(c.endpointId);
@@ -139,8 +149,8 @@ export class WebhookWorker {
     // A claim running right now hands its rows back itself once it sees the worker stopped.
     await this.pumped;
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
-    if (this.flushing) await this.flushing;
-    if (this.pruning) await this.pruning;
+    await this.recorder.idle();
+    await pruned;
   }
 
   /**
@@ -149,55 +159,19 @@ export class WebhookWorker {
    */
   async runOnce(): Promise<number> {
     const { claimed } = await this.claim(this.concurrency, this.perEndpoint);
-    for (const c of claimed) this.hold(c.endpointId);
+    for (const c of claimed) this.slots.hold(c.endpointId);
     await Promise.all(claimed.map((c) => this.track(c)));
     return claimed.length;
   }
 
   /** Prunes the delivery log now (what the hourly timer does); returns what was deleted. */
-  async pruneNow(): Promise<{ deliveries: number; events: number }> {
-    const result = await pruneDeliveryLog(
-      this.o.store.db,
-      this.o.clock.now(),
-      this.o.retention ?? LOG_RETENTION,
-    );
-
-    if (result.deliveries > 0 || result.events > 0) {
-      this.o.logger.info(result, 'webhook delivery log pruned');
-    }
-    return result;
-  }
-
-  private schedulePrune(ms: number): void {
-    if (!this.running || this.o.retention === null) return;
-    this.pruneTimer = this.o.clock.setTimeout(() => {
-      this.pruneTimer = null;
-      this.pruning = this.pruneNow()
-        .then(() => undefined)
-        .catch((err: unknown) => this.o.logger.error({ err }, 'webhook worker: pruning the log failed'))
-        .finally(() => {
-          this.pruning = null;
-          this.schedulePrune(this.o.pruneIntervalMs ?? 3_600_000);
-        });
-    }, ms);
-  }
-
-  private hold(endpointId: string): void {
-    const h = this.held.get(endpointId);
-    if (h) h.held++;
-    else this.held.set(endpointId, { held: 1, sending: 0 });
+  pruneNow(): Promise<{ deliveries: number; events: number }> {
+    return this.pruner.pruneNow();
   }
 
   /** A held row is finished with (sent, or handed back). */
   private drop(endpointId: string): void {
-    const h = this.held.get(endpointId);
-    if (!h) return;
-    if (--h.held <= 0) this.held.delete(endpointId);
-    // Claim again for it once a batch's worth of its allowance is free, not for every single slot.
-    if (this.limited.has(endpointId) && h.held <= this.perEndpoint) {
-      this.limited.delete(endpointId);
-      this.drained = false;
-    }
+    if (this.slots.drop(endpointId)) this.drained = false;
   }
 
   get inFlightCount(): number {
@@ -218,8 +192,7 @@ export class WebhookWorker {
     limit: number,
     perEndpoint: number,
   ): Promise<{ claimed: ClaimedDelivery[]; cut: Set<string> }> {
-    const remaining = new Map<string, number>();
-    for (const [endpointId, h] of this.held) remaining.set(endpointId, perEndpoint - h.held);
+    const remaining = this.slots.remaining(perEndpoint);
     const claimed = await claimDue(this.o.store.db, this.o.store.dialect, {
       owner: this.workerId,
       now: this.o.clock.now(),
@@ -227,14 +200,7 @@ export class WebhookWorker {
       limit,
       endpointLimits: { perEndpoint, remaining },
     });
-    const got = new Map<string, number>();
-    for (const c of claimed) got.set(c.endpointId, (got.get(c.endpointId) ?? 0) + 1);
-    const cut = new Set<string>();
-    for (const [endpointId, left] of remaining) if (left <= 0) cut.add(endpointId);
-    for (const [endpointId, n] of got) {
-      if (n >= (remaining.get(endpointId) ?? perEndpoint)) cut.add(endpointId);
-    }
-    return { claimed, cut };
+    return { claimed, cut: EndpointSlots.cut(claimed, remaining, perEndpoint) };
   }
 
   private pump(): Promise<void> {
@@ -254,16 +220,12 @@ export class WebhookWorker {
         // waits at most one round of its endpoint's attempts (well inside the lease).
         const { claimed, cut } = await this.claim(room, 2 * this.perEndpoint);
         if (this.running) {
-          for (const c of claimed) this.hold(c.endpointId);
+          for (const c of claimed) this.slots.hold(c.endpointId);
           this.buffer.push(...claimed);
           // An endpoint the limit cut short is worth claiming for again once a batch's worth of
           // its allowance is free; if that is already so (its sends finished while this claim
           // ran), right away.
-          this.limited = new Set();
-          for (const endpointId of cut) {
-            if ((this.held.get(endpointId)?.held ?? 0) > this.perEndpoint) this.limited.add(endpointId);
-            else full = true;
-          }
+          if (this.slots.limit(cut)) full = true;
         } else if (claimed.length > 0) {
           await releaseClaims(
             this.o.store.db,
@@ -303,7 +265,7 @@ export class WebhookWorker {
         (stale ??= []).push(c);
         continue;
       }
-      if ((this.held.get(c.endpointId)?.sending ?? 0) >= this.perEndpoint) {
+      if (this.slots.atCap(c.endpointId)) {
         blocked++;
         i++;
         continue;
@@ -347,14 +309,13 @@ export class WebhookWorker {
   /** Sends a held row; its send slot (and its endpoint's) frees as soon as the attempt is over. */
   private track(c: ClaimedDelivery): Promise<void> {
     this.sending++;
-    const h = this.held.get(c.endpointId);
-    if (h) h.sending++;
+    const stopSending = this.slots.startSending(c.endpointId);
     let released = false;
     const release = () => {
       if (released) return;
       released = true;
       this.sending--;
-      if (h) h.sending--;
+      stopSending();
       this.drop(c.endpointId);
       this.fill();
     };
@@ -393,10 +354,7 @@ export class WebhookWorker {
     // The slot frees as soon as the attempt is over; the row stays leased to us until recorded,
     // so no other claim can take it in between.
     sent();
-    await new Promise<void>((done) => {
-      this.queue.push({ result, done });
-      void this.flush();
-    });
+    await this.recorder.record(result);
   }
 
   private secret(sealed: string): string {
@@ -407,67 +365,5 @@ export class WebhookWorker {
       this.secretCache.set(sealed, s);
     }
     return s;
-  }
-
-  /** Group commit: results that finish while a write is running share the next transaction. */
-  private flush(): Promise<void> {
-    if (this.flushing) return this.flushing;
-    this.flushing = (async () => {
-      // Let every response that is already readable finish first: better-sqlite3 commits without
-      // yielding to the event loop, so without this pause each batch would hold one result.
-      // Under load, one more short pause while sends are still finishing fills the batch further
-      // (a real timer, not the injected clock: it paces I/O and decides nothing).
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      for (let waits = 0; waits < 4 && this.queue.length < this.concurrency && this.sending > 0; waits++) {
-        await new Promise<void>((resolve) => setTimeout(resolve, 1));
-      }
-      while (this.queue.length > 0) {
-        const batch = this.queue;
-        this.queue = [];
-        try {
-          const paused = await recordResults(
-            this.o.store.db,
-            this.workerId,
-            batch.map((b) => b.result),
-            this.o.clock.now(),
-            this.random,
-          );
-          for (const p of paused) await this.notifyPaused(p);
-        } catch (err) {
-          // Unrecorded attempts are sent again once their lease expires: at-least-once.
-          this.o.logger.error({ err, count: batch.length }, 'webhook worker: recording attempts failed');
-        } finally {
-          for (const b of batch) b.done();
-        }
-      }
-    })().finally(() => {
-      this.flushing = null;
-      // A result queued between the loop's last check and here would otherwise wait forever.
-      if (this.queue.length > 0) void this.flush();
-    });
-    return this.flushing;
-  }
-
-  private async notifyPaused(p: PausedEndpoint): Promise<void> {
-    try {
-      const ws = await this.o.store.db
-        .selectFrom('workspaces')
-        .select('owner_email')
-        .where('id', '=', p.workspaceId)
-        .executeTakeFirst();
-      this.o.logger.warn(
-        { endpoint_id: p.endpointId, failing_since: p.failingSince },
-        'webhook endpoint auto-paused',
-      );
-      await this.o.notifier.endpointPaused({
-        to: ws?.owner_email ?? null,
-        workspaceId: p.workspaceId,
-        endpointId: p.endpointId,
-        url: p.url,
-        failingSince: p.failingSince,
-      });
-    } catch (err) {
-      this.o.logger.error({ err, endpoint_id: p.endpointId }, 'could not tell the owner of an auto-pause');
-    }
   }
 }

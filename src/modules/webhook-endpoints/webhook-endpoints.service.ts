@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { pageParams, type PageParams } from '../../api/paging.js';
 import { AddressPolicy } from '../../events/address-policy.js';
-import { failPendingDeliveries } from '../../events/delivery-store.js';
+import { failPendingDeliveries } from '../../events/delivery-record.js';
 import { systemResolver, type Resolver } from '../../events/ssrf-guard.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.js';
 import { apiTime } from '../../shared/time.js';

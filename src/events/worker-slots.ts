@@ -1,0 +1,91 @@
+// The webhook worker's per-endpoint bookkeeping: how many claimed rows it holds for each endpoint
+// (buffered or sending) and how many of them are sending, so no endpoint gets more than its cap in
+// flight, and which endpoints a claim cut short (they may have more rows due once some of their
+// held rows are finished with).
+export class EndpointSlots {
+  /** Per endpoint: claimed rows held (buffered or sending) and how many of them are sending. */
+  private readonly held = new Map<string, { held: number; sending: number }>();
+  /** Endpoints the last claim could take no more of: a slot freeing there may find more due. */
+  private limited = new Set<string>();
+
+  /** `perEndpoint`: attempts in flight to one endpoint at most. */
+  constructor(readonly perEndpoint: number) {}
+
+  /** A claimed row of `endpointId` is now held. */
+  hold(endpointId: string): void {
+    const h = this.held.get(endpointId);
+    if (h) h.held++;
+    else this.held.set(endpointId, { held: 1, sending: 0 });
+  }
+
+  /**
+   * A held row is finished with (sent, or handed back). True when its endpoint was cut short by
+   * the last claim and now has a batch's worth of its allowance free: worth claiming for again.
+   */
+  drop(endpointId: string): boolean {
+    const h = this.held.get(endpointId);
+    if (!h) return false;
+    if (--h.held <= 0) this.held.delete(endpointId);
+    // Claim again for it once a batch's worth of its allowance is free, not for every single slot.
+    if (this.limited.has(endpointId) && h.held <= this.perEndpoint) {
+      this.limited.delete(endpointId);
+      return true;
+    }
+    return false;
+  }
+
+  /** Whether `endpointId` already has its cap of attempts in flight. */
+  atCap(endpointId: string): boolean {
+    return (this.held.get(endpointId)?.sending ?? 0) >= this.perEndpoint;
+  }
+
+  /** A held row starts sending; the returned function ends that (call it once). */
+  startSending(endpointId: string): () => void {
+    const h = this.held.get(endpointId);
+    if (h) h.sending++;
+    return () => {
+      if (h) h.sending--;
+    };
+  }
+
+  /** What a claim allowing `allowance` rows per endpoint may still take for each endpoint held. */
+  remaining(allowance: number): Map<string, number> {
+    const remaining = new Map<string, number>();
+    for (const [endpointId, h] of this.held) remaining.set(endpointId, allowance - h.held);
+    return remaining;
+  }
+
+  /**
+   * The endpoints a claim cut short: skipped (nothing remaining), or given all they were allowed.
+   * They may have more rows due.
+   */
+  static cut(
+    claimed: ReadonlyArray<{ endpointId: string }>,
+    remaining: ReadonlyMap<string, number>,
+    allowance: number,
+  ): Set<string> {
+    const got = new Map<string, number>();
+    for (const c of claimed) got.set(c.endpointId, (got.get(c.endpointId) ?? 0) + 1);
+    const cut = new Set<string>();
+    for (const [endpointId, left] of remaining) if (left <= 0) cut.add(endpointId);
+    for (const [endpointId, n] of got) {
+      if (n >= (remaining.get(endpointId) ?? allowance)) cut.add(endpointId);
+    }
+    return cut;
+  }
+
+  /**
+   * Remembers the endpoints a claim cut short, to claim for them again once a batch's worth of
+   * their allowance is free. True when that is already so for one of them (its sends finished
+   * while the claim ran): claim again right away.
+   */
+  limit(cut: Set<string>): boolean {
+    this.limited = new Set();
+    let ready = false;
+    for (const endpointId of cut) {
+      if ((this.held.get(endpointId)?.held ?? 0) > this.perEndpoint) this.limited.add(endpointId);
+      else ready = true;
+    }
+    return ready;
+  }
+}
