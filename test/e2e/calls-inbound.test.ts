@@ -205,6 +205,47 @@ describe('e2e: inbound calls through dispatch over real SIP (sipp UAC)', () => {
     TIMEOUT,
   );
 
+  peerTest(
+    "allowed_ips reads the packet's source: a Via claiming an allowed address gets 403; an allowed source whose Via names another is answered",
+    async () => {
+      const n = await startCallNode();
+      nodes.push(n);
+      const world = await telephonyWorld(n, {
+        number: '+14155550129',
+        graphs: { hello: sayThenHangUp('Allowed.') },
+      });
+      const allow = async (cidrs: string[]) =>
+        expect((await n.api('PATCH', `/sip-trunks/${world.trunkId}`, { allowed_ips: cidrs })).status).toBe(
+          200,
+        );
+
+      // sipp sends from 127.0.0.1; its Via (no rport) claims 203.0.113.10, which the trunk allows.
+      await allow(['203.0.113.0/24']);
+      const spoofed = await callIn(n, 'inbound-via-claim-refused.xml', {
+        DIALLED: '+14155550129',
+        CALLER: '+12125550104',
+        VIA_HOST: '203.0.113.10',
+      });
+      expect(spoofed.code, spoofed.out.slice(-3000)).toBe(0);
+      expect(await inboundCallsOf(n)).toHaveLength(0);
+
+      // Now 127.0.0.1 is allowed and the Via names an address outside the list (a NATed carrier).
+      await allow(['127.0.0.1/32']);
+      const natted = await callIn(n, 'inbound-via-claim.xml', {
+        DIALLED: '+14155550129',
+        CALLER: '+12125550104',
+        VIA_HOST: '203.0.113.99',
+      });
+      expect(natted.code, natted.out.slice(-3000)).toBe(0);
+      const [call] = await eventually(async () => {
+        const all = await inboundCallsOf(n);
+        return all[0]?.status === 'completed' ? all : undefined;
+      });
+      expect(call).toMatchObject({ hangup_reason: 'workflow_hangup', from_number: '+12125550104' });
+    },
+    TIMEOUT,
+  );
+
   for (const kind of storeKinds()) {
     peerTest(
       `twenty calls at ten a second, up to twenty at once (${kind.name}): every one answered, run and hung up`,

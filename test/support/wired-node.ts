@@ -6,6 +6,7 @@
 import type { CallControl } from '../../src/channels/call-media.js';
 import { createLlmRegistry } from '../../src/providers/llm/registry.js';
 import { SessionHost } from '../../src/modules/sessions/session-host.js';
+import { DRAIN_LIMIT_MS } from '../../src/telephony/calls/call-drain.js';
 import { TelephonyNode } from '../../src/telephony/calls/telephony-node.js';
 import type { PhoneChannelLike } from '../../src/telephony/calls/live-call.js';
 import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
@@ -53,7 +54,17 @@ export async function wiredNode(t: TestApi): Promise<WiredNode> {
     stt: null,
     newChannel: ({ control }) => instantChannel(control),
   });
-  return { node, wire: attachWire(node.stack), close: () => node.close().then(() => undefined) };
+  return {
+    node,
+    wire: attachWire(node.stack),
+    async close() {
+      // A call a failing test left up would hold the drain forever on the FakeClock: let the drain
+      // limit pass at once, so whatever is still up is hung up (shutdown) and the store swept.
+      const closing = node.close();
+      t.clock.advance(DRAIN_LIMIT_MS);
+      await closing;
+    },
+  };
 }
 
 const CRLF = '\r\n';
