@@ -6,22 +6,17 @@
 // ends without a call (a final non-2xx, a transport error, our BYE).
 //
 // The INVITE asks for session timers (RFC 4028: Supported: timer, Session-Expires 1800, Min-SE
-// 90; session-refresh.ts) and `timer` holds what the callee's 2xx made of it, which the call's
-// LiveCall then runs (refreshing by UPDATE when the 2xx leaves it to us).
+// 90; session-refresh.ts; a 422 is answered by UacLeg asking again with the callee's Min-SE) and
+// `timer` holds what the callee's 2xx made of it, which the call's LiveCall then runs (refreshing
+// by UPDATE when the 2xx leaves it to us).
 import type { RtpSession } from '../media/rtp-session.js';
 import { buildOffer, readAnswer } from '../sip/sdp/offer.js';
 import type { LocalAudio, Origin } from '../sip/sdp/session.js';
 import type { SipStack } from '../sip/stack.js';
 import { UacLeg } from '../sip/uac-leg.js';
-import {
-  applyAudio,
-  CODEC_PREFERENCE,
-  localAudio,
-  sessionForOffer,
-  type MediaEnv,
-} from './call-media-setup.js';
+import { applyAudio, localAudio, offerCodec, sessionForOffer, type MediaEnv } from './call-media-setup.js';
 import { RtpCallMedia } from './rtp-call-media.js';
-import { timerInvite, type DialogTimerState } from './session-refresh.js';
+import { timerInviteHeaders, timerOfOur2xx, type DialogTimerState } from './session-refresh.js';
 import type { InviteOptions, SipLeg, SipLegEvents, SipTarget } from './sip-leg.js';
 
 export interface MediaSipLegOptions {
@@ -42,7 +37,8 @@ export class MediaSipLeg implements SipLeg {
   local: LocalAudio | null = null;
   origin: Origin | null = null;
   offer = '';
-  codec = { name: CODEC_PREFERENCE[0] as string, pt: 0 };
+  /** The format the RtpSession sends: our first preference (SIP_CODECS) until the answer picks one. */
+  codec: { name: string; pt: number };
   /** The session timer the callee's 2xx set (none when it did not take part). */
   timer: DialogTimerState | undefined;
   private events: SipLegEvents | null = null;
@@ -52,6 +48,7 @@ export class MediaSipLeg implements SipLeg {
 
   constructor(private readonly o: MediaSipLegOptions) {
     this.media = new RtpCallMedia(o.media.clock);
+    this.codec = offerCodec(o.media);
   }
 
   invite(target: SipTarget, options: InviteOptions, events: SipLegEvents): void {
@@ -76,7 +73,9 @@ export class MediaSipLeg implements SipLeg {
     };
     this.offer = buildOffer(this.local, this.origin);
     const uac = new UacLeg({
-      stack: timerInvite(this.o.stack, (timer) => (this.timer = timer)),
+      stack: this.o.stack,
+      inviteHeaders: timerInviteHeaders(),
+      on2xx: (res) => (this.timer = timerOfOur2xx(res)),
       localHost: this.o.localHost,
       localPort: this.o.localPort,
       newId: this.o.newId,

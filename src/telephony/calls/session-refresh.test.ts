@@ -4,12 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../shared/clock.js';
 import type { InDialogSend } from '../sip/dialog-requests.js';
-import { getHeader } from '../sip/message/access.js';
 import { createReply, createRequest, type HeaderInit } from '../sip/message/build.js';
 import type { SipRequest, SipResponse } from '../sip/message/types.js';
-import type { SipStack } from '../sip/stack.js';
-import type { ClientHandlers } from '../sip/transaction/client.js';
-import { DialogTimer, timerInvite, timerOfOur2xx, withTimerHeaders } from './session-refresh.js';
+import { DialogTimer, timerInviteHeaders, timerOfOur2xx } from './session-refresh.js';
 
 function invite(extra: HeaderInit[] = [], toTag?: string): SipRequest {
   return createRequest({
@@ -53,17 +50,18 @@ function fakeLeg() {
 const flush = () => new Promise((r) => setImmediate(r));
 
 describe('our INVITE asks for session timers', () => {
-  it('adds Supported: timer, Session-Expires 1800 and Min-SE 90 to a dialog-creating INVITE only', () => {
-    const asked = withTimerHeaders(invite());
-    expect(getHeader(asked, 'Supported')).toBe('timer');
-    expect(getHeader(asked, 'Session-Expires')).toBe('1800');
-    expect(getHeader(asked, 'Min-SE')).toBe('90');
-    expect(new TextDecoder().decode(asked.body)).toBe('v=0\r\n');
-    expect(getHeader(asked, 'Via')).toBe(getHeader(invite(), 'Via'));
-    const reinvite = invite([], 'them');
-    expect(withTimerHeaders(reinvite)).toBe(reinvite);
-    const already = invite([['Supported', 'timer, 100rel']]);
-    expect(withTimerHeaders(already).headers.filter((h) => h.name === 'Supported')).toHaveLength(1);
+  it('the INVITE carries Supported: timer, Session-Expires 1800 and Min-SE 90 (UacLeg inviteHeaders)', () => {
+    expect(timerInviteHeaders()).toEqual([
+      ['Supported', 'timer'],
+      ['Session-Expires', '1800'],
+      ['Min-SE', '90'],
+    ]);
+    // Never below the RFC 4028 floor of 90 s, and never an interval below our own Min-SE.
+    expect(timerInviteHeaders({ sessionExpires: 60, minSE: 30 })).toEqual([
+      ['Supported', 'timer'],
+      ['Session-Expires', '90'],
+      ['Min-SE', '90'],
+    ]);
   });
 
   it('the 2xx decides: refresher=uac (or none) is us, refresher=uas them, no Session-Expires no timer', () => {
@@ -81,35 +79,6 @@ describe('our INVITE asks for session timers', () => {
       weRefresh: true,
     });
     expect(timerOfOur2xx(reply(req, 200))).toBeUndefined();
-  });
-
-  it('timerInvite: the leg sends through a view of the stack that adds the headers and reports the first 2xx', () => {
-    const sent: SipRequest[] = [];
-    let handlers: ClientHandlers | undefined;
-    const transactions = {
-      sendRequest: (req: SipRequest, _d: unknown, h: ClientHandlers) => {
-        sent.push(req);
-        handlers = h;
-        return {};
-      },
-    };
-    const stack = { transactions, marker: 'the stack' } as unknown as SipStack;
-    const timers: unknown[] = [];
-    const view = timerInvite(stack, (t) => timers.push(t));
-    expect((view as unknown as { marker: string }).marker).toBe('the stack');
-    const seen: number[] = [];
-    const dest = { transport: 'UDP' as const, host: '127.0.0.1', port: 5060, reliable: false };
-    view.transactions.sendRequest(invite(), dest, { onResponse: (r) => seen.push(r.status) });
-    expect(getHeader(sent[0]!, 'Session-Expires')).toBe('1800');
-    handlers!.onResponse(reply(invite(), 180), {} as never);
-    handlers!.onResponse(reply(invite(), 200, [['Session-Expires', '90;refresher=uac']]), {} as never);
-    handlers!.onResponse(reply(invite(), 200, [['Session-Expires', '90;refresher=uac']]), {} as never);
-    expect(seen).toEqual([180, 200, 200]);
-    expect(timers).toEqual([{ seconds: 90, weRefresh: true }]);
-    // Other requests go through untouched.
-    const bye = createRequest({ ...invite(), method: 'BYE', headers: invite([], 'them').headers });
-    view.transactions.sendRequest(bye, dest, { onResponse: () => undefined });
-    expect(sent[1]).toBe(bye);
   });
 });
 

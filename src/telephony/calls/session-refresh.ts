@@ -6,28 +6,23 @@
 //   refresher), re-read from its 2xx (the far end may shorten it or take the refresher role); a
 //   408/481, no answer or a dead dialog is `lost`. When the far end refreshes and nothing came in
 //   time (interval less min(32 s, a third)), it is `lost` too.
-// - `timerInvite` asks for timers on an INVITE we send (Supported: timer, Session-Expires,
-//   Min-SE) and reads the 2xx's Session-Expires for the dialog's timer.
-//
-// Why `timerInvite` wraps the stack: UacLeg (sip/uac-leg.ts, not ours) builds the INVITE's headers
-// itself and hands its owner only the 2xx's body. Until it takes extra INVITE headers and reports
-// the 2xx (asked of the SIP stack's owner), the leg is given a view of the stack whose
-// `transactions.sendRequest` adds the timer headers to a dialog-creating INVITE and shows us its
-// final responses; everything else is the stack itself.
+// - `timerInviteHeaders` are what an INVITE we send carries to ask for timers (Supported: timer,
+//   Session-Expires, Min-SE; UacLeg's `inviteHeaders`, which also retries a 422 with the far end's
+//   Min-SE), and `timerOfOur2xx` reads the 2xx's Session-Expires (UacLeg's `on2xx`) for the timer.
 import type { Clock, TimerHandle } from '../../shared/clock.js';
 import type { DialogRequests } from '../sip/dialog-requests.js';
 import {
   DEFAULT_TIMER_POLICY,
   MIN_SE_FLOOR,
+  parseMinSE,
   timerFrom2xx,
   timerSchedule,
   type SessionExpires,
   type TimerPolicy,
 } from '../sip/extensions/session-timer.js';
-import { getTokens } from '../sip/message/access.js';
-import { createRequest, type HeaderInit } from '../sip/message/build.js';
-import type { SipRequest, SipResponse } from '../sip/message/types.js';
-import type { SipStack } from '../sip/stack.js';
+import { getHeader } from '../sip/message/access.js';
+import type { HeaderInit } from '../sip/message/build.js';
+import type { SipResponse } from '../sip/message/types.js';
 
 /** A dialog's session timer as we run it: the interval, and whether we are the refresher. */
 export interface DialogTimerState {
@@ -91,8 +86,8 @@ export class DialogTimer {
           if (res.status === 408 || res.status === 481) return this.expire();
           if (res.status === 422) {
             // Too small for them: RFC 4028 says retry with their Min-SE; we take it for next time.
-            const min = Number(/^\s*(\d{1,10})/.exec(headerOf(res, 'Min-SE') ?? '')?.[1] ?? NaN);
-            const seconds = Number.isFinite(min) && min > state.seconds ? min : state.seconds;
+            const min = parseMinSE(getHeader(res, 'Min-SE'));
+            const seconds = min !== undefined && min > state.seconds ? min : state.seconds;
             return this.arm({ seconds, weRefresh: true });
           }
           // A 2xx says what holds now; anything else leaves the timer as it was (retry at half).
@@ -122,11 +117,7 @@ export class DialogTimer {
   }
 }
 
-function headerOf(res: SipResponse, name: string): string | undefined {
-  return res.headers.find((h) => h.name.toLowerCase() === name.toLowerCase())?.value;
-}
-
-/** The timer headers of an INVITE we send. */
+/** The timer headers of an INVITE we send (UacLeg's `inviteHeaders`). */
 export function timerInviteHeaders(policy: TimerPolicy = OUR_TIMER_POLICY): [string, string][] {
   const minSE = Math.max(policy.minSE, MIN_SE_FLOOR);
   return [
@@ -134,48 +125,4 @@ export function timerInviteHeaders(policy: TimerPolicy = OUR_TIMER_POLICY): [str
     ['Session-Expires', String(Math.max(policy.sessionExpires, minSE))],
     ['Min-SE', String(minSE)],
   ];
-}
-
-/** Adds the timer headers to a dialog-creating INVITE that does not carry them yet. */
-export function withTimerHeaders(req: SipRequest, policy: TimerPolicy = OUR_TIMER_POLICY): SipRequest {
-  if (req.method !== 'INVITE' || req.to.tag !== undefined) return req;
-  if (req.headers.some((h) => h.name === 'Session-Expires')) return req;
-  const supported = getTokens(req, 'Supported').some((t) => t.toLowerCase() === 'timer');
-  const add = timerInviteHeaders(policy).filter(([name]) => !(supported && name === 'Supported'));
-  return createRequest({
-    method: req.method,
-    uri: req.uri,
-    headers: [...req.headers, ...add],
-    body: req.body,
-  });
-}
-
-/**
- * A view of `stack` for one UacLeg: its dialog-creating INVITEs ask for session timers, and the
- * first 2xx's timer is handed to `on2xx` (see the note at the top).
- */
-export function timerInvite(
-  stack: SipStack,
-  on2xx: (timer: DialogTimerState | undefined) => void,
-  policy: TimerPolicy = OUR_TIMER_POLICY,
-): SipStack {
-  const transactions = Object.create(stack.transactions) as SipStack['transactions'];
-  let answered = false;
-  transactions.sendRequest = (req, destination, handlers) => {
-    const invite = req.method === 'INVITE' && req.to.tag === undefined;
-    if (!invite) return stack.transactions.sendRequest(req, destination, handlers);
-    return stack.transactions.sendRequest(withTimerHeaders(req, policy), destination, {
-      ...handlers,
-      onResponse: (res, ...rest) => {
-        if (res.status >= 200 && res.status < 300 && !answered) {
-          answered = true;
-          on2xx(timerOfOur2xx(res));
-        }
-        handlers.onResponse(res, ...rest);
-      },
-    });
-  };
-  const view = Object.create(stack) as SipStack;
-  Object.defineProperty(view, 'transactions', { value: transactions });
-  return view;
 }

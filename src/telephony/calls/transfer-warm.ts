@@ -2,7 +2,8 @@
 // to the human only, then the two calls' media bridged until one side hangs up.
 //
 //   ringing     INVITE through the trunk (transfer-route.ts warmTarget), our number as caller ID,
-//               G.711 offered (the human is on the PSTN behind the trunk). The caller hears
+//               G.711 offered in SIP_CODECS's order (the human is on the PSTN behind the trunk;
+//               call-media-setup.ts bridgedLegCodecs). The caller hears
 //               silence meanwhile; the workflow's own playback has finished (the node waits).
 //   announcing  the human answered: the caller's media is suspended (the phone channel neither
 //               plays nor listens), the announcement is synthesised into the human's leg only.
@@ -34,7 +35,8 @@
 // hands them over while it is suspended; without it the RFC 4733 ones seen on the caller's RTP).
 //
 // Session timers (RFC 4028) on the human's leg: our INVITE asks for them (session-refresh.ts
-// timerInvite: Supported: timer, Session-Expires 1800, Min-SE 90). When the human's 2xx, or a later
+// timerInviteHeaders: Supported: timer, Session-Expires 1800, Min-SE 90; a 422 is retried with the
+// far end's Min-SE). When the human's 2xx, or a later
 // refresh of theirs, makes us the refresher we send UPDATE at half the interval; when they are and
 // none comes in time, or our refresh fails, the human's leg is dead: BYE, and the bridge ends as if
 // the human had hung up (before the bridge: `leg_failed`).
@@ -67,12 +69,19 @@ import { parseInfoDtmf } from '../sip/extensions/info-dtmf.js';
 import { getHeader } from '../sip/message/access.js';
 import type { HeaderInit } from '../sip/message/build.js';
 import { answerOffer } from '../sip/sdp/answer.js';
-import { DEFAULT_DYNAMIC_PTS } from '../sip/sdp/codecs.js';
+import { DEFAULT_DYNAMIC_PTS, type CodecName } from '../sip/sdp/codecs.js';
 import { buildOffer, readAnswer } from '../sip/sdp/offer.js';
 import type { LocalAudio } from '../sip/sdp/session.js';
 import type { SipStack } from '../sip/stack.js';
 import { UacLeg } from '../sip/uac-leg.js';
-import { DialogTimer, timerInvite, timerOfTheirRequest, type DialogTimerState } from './session-refresh.js';
+import {
+  DialogTimer,
+  timerInviteHeaders,
+  timerOfOur2xx,
+  timerOfTheirRequest,
+  type DialogTimerState,
+} from './session-refresh.js';
+import { bridgedLegCodecs, offerCodec } from './call-media-setup.js';
 import type { DigestCredentials, SipTarget } from './sip-leg.js';
 import type { TransferResult } from './transfer-context.js';
 
@@ -101,6 +110,8 @@ export interface WarmTransferRequest {
   ringTimeoutMs?: number;
   announcement?: string;
   announcer?: Announcer;
+  /** Our codec preference (SIP_CODECS); the leg offers its G.711 part. Default PCMU, PCMA. */
+  codecs?: readonly CodecName[];
   /** The caller's media, bridged to the human once the announcement is over. */
   callerRtp: RtpSession;
   suspendMedia: () => void;
@@ -147,14 +158,16 @@ export async function warmTransfer(w: WarmTransferRequest): Promise<TransferResu
   if (w.signal.aborted) throw abortError(w.signal);
   if (w.callerGone.aborted) return { status: 'failed', reason: 'caller_hangup' };
   const log = { call_id: w.callId, destination: w.target.uri };
-  const codec = createCodec('PCMU', 0)!;
+  const codecs = bridgedLegCodecs(w.codecs ?? ['PCMU', 'PCMA']);
+  const first = offerCodec({ codecs });
+  const codec = createCodec(first.name, first.pt)!;
   const tap = new MediaTap();
   const rtp = new RtpSession({
     clock: w.clock,
     ports: w.ports,
     host: w.local.host,
     codec,
-    payloadType: 0,
+    payloadType: first.pt,
     telephoneEventPayloadType: DEFAULT_DYNAMIC_PTS.te8000,
     ...(w.pacer ? { pacer: w.pacer } : {}),
     ...tap.sessionOptions,
@@ -166,7 +179,7 @@ export async function warmTransfer(w: WarmTransferRequest): Promise<TransferResu
     w.logger?.warn({ ...log, err }, 'warm transfer: no RTP port for the human leg');
     return { status: 'failed', reason: 'media_failed' };
   }
-  const local: LocalAudio = { address: w.local.host, port: rtp.localPort, codecs: ['PCMU', 'PCMA'] };
+  const local: LocalAudio = { address: w.local.host, port: rtp.localPort, codecs };
   const origin = {
     sessionId: String(randomBytes(4).readUInt32BE(0)),
     sessionVersion: 1,
@@ -176,7 +189,9 @@ export async function warmTransfer(w: WarmTransferRequest): Promise<TransferResu
   let answeredTimer: DialogTimerState | undefined;
   let onLost: () => void = () => undefined;
   const leg = new UacLeg({
-    stack: timerInvite(w.stack, (timer) => (answeredTimer = timer)),
+    stack: w.stack,
+    inviteHeaders: timerInviteHeaders(),
+    on2xx: (res) => (answeredTimer = timerOfOur2xx(res)),
     localHost: w.local.host,
     localPort: w.local.port,
     newId: w.newId,
@@ -189,7 +204,7 @@ export async function warmTransfer(w: WarmTransferRequest): Promise<TransferResu
   // UPDATE (session-timer refreshes, hold, a new address) are answered from our side of the SDP.
   const contact = `<sip:${w.from}@${w.local.host}:${w.local.port}${w.target.transport === 'udp' ? '' : `;transport=${w.target.transport}`}>`;
   let version = origin.sessionVersion;
-  let current = { name: 'PCMU', pt: 0 };
+  let current: { name: string; pt: number } = first;
   let toCaller: ((digit: string) => void) | null = null;
   leg.onRequest((req, respond) => {
     if (req.method === 'INFO') {

@@ -1,13 +1,15 @@
 // One outbound INVITE leg on the SipStack, in the shape the call controller's SipLeg asks for
 // (src/telephony/calls/sip-leg.ts, matched structurally so this folder imports nothing of calls):
-// INVITE, one answer to a 401/407, ACK for 2xx, CANCEL (deferred until a provisional, RFC 3261
-// 9.1), BYE, and the far end's BYE through the dialog; a 2xx the owner gives the far end's
-// re-INVITE is resent until its ACK (13.3.1.4).
+// INVITE (with the owner's extra header fields, e.g. session timers), one answer to a 401/407, up
+// to two retries after a 422 with the interval the far end asks for (RFC 4028 7.4), ACK for 2xx,
+// CANCEL (deferred until a provisional, RFC 3261 9.1), BYE, and the far end's BYE through the
+// dialog; a 2xx the owner gives the far end's re-INVITE is resent until its ACK (13.3.1.4).
 import { isIP } from 'node:net';
-import { retryWithCredentials } from './auth-retry.js';
+import { retryWithCredentials, withFreshCredentials } from './auth-retry.js';
 import type { Dialog } from './dialog/dialog.js';
 import { dialogFromUac, isDialog, requestInDialog, responseInDialog } from './dialog/dialog.js';
 import { DigestClient } from './digest.js';
+import { MAX_422_RETRIES, retryAfter422 } from './extensions/session-timer.js';
 import { createReply, createRequest } from './message/build.js';
 import type { HeaderInit } from './message/build.js';
 import { formatVia } from './message/headers.js';
@@ -74,6 +76,10 @@ export interface UacLegOptions {
    * default, as UDP-only trunks are common.
    */
   readonly largeRequestsOverTcp?: boolean;
+  /** Extra header fields for the dialog-creating INVITE (session timers: Supported, Session-Expires, Min-SE). */
+  readonly inviteHeaders?: readonly HeaderInit[];
+  /** The first 2xx to the INVITE, before final() reports it (its Session-Expires sets the dialog's timer). */
+  readonly on2xx?: (res: SipResponse) => void;
 }
 
 export class UacLeg implements DialogRequests {
@@ -85,6 +91,9 @@ export class UacLeg implements DialogRequests {
   private finalSeen = false;
   private cancelWanted = false;
   private withCredentials = false;
+  /** The 401/407 we answered: a later attempt (after a 422) answers it again with a fresh count. */
+  private challenged?: SipResponse;
+  private retries422 = 0;
   private unregister?: () => void;
   private events?: LegEvents;
   private handler?: InDialogHandler;
@@ -124,6 +133,7 @@ export class UacLeg implements DialogRequests {
       ['Call-ID', `${this.o.newId()}@${this.o.localHost}`],
       ['CSeq', '1 INVITE'],
       ['Contact', this.contact],
+      ...(this.o.inviteHeaders ?? []),
     ];
     const sdp = this.o.offer?.();
     if (sdp !== undefined) headers.push(['Content-Type', 'application/sdp']);
@@ -215,6 +225,7 @@ export class UacLeg implements DialogRequests {
         this.ack = requestInDialog(d, { method: 'ACK', via: this.via(), cseq: req.cseq.seq }).request;
         this.dialog = d;
         this.unregister = this.o.stack.registerDialog(d.id, (r, tx) => this.inDialog(r, tx));
+        this.o.on2xx?.(res);
       }
       this.o.stack.send(this.ack!, this.nextHop(this.ack!));
       if (this.finalSeen) return;
@@ -230,8 +241,21 @@ export class UacLeg implements DialogRequests {
       if (retry) {
         // The first challenge is answered here and never reported (the state machine's contract).
         this.withCredentials = true;
+        this.challenged = res;
         this.provisionalSeen = false;
         return this.send(retry, client);
+      }
+    }
+    if (res.status === 422 && this.retries422 < MAX_422_RETRIES && !this.cancelWanted) {
+      // Our session interval is below the far end's Min-SE: ask again with theirs (RFC 4028 7.4).
+      const retry = retryAfter422(req, res, `z9hG4bK${this.o.newId()}`);
+      if (retry) {
+        this.retries422++;
+        this.provisionalSeen = false;
+        return this.send(
+          this.challenged ? withFreshCredentials(retry, this.challenged, client) : retry,
+          client,
+        );
       }
     }
     this.finalSeen = true;

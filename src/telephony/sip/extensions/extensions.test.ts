@@ -1,11 +1,18 @@
 // SIP INFO DTMF, RFC 4028 session timers and RFC 3515 REFER helpers.
 import { describe, expect, it } from 'vitest';
 import { createReply, createRequest } from '../message/build.js';
+import { getHeader, getHeaders } from '../message/access.js';
 import type { SipRequest } from '../message/types.js';
 import { formatUri } from '../message/uri.js';
 import { parseInfoDtmf } from './info-dtmf.js';
 import { parseReferTo, parseSipfragStatus, referNotifyHeaders, sipfrag } from './refer.js';
-import { decideUasTimer, parseSessionExpires, timerSchedule } from './session-timer.js';
+import {
+  decideUasTimer,
+  parseMinSE,
+  parseSessionExpires,
+  retryAfter422,
+  timerSchedule,
+} from './session-timer.js';
 
 function req(method: string, extra: Array<[string, string]> = [], body?: string): SipRequest {
   return createRequest({
@@ -122,5 +129,48 @@ describe('REFER', () => {
     expect(referNotifyHeaders(7, 100)).toContainEqual(['Subscription-State', 'active;expires=60']);
     expect(referNotifyHeaders(7, 100)).toContainEqual(['Event', 'refer;id=7']);
     expect(parseSipfragStatus(createReply(notify, 200, 'OK'))).toBeUndefined();
+  });
+});
+
+describe('after a 422 to our request (RFC 4028 7.4)', () => {
+  it("asks for the largest Min-SE, ours or the 422's, keeping the refresher; nothing to raise, no retry", () => {
+    const ours = req('INVITE', [
+      ['Session-Expires', '1800;refresher=uac'],
+      ['Min-SE', '2400'],
+      ['Supported', 'timer'],
+    ]);
+    const retry = retryAfter422(
+      ours,
+      createReply(ours, 422, 'Too Small', { headers: [['Min-SE', '2000;x=1']] }),
+      'z9hG4bKnew',
+    )!;
+    expect(getHeader(retry, 'Session-Expires')).toBe('2400;refresher=uac');
+    expect(getHeaders(retry, 'Min-SE')).toEqual(['2400']);
+    expect(retry.cseq.seq).toBe(8);
+    expect(retry.via[0]!.branch).toBe('z9hG4bKnew');
+    const bigger = retryAfter422(
+      ours,
+      createReply(ours, 422, 'Too Small', { headers: [['Min-SE', '3600']] }),
+      'b',
+    )!;
+    expect(getHeader(bigger, 'Session-Expires')).toBe('3600;refresher=uac');
+    expect(getHeader(bigger, 'Min-SE')).toBe('3600');
+    const small = req('INVITE', [['Session-Expires', '1800']]);
+    expect(
+      retryAfter422(small, createReply(small, 422, 'x', { headers: [['Min-SE', '1800']] }), 'b'),
+    ).toBeUndefined();
+    expect(
+      retryAfter422(small, createReply(small, 422, 'x', { headers: [['Min-SE', 'soon']] }), 'b'),
+    ).toBeUndefined();
+    const plain = req('INVITE');
+    expect(
+      retryAfter422(plain, createReply(plain, 422, 'x', { headers: [['Min-SE', '3600']] }), 'b'),
+    ).toBeUndefined();
+    expect([parseMinSE(' 90 '), parseMinSE('120;p=1'), parseMinSE(''), parseMinSE(undefined)]).toEqual([
+      90,
+      120,
+      undefined,
+      undefined,
+    ]);
   });
 });

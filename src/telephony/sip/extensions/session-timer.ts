@@ -1,7 +1,9 @@
 // Session timers (RFC 4028): read Session-Expires and Min-SE, decide the interval and who
-// refreshes as UAS, and when to refresh or give up, so long calls are kept alive, not dropped.
+// refreshes as UAS, when to refresh or give up, so long calls are kept alive, not dropped, and how
+// a UAC asks again after a 422 (Session Interval Too Small).
 import { getHeader, getTokens } from '../message/access.js';
-import type { SipMessage, SipRequest } from '../message/types.js';
+import type { SipMessage, SipRequest, SipResponse } from '../message/types.js';
+import { nextAttempt } from '../next-attempt.js';
 
 export interface SessionExpires {
   readonly seconds: number;
@@ -18,6 +20,12 @@ export function parseSessionExpires(value: string | undefined): SessionExpires |
   const seconds = Number(m[1]);
   const r = /;\s*refresher\s*=\s*(uac|uas)\b/i.exec(m[2])?.[1]?.toLowerCase();
   return r === 'uac' || r === 'uas' ? { seconds, refresher: r } : { seconds };
+}
+
+/** A Min-SE value (delta-seconds, parameters ignored), or undefined when unreadable. */
+export function parseMinSE(value: string | undefined): number | undefined {
+  const m = /^\s*(\d{1,10})\s*(?:;.*)?$/.exec(value ?? '');
+  return m ? Number(m[1]) : undefined;
 }
 
 export interface TimerPolicy {
@@ -89,4 +97,29 @@ export function timerSchedule(
   const ms = timer.seconds * 1000;
   const expireAtMs = ms - Math.min(32_000, ms / 3);
   return weRefresh ? { refreshAtMs: ms / 2, expireAtMs } : { expireAtMs };
+}
+
+/** How many 422s one INVITE of ours answers by asking again (each retry asks for more). */
+export const MAX_422_RETRIES = 2;
+
+/**
+ * RFC 4028 7.4 (UAC): the request again after a 422, with Min-SE the largest of ours and the 422's
+ * and Session-Expires raised to it (the refresher parameter kept), as the next attempt (new branch,
+ * CSeq + 1). Undefined when the 422 gives no readable Min-SE, the request asked for no timer, or
+ * it asked for that much already: the same request would only draw the same answer.
+ */
+export function retryAfter422(req: SipRequest, res: SipResponse, branch: string): SipRequest | undefined {
+  const theirs = parseMinSE(getHeader(res, 'Min-SE'));
+  const asked = parseSessionExpires(getHeader(req, 'Session-Expires'));
+  if (theirs === undefined || !asked) return undefined;
+  const minSE = Math.max(theirs, parseMinSE(getHeader(req, 'Min-SE')) ?? MIN_SE_FLOOR);
+  if (asked.seconds >= minSE) return undefined;
+  const refresher = asked.refresher ? `;refresher=${asked.refresher}` : '';
+  return nextAttempt(req, branch, {
+    drop: (h) => h.name === 'Session-Expires' || h.name === 'Min-SE',
+    add: [
+      ['Session-Expires', `${minSE}${refresher}`],
+      ['Min-SE', String(minSE)],
+    ],
+  });
 }
