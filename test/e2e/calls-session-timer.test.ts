@@ -4,6 +4,9 @@
 // refresh when the 2xx says refresher=uac). The refreshes themselves (UPDATE at half the interval,
 // a failed one ending the call) are tested on a FakeClock in session-refresh.test.ts and
 // live-call.test.ts: the shortest interval would hold this test for 45 s.
+// A carrier whose Min-SE is above our 1800 s answers the first INVITE 422 (Min-SE: 3600): sipp
+// checks that the INVITE that follows is the same call attempt asking for Session-Expires of at
+// least 3600, and the call then runs that interval (RFC 4028 7.4).
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   callById,
@@ -48,6 +51,48 @@ const TALK = {
   ],
 };
 
+/** sipp as the carrier running `file`, the service with a trunk ending there, and one call to it. */
+async function outboundCall(file: string, vars: Record<string, string> = {}) {
+  const n = await startCallNode();
+  nodes.push(n);
+  const port = await freeUdpPort();
+  const scenario = scenarioFile(file, vars);
+  const peer = sipp([
+    '-sf',
+    scenario,
+    '-t',
+    'u1',
+    '-i',
+    '127.0.0.1',
+    '-p',
+    String(port),
+    '-mi',
+    '127.0.0.1',
+    '-mp',
+    String(await freeUdpPort()),
+    '-m',
+    '1',
+    '-nostdin',
+    '-timeout',
+    '90s',
+    '-timeout_error',
+  ]);
+  peers.push(peer);
+  const world = await telephonyWorld(n, {
+    number: FROM,
+    termination: `sip:127.0.0.1:${port}`,
+    graphs: { talk: TALK },
+  });
+  const res = await n.api('POST', '/calls', {
+    project_id: world.projectId,
+    workflow_id: world.workflows.talk,
+    from: FROM,
+    to: TO,
+  });
+  expect(res.status, JSON.stringify(res.data)).toBe(201);
+  return { n, peer, id: res.data.data.id as string };
+}
+
 describe('e2e: outbound session timers (sipp UAS)', () => {
   for (const [refresher, weRefresh] of [
     ['uac', true],
@@ -56,44 +101,7 @@ describe('e2e: outbound session timers (sipp UAS)', () => {
     peerTest(
       `our INVITE asks for timers; the 2xx's refresher=${refresher} makes ${weRefresh ? 'us' : 'the callee'} the refresher`,
       async () => {
-        const n = await startCallNode();
-        nodes.push(n);
-        const port = await freeUdpPort();
-        const scenario = scenarioFile('outbound-session-timer.xml', { REFRESHER: refresher });
-        const peer = sipp([
-          '-sf',
-          scenario,
-          '-t',
-          'u1',
-          '-i',
-          '127.0.0.1',
-          '-p',
-          String(port),
-          '-mi',
-          '127.0.0.1',
-          '-mp',
-          String(await freeUdpPort()),
-          '-m',
-          '1',
-          '-nostdin',
-          '-timeout',
-          '90s',
-          '-timeout_error',
-        ]);
-        peers.push(peer);
-        const world = await telephonyWorld(n, {
-          number: FROM,
-          termination: `sip:127.0.0.1:${port}`,
-          graphs: { talk: TALK },
-        });
-        const res = await n.api('POST', '/calls', {
-          project_id: world.projectId,
-          workflow_id: world.workflows.talk,
-          from: FROM,
-          to: TO,
-        });
-        expect(res.status, JSON.stringify(res.data)).toBe(201);
-        const id = res.data.data.id as string;
+        const { n, id, peer } = await outboundCall('outbound-session-timer.xml', { REFRESHER: refresher });
         const live = await eventually(async () => n.node.calls.find(id));
         expect(live.sessionTimer).toEqual({ seconds: 90, weRefresh });
         const result = await peer.done;
@@ -107,4 +115,25 @@ describe('e2e: outbound session timers (sipp UAS)', () => {
       120_000,
     );
   }
+
+  peerTest(
+    '422 with Min-SE 3600: the INVITE is retried asking for at least 3600 s, and the call runs that timer',
+    async () => {
+      const { n, id, peer } = await outboundCall('outbound-422.xml');
+      // sipp failing a check ends it at once: say so instead of waiting for a call that never comes.
+      const early = peer.done.then((r): never => {
+        throw new Error(`sipp ended before the call was up (${r.code}): ${r.out.slice(-3000)}`);
+      });
+      const live = await Promise.race([eventually(async () => n.node.calls.find(id)), early]);
+      expect(live.sessionTimer).toEqual({ seconds: 3600, weRefresh: true });
+      const result = await peer.done;
+      expect(result.code, result.out.slice(-3000)).toBe(0);
+      const call = await eventually(async () => {
+        const row = await callById(n, id);
+        return row?.status === 'completed' ? row : undefined;
+      });
+      expect(call.hangup_reason).toBe('callee_hangup');
+    },
+    120_000,
+  );
 });
