@@ -388,7 +388,7 @@ describe('warmTransfer', () => {
     expect(toBridge).toBeNull();
   });
 
-  it('asks the human for session timers; as the refresher, UPDATE at half the interval; a 481 to our refresh ends the bridge', async () => {
+  it('asks the human for session timers; as the refresher, UPDATE at half the interval; a 481 to our refresh ends the bridge with BYE', async () => {
     const t = await setup('answer', [
       ['Session-Expires', '90;refresher=uac'],
       ['Require', 'timer'],
@@ -422,6 +422,8 @@ describe('warmTransfer', () => {
     expect(updates).toHaveLength(2);
     expect(over).toBe(true);
     expect(t.bridge()!.running).toBe(false);
-    // No BYE after a 481: the dialog is gone (RFC 3261 12.2.1.2; the leg ends it on a 481/408).
+    // The 481 ended the dialog (RFC 3261 12.2.1.2), yet a BYE still goes out (RFC 4028 10).
+    await run(t.clock, 200, () => t.human.events.includes('bye'));
+    expect(t.human.events).toEqual(['bye']);
   });
 });

@@ -94,6 +94,8 @@ export class UacLeg implements DialogRequests {
   /** The 401/407 we answered: a later attempt (after a 422) answers it again with a fresh count. */
   private challenged?: SipResponse;
   private retries422 = 0;
+  /** We sent BYE or got one; a dialog a 408/481 ended still gets our BYE (RFC 4028 10). */
+  private hungUp = false;
   private unregister?: () => void;
   private events?: LegEvents;
   private handler?: InDialogHandler;
@@ -351,8 +353,10 @@ export class UacLeg implements DialogRequests {
     };
   }
 
+  /** BYE, also (best effort) on a dialog a 408/481 ended (12.2.1.2): RFC 4028 10 asks for one then. */
   bye(): void {
-    if (!this.dialog || this.dialog.state === 'terminated') return;
+    if (!this.dialog || this.hungUp) return;
+    this.hungUp = true;
     const { request, dialog } = requestInDialog(this.dialog, { method: 'BYE', via: this.via() });
     this.dialog = { ...dialog, state: 'terminated' };
     this.reinvites.stop();
@@ -379,6 +383,7 @@ export class UacLeg implements DialogRequests {
     }
     if (req.method === 'BYE') {
       tx.respond(createReply(req, 200, 'OK'));
+      this.hungUp = true;
       this.reinvites.stop();
       this.dialog = this.dialog && { ...this.dialog, state: 'terminated' };
       this.unregister?.();

@@ -54,6 +54,8 @@ export class UasLeg implements DialogRequests {
   private unregister?: () => void;
   private readonly stopCancel: () => void;
   private finished = false;
+  /** We sent BYE or got one; a dialog a 408/481 ended still gets our BYE (RFC 4028 10). */
+  private hungUp = false;
   private handler?: InDialogHandler;
   private readonly reinvites: ReinviteAnswers;
   acked = false;
@@ -213,8 +215,10 @@ export class UasLeg implements DialogRequests {
     };
   }
 
+  /** BYE, also (best effort) on a dialog a 408/481 ended (12.2.1.2): RFC 4028 10 asks for one then. */
   bye(): void {
-    if (!this.dialog || this.dialog.state === 'terminated') return;
+    if (!this.dialog || this.hungUp) return;
+    this.hungUp = true;
     const { request, dialog } = requestInDialog(this.dialog, { method: 'BYE', via: this.via() });
     this.dialog = { ...dialog, state: 'terminated' };
     this.resender?.ack();
@@ -243,6 +247,7 @@ export class UasLeg implements DialogRequests {
     if (!tx) return;
     if (req.method === 'BYE') {
       tx.respond(createReply(req, 200, 'OK'));
+      this.hungUp = true;
       this.resender?.ack();
       this.reinvites.stop();
       this.dialog = this.dialog && { ...this.dialog, state: 'terminated' };
