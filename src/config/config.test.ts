@@ -19,6 +19,7 @@ describe('loadConfig', () => {
         domain: 'sip.localhost',
         rtpPortMin: 20000,
         rtpPortMax: 30000,
+        codecs: ['PCMU', 'PCMA', 'opus'],
       },
       rateLimitPerMinute: 120,
       webhookAllowedCidrs: [],
@@ -58,5 +59,28 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL must be a postgres/);
     expect(() => loadConfig({ RTP_PORT_MIN: '30000', RTP_PORT_MAX: '20000' })).toThrow(/RTP_PORT_MAX/);
     expect(() => loadConfig({ RATE_LIMIT_PER_MINUTE: '0' })).toThrow(/RATE_LIMIT_PER_MINUTE/);
+  });
+
+  it('reads SIP_CODECS as a preference order, names in any case', () => {
+    expect(loadConfig({ SIP_CODECS: 'PCMA,PCMU' }).sip.codecs).toEqual(['PCMA', 'PCMU']);
+    expect(loadConfig({ SIP_CODECS: ' OPUS , pcma ' }).sip.codecs).toEqual(['opus', 'PCMA']);
+    expect(loadConfig({ SIP_CODECS: 'pcmu' }).sip.codecs).toEqual(['PCMU']);
+  });
+
+  it('refuses a SIP_CODECS with unknown names, no names, empty entries or duplicates, in one line', () => {
+    expect(() => loadConfig({ SIP_CODECS: 'PCMU,G729' })).toThrow(
+      new ConfigError('SIP_CODECS: unknown codec "G729" (known: PCMU, PCMA, opus)'),
+    );
+    for (const empty of ['', ' ', ',', ' , ']) {
+      expect(() => loadConfig({ SIP_CODECS: empty })).toThrow(
+        new ConfigError('SIP_CODECS must name at least one of PCMU, PCMA, opus'),
+      );
+    }
+    expect(() => loadConfig({ SIP_CODECS: 'PCMU,,PCMA' })).toThrow(
+      new ConfigError('SIP_CODECS has an empty entry in "PCMU,,PCMA"'),
+    );
+    expect(() => loadConfig({ SIP_CODECS: 'pcmu,PCMA,PCMU' })).toThrow(
+      new ConfigError('SIP_CODECS names PCMU more than once'),
+    );
   });
 });

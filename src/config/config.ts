@@ -17,6 +17,8 @@ export interface Config {
     domain: string;
     rtpPortMin: number;
     rtpPortMax: number;
+    /** `SIP_CODECS`: our audio codec preference, most preferred first (offers and answers). */
+    codecs: SipCodecName[];
   };
   rateLimitPerMinute: number;
   webhookAllowedCidrs: string[];
@@ -43,6 +45,12 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+/** The audio codecs SIP_CODECS may name, spelled as SDP writes them (names match in any case). */
+export const SIP_CODEC_NAMES = ['PCMU', 'PCMA', 'opus'] as const;
+export type SipCodecName = (typeof SIP_CODEC_NAMES)[number];
+/** G.711 first: trunks end in the PSTN, where Opus buys nothing and costs an encoder per call. */
+export const DEFAULT_SIP_CODECS: readonly SipCodecName[] = ['PCMU', 'PCMA', 'opus'];
+
 type Env = Record<string, string | undefined>;
 
 function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
@@ -52,6 +60,27 @@ function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX
   const n = Number(raw);
   if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
   return n;
+}
+
+/**
+ * A comma-separated codec list, e.g. `PCMA,pcmu`: known names only, each once, at least one. Unset
+ * means the default; set but empty is a mistake worth stopping for, not a silent default.
+ */
+function codecList(env: Env, name: string): SipCodecName[] {
+  const raw = env[name];
+  if (raw === undefined) return [...DEFAULT_SIP_CODECS];
+  const known = SIP_CODEC_NAMES.join(', ');
+  const items = raw.split(',').map((s) => s.trim());
+  if (items.every((s) => s === '')) throw new ConfigError(`${name} must name at least one of ${known}`);
+  const codecs: SipCodecName[] = [];
+  for (const item of items) {
+    if (item === '') throw new ConfigError(`${name} has an empty entry in "${raw}"`);
+    const codec = SIP_CODEC_NAMES.find((c) => c.toLowerCase() === item.toLowerCase());
+    if (!codec) throw new ConfigError(`${name}: unknown codec "${item}" (known: ${known})`);
+    if (codecs.includes(codec)) throw new ConfigError(`${name} names ${codec} more than once`);
+    codecs.push(codec);
+  }
+  return codecs;
 }
 
 export const PROVIDER_IDS = [
@@ -99,6 +128,7 @@ export function loadConfig(env: Env = process.env): Config {
       domain: env.SIP_DOMAIN || 'sip.localhost',
       rtpPortMin,
       rtpPortMax,
+      codecs: codecList(env, 'SIP_CODECS'),
     },
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 120, 1),
     webhookAllowedCidrs: (env.WEBHOOK_ALLOWED_CIDRS || '')

@@ -1,10 +1,14 @@
 // How a call's media is set up, for both directions: our codec preference, the address our SDP
-// advertises, and an RtpSession bound for a negotiated (inbound) or offered (outbound) format.
+// advertises, and an RtpSession bound for a negotiated (inbound) or offered (outbound, and an
+// inbound late offer) format.
 //
-// Codec preference: PCMU, PCMA, then Opus. Carrier trunks end in the PSTN, which is G.711: Opus on
-// that leg buys no quality and costs an encoder per call, so G.711 comes first; a peer offering
-// only Opus (a softphone) still gets Opus.
+// Codec preference: SIP_CODECS (config.sip.codecs), by default PCMU, PCMA, then Opus. Carrier
+// trunks end in the PSTN, which is G.711: Opus on that leg buys no quality and costs an encoder per
+// call, so G.711 comes first; a peer offering only Opus (a softphone) still gets Opus. Every offer
+// and answer of a call's legs is built from the node's MediaEnv.codecs, so the order holds for
+// inbound answers, outbound offers and the second legs of warm transfers and dial nodes alike.
 import { networkInterfaces } from 'node:os';
+import { DEFAULT_SIP_CODECS } from '../../config/config.js';
 import type { Clock } from '../../shared/clock.js';
 import { createCodec } from '../media/codecs/registry.js';
 import type { RtpPortAllocator } from '../media/port-allocator.js';
@@ -14,7 +18,8 @@ import type { CodecName } from '../sip/sdp/codecs.js';
 import { ourCodec, DEFAULT_DYNAMIC_PTS } from '../sip/sdp/codecs.js';
 import type { LocalAudio, NegotiatedAudio } from '../sip/sdp/session.js';
 
-export const CODEC_PREFERENCE: readonly CodecName[] = ['PCMU', 'PCMA', 'opus'];
+/** The preference when none is configured (SIP_CODECS's default). */
+export const CODEC_PREFERENCE: readonly CodecName[] = DEFAULT_SIP_CODECS;
 
 /**
  * The address our SDP gives for media: the SIP host, or, when it listens on every interface
@@ -37,10 +42,33 @@ export interface MediaEnv {
   address: string;
   pacer?: SharedPacer;
   onError?: (err: Error) => void;
+  /** Our codec preference, most preferred first (SIP_CODECS); default CODEC_PREFERENCE. */
+  codecs?: readonly CodecName[];
+}
+
+/** The node's codec preference. */
+export function codecsOf(env: Pick<MediaEnv, 'codecs'>): readonly CodecName[] {
+  return env.codecs && env.codecs.length > 0 ? env.codecs : CODEC_PREFERENCE;
 }
 
 export function localAudio(env: MediaEnv, port: number): LocalAudio {
-  return { address: env.address, port, codecs: [...CODEC_PREFERENCE] };
+  return { address: env.address, port, codecs: [...codecsOf(env)] };
+}
+
+/** The format an RtpSession for our offer starts with (the first preference) until the answer. */
+export function offerCodec(env: Pick<MediaEnv, 'codecs'>): { name: CodecName; pt: number } {
+  const first = ourCodec(codecsOf(env)[0]!, DEFAULT_DYNAMIC_PTS);
+  return { name: first.name as CodecName, pt: first.pt };
+}
+
+/**
+ * What a second leg bridged to the caller (a warm transfer's human, a dial node's party) offers:
+ * the G.711 codecs of the preference, in its order, since that party is on the PSTN behind the
+ * trunk; the whole preference when it names no G.711 (the operator asked for Opus alone).
+ */
+export function bridgedLegCodecs(codecs: readonly CodecName[]): CodecName[] {
+  const g711 = codecs.filter((c) => c === 'PCMU' || c === 'PCMA');
+  return g711.length > 0 ? g711 : [...codecs];
 }
 
 /** An RtpSession for the format `audio` negotiated, bound, its remote set, not started. */
@@ -73,7 +101,7 @@ export async function sessionForOffer(
   env: MediaEnv,
   callbacks: Pick<RtpSessionOptions, 'onAudio' | 'onDigit'>,
 ): Promise<RtpSession> {
-  const first = ourCodec(CODEC_PREFERENCE[0], DEFAULT_DYNAMIC_PTS);
+  const first = offerCodec(env);
   const codec = createCodec(first.name, first.pt);
   if (!codec) throw new Error(`no codec for ${first.name}`);
   const rtp = new RtpSession({

@@ -85,6 +85,8 @@ export class TelephonyNode {
       address: sipHost,
       pacer: new SharedPacer(clock),
       onError: (err) => deps.logger.debug?.({ err }, 'rtp error'),
+      // SIP_CODECS: every offer and answer of this node's calls follows this order.
+      codecs: config.sip.codecs,
     };
     const tts = o.tts ?? new CachingTtsProvider(createTtsProvider(config));
     const stt = o.stt === undefined ? configuredStt(deps) : o.stt;

@@ -65,6 +65,7 @@ export function createTransferer(options: TransfererOptions = {}): Transferer {
       ...(transfer.announcement !== undefined ? { announcement: transfer.announcement } : {}),
       ...(options.announcer ? { announcer: options.announcer } : {}),
       ...(options.onBridge ? { onBridge: options.onBridge } : {}),
+      codecs: deps.config.sip.codecs,
       callerRtp: ctx.rtp,
       suspendMedia: ctx.suspendMedia,
       resumeMedia: ctx.resumeMedia,
