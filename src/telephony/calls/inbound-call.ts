@@ -3,18 +3,25 @@
 // 200 with our SDP answer, and on the ACK its answer is recorded (call.started) and the workflow
 // runs on a LiveCall. The caller's CANCEL or BYE at any point ends it; a failure of the store or
 // the sockets answers 500 and ends a recorded call failed, so no INVITE is left unanswered.
+//
+// Late offer (an INVITE without SDP, RFC 3261 13.2.1, RFC 3264): our 200 carries our offer (the
+// codec preference and telephone-event), resent until the ACK like any 2xx, and the ACK carries
+// the caller's answer, which is applied to the RTP session before media starts and the call is
+// recorded answered. An ACK without a usable answer (none, or no format we offered) means there is
+// no media to run a workflow on: BYE, and the call ends failed / carrier_error, never connected.
 import { decideUasTimer } from '../sip/extensions/session-timer.js';
 import type { SipRequest } from '../sip/message/types.js';
 import { answerOffer } from '../sip/sdp/answer.js';
+import { buildOffer, readAnswer } from '../sip/sdp/offer.js';
 import type { ServerTransaction } from '../sip/transaction/server.js';
 import type { Source } from '../sip/transport/routing.js';
 import { UasLeg } from '../sip/uas-leg.js';
 import { inTransaction } from '../../store/database.js';
-import { localAudio, sessionForAnswer } from './call-media-setup.js';
+import { applyAudio, localAudio, offerCodec, sessionForAnswer, sessionForOffer } from './call-media-setup.js';
 import { finishCall, type CallProgress } from './call-progress.js';
 import { admitInbound } from './inbound-admission.js';
 import { inboundInviteOf } from './invite-fields.js';
-import { LiveCall, type LocalEnding } from './live-call.js';
+import { LiveCall, type LiveCallOptions, type LocalEnding } from './live-call.js';
 import { RtpCallMedia } from './rtp-call-media.js';
 import type { CallHostOptions } from './call-host.js';
 
@@ -34,7 +41,8 @@ export class InboundCall {
   private call: LiveCall | null = null;
   private callerLeft = false;
   private answered = false;
-  private connect: (() => void) | null = null;
+  /** Runs on the caller's (first) ACK: the call is up. */
+  private connect: ((ack: SipRequest) => void) | null = null;
 
   constructor(
     private readonly host: InboundHost,
@@ -65,7 +73,7 @@ export class InboundCall {
         cancelled: gone,
         bye: gone,
         ackTimeout: () => void this.call?.hangup('lost'),
-        acked: () => this.connect?.(),
+        acked: (ack) => this.connect?.(ack),
       },
     );
   }
@@ -97,15 +105,18 @@ export class InboundCall {
   private async setUp(): Promise<void> {
     const { options, progress } = this.host;
     const { deps } = options;
-    // Media first, so an INVITE we could never carry is refused (488) without a record.
+    // Media first, so an offer we could never carry is refused (488) without a record. Without an
+    // offer (a late offer) there is nothing to refuse: we make the offer ourselves.
     const offer = new TextDecoder().decode(this.req.body);
-    if (offer.trim() === '') return this.refuse(488, 'Not Acceptable Here', 'no SDP offer (late offer)');
-    const probe = answerOffer(offer, localAudio(options.media, 9), {
-      sessionId: '0',
-      sessionVersion: 1,
-      address: options.media.address,
-    });
-    if (!probe.ok) return this.refuse(probe.status, probe.reason, probe.why);
+    const late = offer.trim() === '';
+    const probe = late
+      ? null
+      : answerOffer(offer, localAudio(options.media, 9), {
+          sessionId: '0',
+          sessionVersion: 1,
+          address: options.media.address,
+        });
+    if (probe && !probe.ok) return this.refuse(probe.status, probe.reason, probe.why);
     const timer = decideUasTimer(this.req);
     if (!timer.ok)
       return this.refuse(timer.status, timer.reason, 'session interval too small', [...timer.headers]);
@@ -124,7 +135,9 @@ export class InboundCall {
     const media = new RtpCallMedia(deps.clock);
     let rtp;
     try {
-      rtp = await sessionForAnswer(options.media, probe.audio, media.rtpCallbacks);
+      rtp = probe
+        ? await sessionForAnswer(options.media, probe.audio, media.rtpCallbacks)
+        : await sessionForOffer(options.media, media.rtpCallbacks);
     } catch (err) {
       deps.logger.error({ err, call_id: id }, 'no RTP port for an inbound call');
       this.leg.reject(503, 'Service Unavailable');
@@ -134,9 +147,20 @@ export class InboundCall {
     media.attach(rtp);
     const ours = localAudio(options.media, rtp.localPort);
     const origin = { sessionId: String(deps.clock.now()), sessionVersion: 1, address: options.media.address };
-    const answer = answerOffer(offer, ours, origin);
-    if (!answer.ok) throw new Error('the offer stopped being acceptable');
-    const call = new LiveCall(options, {
+    let sdp: string;
+    let codec: { name: string; pt: number };
+    if (late) {
+      sdp = buildOffer(ours, origin);
+      codec = offerCodec(options.media);
+    } else {
+      const answer = answerOffer(offer, ours, origin);
+      if (!answer.ok) throw new Error('the offer stopped being acceptable');
+      sdp = answer.sdp;
+      codec = { name: answer.audio.codec.name, pt: answer.audio.codec.pt };
+    }
+    // Kept: a late offer's answer (in the ACK) changes the codec the call runs on, and LiveCall
+    // answers later re-INVITEs from these options.
+    const callOptions: LiveCallOptions = {
       call: admission.call,
       leg: this.leg,
       rtp,
@@ -144,30 +168,42 @@ export class InboundCall {
       contact: this.contact,
       local: ours,
       origin,
-      sdp: answer.sdp,
-      codec: { name: answer.audio.codec.name, pt: answer.audio.codec.pt },
+      sdp,
+      codec,
       ...(timer.timer ? { timer: timer.timer } : {}),
       uas: true,
       end: (by) => this.end(by),
-    });
+    };
+    const call = new LiveCall(options, callOptions);
     this.call = call;
     this.host.register(call);
     // The caller hung up while the port was bound.
     if (this.callerLeft) return void call.remoteEnded();
-    this.leg.ring(180);
-    this.leg.answer(answer.sdp, [...timer.headers]);
-    rtp.start();
-    this.host.stats.answered++;
     // The ACK makes the call: call.started, the session active, the workflow running.
-    this.connect = () => {
+    this.connect = (ack) => {
       if (this.answered) return;
+      if (late) {
+        const reading = readAnswer(new TextDecoder().decode(ack.body), ours);
+        if (!reading.ok) {
+          deps.logger.info({ call_id: id, why: reading.why }, 'late offer: the ACK carried no usable answer');
+          void call.hangup('lost');
+          return;
+        }
+        applyAudio(rtp, reading.audio, callOptions.codec);
+        callOptions.codec = { name: reading.audio.codec.name, pt: reading.audio.codec.pt };
+        rtp.start();
+      }
       this.answered = true;
       void progress
         .answered(id)
         .then((run) => (run ? call.run(run) : call.hangup('workflow')))
         .catch((err: unknown) => deps.logger.error({ err, call_id: id }, 'could not start an answered call'));
     };
-    if (this.leg.acked) this.connect();
+    this.leg.ring(180);
+    this.leg.answer(sdp, [...timer.headers]);
+    // With a late offer media starts on the ACK, once the answer says where it goes.
+    if (!late) rtp.start();
+    this.host.stats.answered++;
   }
 
   /** LiveCall's `end`: BYE for our endings, and the record. */

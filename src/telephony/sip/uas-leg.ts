@@ -28,8 +28,11 @@ export interface UasLegEvents {
   bye(): void;
   /** Our 2xx (to the INVITE or to a re-INVITE) was never acknowledged (64*T1): the call is dead, send BYE. */
   ackTimeout(): void;
-  /** The ACK for our 2xx arrived (the first one only): the call is up. */
-  acked?(): void;
+  /**
+   * The ACK for our 2xx arrived (the first one only): the call is up. When our 2xx carried the offer
+   * (the INVITE had none: a late offer, RFC 3264), the caller's answer is this ACK's body.
+   */
+  acked?(ack: SipRequest): void;
 }
 
 export interface UasLegOptions {
@@ -241,7 +244,7 @@ export class UasLeg implements DialogRequests {
       const first = !this.acked;
       this.acked = true;
       this.resender?.ack();
-      if (first) this.events.acked?.();
+      if (first) this.events.acked?.(req);
       return;
     }
     if (!tx) return;
