@@ -20,6 +20,18 @@ export type Respond = (status: number, reason: string, headers?: HeaderInit[], b
  */
 export type InDialogHandler = (req: SipRequest, respond: Respond) => boolean;
 
+/**
+ * In-dialog requests that carry our Contact: target refreshes (RFC 3261 12.2), REFER, and the
+ * requests of a subscription (RFC 6665 4.1.1, 4.2.2: a REFER's NOTIFYs).
+ */
+export const TAKES_CONTACT: ReadonlySet<string> = new Set([
+  'INVITE',
+  'UPDATE',
+  'REFER',
+  'NOTIFY',
+  'SUBSCRIBE',
+]);
+
 export class DialogGoneError extends Error {
   constructor(message = 'the dialog is not established or has ended') {
     super(message);

@@ -2,7 +2,7 @@
 // (RFC 3261 8.1.3.5): a 401/407 answered with credentials (auth-retry.ts), a 422 answered with a
 // longer session interval (RFC 4028 6, extensions/session-timer.ts). The copy keeps Call-ID, From
 // (tag included), To and the body, takes the next CSeq and a new branch, so proxies and the far end
-// see a new transaction of the same call attempt.
+// see a new transaction of the same call attempt. And the CANCEL of a request (RFC 3261 9.1).
 import type { HeaderInit } from './message/build.js';
 import { createRequest } from './message/build.js';
 import { formatVia } from './message/headers.js';
@@ -33,4 +33,19 @@ export function nextAttempt(req: SipRequest, branch: string, edit: AttemptEdit =
   }
   headers.push(...(edit.add ?? []));
   return createRequest({ method: req.method, uri: req.uri, headers, body: req.body });
+}
+
+/** The CANCEL for a request we sent (RFC 3261 9.1): its top Via, Route, From, To, Call-ID and CSeq number. */
+export function cancelOf(req: SipRequest): SipRequest {
+  const pick = (name: string) => req.headers.filter((h) => h.name === name);
+  const headers: HeaderInit[] = [
+    ['Via', formatVia(req.via[0])],
+    ['Max-Forwards', '70'],
+    ...pick('Route'),
+    ...pick('From'),
+    ...pick('To'),
+    ...pick('Call-ID'),
+    ['CSeq', `${req.cseq.seq} CANCEL`],
+  ];
+  return createRequest({ method: 'CANCEL', uri: req.uri, headers });
 }

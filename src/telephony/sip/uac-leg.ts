@@ -10,6 +10,7 @@ import type { Dialog } from './dialog/dialog.js';
 import { dialogFromUac, isDialog, requestInDialog, responseInDialog } from './dialog/dialog.js';
 import { DigestClient } from './digest.js';
 import { MAX_422_RETRIES, retryAfter422 } from './extensions/session-timer.js';
+import { cancelOf } from './next-attempt.js';
 import { createReply, createRequest } from './message/build.js';
 import type { HeaderInit } from './message/build.js';
 import { formatVia } from './message/headers.js';
@@ -17,6 +18,7 @@ import type { SipRequest, SipResponse } from './message/types.js';
 import {
   DialogGoneError,
   InDialogTimeoutError,
+  TAKES_CONTACT,
   type DialogRequests,
   type InDialogHandler,
   type InDialogSend,
@@ -272,18 +274,7 @@ export class UacLeg implements DialogRequests {
   }
 
   private sendCancel(): void {
-    const req = this.request!;
-    const pick = (name: string) => req.headers.filter((h) => h.name === name);
-    const headers: HeaderInit[] = [
-      ['Via', formatVia(req.via[0])],
-      ['Max-Forwards', '70'],
-      ...pick('Route'),
-      ...pick('From'),
-      ...pick('To'),
-      ...pick('Call-ID'),
-      ['CSeq', `${req.cseq.seq} CANCEL`],
-    ];
-    const cancel = createRequest({ method: 'CANCEL', uri: req.uri, headers });
+    const cancel = cancelOf(this.request!);
     this.o.stack.transactions.sendRequest(cancel, this.destination!, { onResponse: () => undefined });
   }
 
@@ -303,9 +294,7 @@ export class UacLeg implements DialogRequests {
     const { request, dialog } = requestInDialog(this.dialog, {
       method,
       via: this.via(),
-      ...((method === 'INVITE' || method === 'UPDATE' || method === 'REFER') && this.contact
-        ? { contact: this.contact }
-        : {}),
+      ...(TAKES_CONTACT.has(method) && this.contact ? { contact: this.contact } : {}),
       ...(options.headers ? { headers: options.headers } : {}),
       ...(options.body !== undefined ? { body: options.body } : {}),
     });

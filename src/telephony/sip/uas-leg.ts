@@ -10,6 +10,7 @@ import type { SipRequest, SipResponse } from './message/types.js';
 import {
   DialogGoneError,
   InDialogTimeoutError,
+  TAKES_CONTACT,
   type DialogRequests,
   type InDialogHandler,
   type InDialogSend,
@@ -167,9 +168,7 @@ export class UasLeg implements DialogRequests {
     const { request, dialog } = requestInDialog(this.dialog, {
       method,
       via: this.via(),
-      ...(method === 'INVITE' || method === 'UPDATE' || method === 'REFER'
-        ? { contact: this.o.contact }
-        : {}),
+      ...(TAKES_CONTACT.has(method) ? { contact: this.o.contact } : {}),
       ...(options.headers ? { headers: options.headers } : {}),
       ...(options.body !== undefined ? { body: options.body } : {}),
     });
