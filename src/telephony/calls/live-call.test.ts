@@ -203,7 +203,7 @@ describe('LiveCall', () => {
     expect(t.session.ends).toEqual(['caller_hangup']);
   });
 
-  it('an INFO digit reaches the media listeners and is answered 200; other requests are left to the leg', async () => {
+  it('an INFO digit reaches the media listeners and is answered 200; REFER is declined 603; other requests are left to the leg', async () => {
     const t = setup();
     const digits: string[] = [];
     t.media.onDigit((d) => digits.push(d));
@@ -226,6 +226,16 @@ describe('LiveCall', () => {
     expect(answers).toEqual([200]);
     const notify = { ...info, method: 'NOTIFY' };
     expect(t.leg.handler!(notify, () => undefined)).toBe(false);
+    // A REFER from the phone party of the call: 603 Decline with a Warning, the call goes on.
+    const refer = { ...info, method: 'REFER' };
+    const declined: [number, string, unknown][] = [];
+    expect(
+      t.leg.handler!(refer, (status, reason, headers) => void declined.push([status, reason, headers])),
+    ).toBe(true);
+    expect(declined).toEqual([
+      [603, 'Decline', [['Warning', '399 127.0.0.1 "this call cannot be transferred by REFER"']]],
+    ]);
+    expect(t.ends).toEqual([]);
   });
 
   const blind: TransferOptions = { mode: 'blind', signal: new AbortController().signal };

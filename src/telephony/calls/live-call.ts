@@ -1,8 +1,9 @@
 // One connected call in this process, whichever direction: its media (RtpSession + RtpCallMedia),
 // the phone channel the workflow runs on, the far end's in-dialog requests (INFO DTMF, re-INVITE
-// and UPDATE for hold, resume and session-timer refreshes), transfers and the dial node through
-// the injected transferer, and the end: exactly one ending is recorded (workflow, remote, transfer, shutdown),
-// then the session is stopped if it still runs, usage is metered and the media closed.
+// and UPDATE for hold, resume and session-timer refreshes; REFER declined, see transfer-handon.ts),
+// transfers and the dial node through the injected transferer, and the end: exactly one ending is
+// recorded (workflow, remote, transfer, shutdown), then the session is stopped if it still runs,
+// usage is metered and the media closed.
 import type { CallControl } from '../../channels/call-media.js';
 import type {
   Channel,
@@ -34,6 +35,7 @@ import type { RunnableCall } from './phone-session.js';
 import type { RtpCallMedia } from './rtp-call-media.js';
 import { DialogTimer, timerOfTheirRequest, type DialogTimerState } from './session-refresh.js';
 import { TRANSFER_UNAVAILABLE, type TransferContext, type Transferer } from './transfer-context.js';
+import { declineRefer } from './transfer-handon.js';
 import { ourNumber } from './transfer-route.js';
 
 /** The session end reason for a caller who hung up. */
@@ -356,6 +358,11 @@ export class LiveCall {
     }
     if (req.method === 'INVITE' || req.method === 'UPDATE') {
       this.offer(req, respond);
+      return true;
+    }
+    if (req.method === 'REFER') {
+      // This dialog runs the workflow: the phone party may not hand it to someone else.
+      declineRefer(respond, this.host.local.host, 'this call cannot be transferred by REFER');
       return true;
     }
     return false;

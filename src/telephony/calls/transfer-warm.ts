@@ -41,6 +41,9 @@
 // none comes in time, or our refresh fails, the human's leg is dead: BYE, and the bridge ends as if
 // the human had hung up (before the bridge: `leg_failed`).
 //
+// Hand-on: a bridged party's REFER dials the next party as another warm transfer of this call
+// (transfer-handon.ts); on its answer the bridge moves there and `bridged` settles with the new one.
+//
 // The announcement's characters are reported through `meterTts` when it starts (the call meters
 // them as tts_characters with the phone channel's, whether or not it was heard to the end).
 //
@@ -64,26 +67,18 @@ import { createCodec } from '../media/codecs/registry.js';
 import type { RtpPortAllocator } from '../media/port-allocator.js';
 import { RtpSession } from '../media/rtp-session.js';
 import type { SharedPacer } from '../media/shared-pacer.js';
-import { decideUasTimer } from '../sip/extensions/session-timer.js';
-import { parseInfoDtmf } from '../sip/extensions/info-dtmf.js';
-import { getHeader } from '../sip/message/access.js';
-import type { HeaderInit } from '../sip/message/build.js';
-import { answerOffer } from '../sip/sdp/answer.js';
 import { DEFAULT_DYNAMIC_PTS, type CodecName } from '../sip/sdp/codecs.js';
 import { buildOffer, readAnswer } from '../sip/sdp/offer.js';
 import type { LocalAudio } from '../sip/sdp/session.js';
 import type { SipStack } from '../sip/stack.js';
 import { UacLeg } from '../sip/uac-leg.js';
-import {
-  DialogTimer,
-  timerInviteHeaders,
-  timerOfOur2xx,
-  timerOfTheirRequest,
-  type DialogTimerState,
-} from './session-refresh.js';
+import { SecondLegRequests } from './second-leg-requests.js';
+import { DialogTimer, timerInviteHeaders, timerOfOur2xx, type DialogTimerState } from './session-refresh.js';
 import { bridgedLegCodecs, offerCodec } from './call-media-setup.js';
 import type { DigestCredentials, SipTarget } from './sip-leg.js';
 import type { TransferResult } from './transfer-context.js';
+import { declineRefer, handOn, nextPartyRequest } from './transfer-handon.js';
+import type { DialTarget } from './transfer-route.js';
 
 export const DEFAULT_RING_TIMEOUT_MS = 30_000;
 
@@ -127,6 +122,10 @@ export interface WarmTransferRequest {
   logger?: Pick<Logger, 'info' | 'warn'>;
   /** Test hook: the human leg's media and bridge once they exist. */
   onBridge?: (bridge: MediaBridge, human: RtpSession) => void;
+  /** Where a bridged party's REFER may hand the caller on to (transfer-route.ts warmTarget); without it REFER is declined. */
+  referTarget?: (uri: string) => DialTarget | null;
+  /** Runs just before this leg takes the caller's media (a hand-on: the old bridge stops there). */
+  beforeBridge?: () => void;
 }
 
 /** A final status of the human's INVITE as a failure reason (see the table at the top). */
@@ -200,51 +199,14 @@ export async function warmTransfer(w: WarmTransferRequest): Promise<TransferResu
   });
   const sessionTimer = new DialogTimer(w.clock, leg, () => onLost());
 
-  // The human's in-dialog requests: INFO digits cross to the caller once bridged; re-INVITE and
-  // UPDATE (session-timer refreshes, hold, a new address) are answered from our side of the SDP.
-  const contact = `<sip:${w.from}@${w.local.host}:${w.local.port}${w.target.transport === 'udp' ? '' : `;transport=${w.target.transport}`}>`;
-  let version = origin.sessionVersion;
-  let current: { name: string; pt: number } = first;
-  let toCaller: ((digit: string) => void) | null = null;
-  leg.onRequest((req, respond) => {
-    if (req.method === 'INFO') {
-      const press = parseInfoDtmf(getHeader(req, 'Content-Type'), req.body);
-      respond(200, 'OK');
-      if (press) toCaller?.(press.digit);
-      return true;
-    }
-    if (req.method !== 'INVITE' && req.method !== 'UPDATE') return false;
-    const timer = decideUasTimer(req);
-    if (!timer.ok) {
-      respond(timer.status, timer.reason, [...timer.headers]);
-      return true;
-    }
-    sessionTimer.arm(timerOfTheirRequest(timer.timer) ?? sessionTimer.state);
-    const headers: HeaderInit[] = [['Contact', contact], ...timer.headers];
-    const sdpHeaders: HeaderInit[] = [...headers, ['Content-Type', 'application/sdp']];
-    if (req.body.length === 0) {
-      if (req.method === 'UPDATE') respond(200, 'OK', headers);
-      else respond(200, 'OK', sdpHeaders, buildOffer(local, { ...origin, sessionVersion: ++version }));
-      return true;
-    }
-    const result = answerOffer(new TextDecoder().decode(req.body), local, {
-      ...origin,
-      sessionVersion: ++version,
-    });
-    const codec = result.ok ? createCodec(result.audio.codec.name, result.audio.codec.pt) : null;
-    if (!result.ok || !codec) {
-      respond(result.ok ? 488 : result.status, result.ok ? 'Not Acceptable Here' : result.reason);
-      return true;
-    }
-    rtp.setRemote({ address: result.audio.remoteAddress, port: result.audio.remotePort });
-    rtp.setDirection(result.audio.direction);
-    if (result.audio.codec.name !== current.name || result.audio.codec.pt !== current.pt) {
-      rtp.setCodec(codec, result.audio.codec.pt);
-      current = { name: result.audio.codec.name, pt: result.audio.codec.pt };
-    }
-    respond(200, 'OK', sdpHeaders, result.sdp);
-    return true;
-  });
+  // The human's in-dialog requests (INFO digits, re-INVITE/UPDATE, REFER): second-leg-requests.ts.
+  const transport = w.target.transport === 'udp' ? '' : `;transport=${w.target.transport}`;
+  const contact = `<sip:${w.from}@${w.local.host}:${w.local.port}${transport}>`;
+  const requests = new SecondLegRequests(
+    { rtp, local, origin, contact, timer: sessionTimer, host: w.local.host },
+    first,
+  );
+  leg.onRequest(requests.handle);
 
   return new Promise<TransferResult>((resolve, reject) => {
     let phase: Phase = 'ringing';
@@ -276,21 +238,33 @@ export async function warmTransfer(w: WarmTransferRequest): Promise<TransferResu
       if (error !== undefined) reject(error);
       else resolve({ status: 'failed', reason });
     };
+    const stopBridge = () => {
+      sessionTimer.stop();
+      bridge?.stop();
+      callerTap?.untap();
+      requests.toCaller = null;
+    };
     /** After the bridge: tear it down; `byeHuman` when the caller's side ended it. */
     const unbridge = (byeHuman: boolean) => {
       if (phase !== 'bridged') return;
       phase = 'done';
-      sessionTimer.stop();
       w.callerGone.removeEventListener('abort', onCallerGone);
-      bridge?.stop();
-      callerTap?.untap();
-      toCaller = null;
+      stopBridge();
       if (byeHuman) leg.bye();
       w.logger?.info(
         { ...log, by: byeHuman ? 'caller' : 'human', counters: bridge?.counters },
         'warm transfer bridge over',
       );
       void rtp.close().finally(() => endBridge?.());
+    };
+    // A hand-on under way (REFER from the bridged party); the referrer leaving meanwhile stops the
+    // bridge, and the hand-on's outcome says whether the caller goes on (new bridge) or not.
+    let handingOn = false;
+    let referrerLeft = false;
+    const humanGone = () => {
+      if (!handingOn) return unbridge(false);
+      referrerLeft = true;
+      stopBridge();
     };
     const onAbort = () => fail('aborted', phase === 'ringing' ? 'cancel' : 'bye', abortError(w.signal));
     const onCallerGone = () => {
@@ -304,19 +278,52 @@ export async function warmTransfer(w: WarmTransferRequest): Promise<TransferResu
       w.logger?.warn(log, "warm transfer: the human leg's session timer ran out");
       if (phase === 'bridged') {
         leg.bye();
-        unbridge(false);
+        humanGone();
       } else fail('leg_failed', 'bye');
+    };
+
+    const onRefer: SecondLegRequests['onRefer'] = (req, respond) => {
+      if (phase !== 'bridged' || handingOn || !w.referTarget) {
+        return declineRefer(respond, w.local.host, 'a transfer of this call is under way or over');
+      }
+      handingOn = true;
+      void handOn({
+        refer: req,
+        respond,
+        leg,
+        clock: w.clock,
+        route: w.referTarget,
+        host: w.local.host,
+        ringTimeoutMs: w.ringTimeoutMs ?? DEFAULT_RING_TIMEOUT_MS,
+        dial: (next, beforeBridge) => warmTransfer(nextPartyRequest(w, next, beforeBridge)),
+        handover: () => {
+          phase = 'done';
+          w.callerGone.removeEventListener('abort', onCallerGone);
+          stopBridge();
+          void rtp.close();
+        },
+        byeReferrer: () => leg.bye(),
+        ...(w.logger ? { logger: w.logger } : {}),
+        log,
+      }).then((result) => {
+        handingOn = false;
+        // Handed on: this transfer's bridge is over when the new party's is.
+        if (result?.status === 'success') void result.bridged?.finally(() => endBridge?.());
+        else if (referrerLeft) unbridge(false);
+      });
     };
 
     const startBridge = () => {
       if (phase !== 'announcing') return;
       detach();
+      w.beforeBridge?.();
       callerTap = tapSession(w.callerRtp);
       const callerSide = w.callerDigits ? withDigitSource(callerTap.end, w.callerDigits) : callerTap.end;
       bridge = new MediaBridge(callerSide, rtpBridgeEnd(rtp, tap));
       bridge.start();
       const callerEnd = callerTap.end;
-      toCaller = (digit) => callerEnd.sendDigit(digit);
+      requests.toCaller = (digit) => callerEnd.sendDigit(digit);
+      requests.onRefer = onRefer;
       phase = 'bridged';
       w.onBridge?.(bridge, rtp);
       w.logger?.info(log, 'warm transfer bridged');
@@ -330,7 +337,7 @@ export async function warmTransfer(w: WarmTransferRequest): Promise<TransferResu
       if (!reading?.ok || !human) return fail('media_failed', 'bye');
       const audio = reading.audio;
       rtp.setCodec(human, audio.codec.pt);
-      current = { name: audio.codec.name, pt: audio.codec.pt };
+      requests.codec = { name: audio.codec.name, pt: audio.codec.pt };
       rtp.setRemote({ address: audio.remoteAddress, port: audio.remotePort });
       rtp.setDirection(audio.direction);
       rtp.start();
@@ -374,12 +381,12 @@ export async function warmTransfer(w: WarmTransferRequest): Promise<TransferResu
           answered();
         },
         bye: () => {
-          if (phase === 'bridged') unbridge(false);
+          if (phase === 'bridged') humanGone();
           else fail('human_hangup', 'none');
         },
         transportError: (err) => {
           if (err) w.logger?.warn({ ...log, err }, 'warm transfer: human leg transport error');
-          if (phase === 'bridged') unbridge(false);
+          if (phase === 'bridged') humanGone();
           else fail('leg_failed', phase === 'ringing' ? 'none' : 'bye');
         },
       },

@@ -10,6 +10,8 @@
 //          sipfrag), subscription_terminated, notify_timeout
 //   warm   no_route, no_answer, busy, declined, invalid_number, trunk_auth_failed, sip_<status>,
 //          leg_failed, media_failed, human_hangup
+// A warm leg (and so a dial node's) takes its party's REFER once bridged (transfer-handon.ts): the
+// Refer-To goes where a warm destination would, through the same trunk.
 import type { Logger } from '../../shared/logger.js';
 import { blindTransfer } from './transfer-blind.js';
 import type { Transferer, TransferResult } from './transfer-context.js';
@@ -66,6 +68,7 @@ export function createTransferer(options: TransfererOptions = {}): Transferer {
       ...(options.announcer ? { announcer: options.announcer } : {}),
       ...(options.onBridge ? { onBridge: options.onBridge } : {}),
       codecs: deps.config.sip.codecs,
+      referTarget: (uri) => warmTarget(uri, trunk, deps),
       callerRtp: ctx.rtp,
       suspendMedia: ctx.suspendMedia,
       resumeMedia: ctx.resumeMedia,

@@ -1,0 +1,397 @@
+// Hand-on (transfer-handon.ts) on loopback with one FakeClock for SIP timers and media pacing, as
+// transfer-warm.test.ts: our caller session bridged by a warm transfer to a "human" SipStack's
+// UasLeg; the human REFERs the caller to a "new party" (a second SipStack) that answers, is busy
+// or rings. Phones count loud frames, so the tests see which party the caller's audio reaches.
+import { afterEach, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../shared/clock.js';
+import { G711Codec } from '../media/codecs/g711.js';
+import { RtpPortAllocator } from '../media/port-allocator.js';
+import { RtpSession } from '../media/rtp-session.js';
+import type { MediaBridge } from '../media/bridge.js';
+import { getHeader } from '../sip/message/access.js';
+import { createRequest, type HeaderInit } from '../sip/message/build.js';
+import type { SipRequest, SipResponse } from '../sip/message/types.js';
+import { parseUri } from '../sip/message/uri.js';
+import { answerOffer } from '../sip/sdp/answer.js';
+import { SipStack } from '../sip/stack.js';
+import { UasLeg } from '../sip/uas-leg.js';
+import type { TransferResult } from './transfer-context.js';
+import { checkRefer, dialableUri, sipfragOfFailure } from './transfer-handon.js';
+import type { DialTarget } from './transfer-route.js';
+import { warmTransfer, type WarmTransferRequest } from './transfer-warm.js';
+
+const HOST = '127.0.0.1';
+const ports = new RtpPortAllocator(47000 + (process.pid % 50) * 40, 47039 + (process.pid % 50) * 40);
+const sessions: RtpSession[] = [];
+const stacks: SipStack[] = [];
+afterEach(async () => {
+  await Promise.all(sessions.splice(0).map((s) => s.close()));
+  for (const s of stacks.splice(0)) await s.close();
+});
+
+async function settle(turns = 200): Promise<void> {
+  for (let i = 0; i < turns; i++) await new Promise((r) => setImmediate(r));
+}
+
+/** Advances the clock in 10 ms steps, letting datagrams cross between steps, until `stop` or `ms`. */
+async function run(clock: FakeClock, ms: number, stop: () => boolean = () => false): Promise<void> {
+  for (let t = 0; t < ms && !stop(); t += 10) {
+    clock.advance(10);
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  }
+  await settle();
+}
+
+function tone(n: number, freq = 1000): Int16Array {
+  return Int16Array.from({ length: n }, (_, i) =>
+    Math.round(8000 * Math.sin((2 * Math.PI * freq * i) / 16000)),
+  );
+}
+
+let seed = 7;
+const random = () => (seed = (seed * 48271) % 0x7fffffff) / 0x7fffffff;
+
+function phone(clock: FakeClock) {
+  let loud = 0;
+  const s = new RtpSession({
+    clock,
+    ports,
+    host: HOST,
+    codec: new G711Codec('ulaw'),
+    random,
+    telephoneEventPayloadType: 101,
+    onAudio: (pcm) => {
+      if (Math.max(...pcm) > 3000) loud++;
+    },
+  });
+  sessions.push(s);
+  return { s, loud: () => loud };
+}
+
+type Mode = 'answer' | 'busy' | 'ring';
+
+/** A party behind its own SipStack: answers, refuses busy, or rings, with a phone of its own. */
+async function party(clock: FakeClock, mode: Mode) {
+  const ph = phone(clock);
+  const mediaPort = await ph.s.bind();
+  const p = {
+    phone: ph,
+    port: 0,
+    legs: [] as UasLeg[],
+    invites: [] as SipRequest[],
+    events: [] as string[],
+    notifies: [] as SipRequest[],
+  };
+  let n = 0;
+  const stack: SipStack = new SipStack({
+    clock,
+    host: HOST,
+    port: 0,
+    onRequest: (req, tx): boolean => {
+      if (req.method !== 'INVITE') return false;
+      p.invites.push(req);
+      const o = {
+        stack,
+        clock,
+        contact: `<sip:p@${HOST}:${p.port}>`,
+        newId: () => `p${++n}`,
+        localHost: HOST,
+        localPort: p.port,
+      };
+      const leg = new UasLeg(o, req, tx, {
+        cancelled: () => p.events.push('cancelled'),
+        bye: () => p.events.push('bye'),
+        ackTimeout: () => p.events.push('ack-timeout'),
+      });
+      p.legs.push(leg);
+      // NOTIFYs of a REFER this party sends are collected and answered 200.
+      leg.onRequest((r, respond) => {
+        if (r.method !== 'NOTIFY') return false;
+        p.notifies.push(r);
+        respond(200, 'OK');
+        return true;
+      });
+      if (mode === 'busy') return (leg.reject(486, 'Busy Here'), true);
+      leg.ring();
+      if (mode === 'ring') return true;
+      const answer = answerOffer(
+        new TextDecoder().decode(req.body),
+        { address: HOST, port: mediaPort, codecs: ['PCMU'] },
+        { sessionId: '9', sessionVersion: 1, address: HOST },
+      );
+      if (!answer.ok) throw new Error(answer.why);
+      ph.s.setRemote({ address: answer.audio.remoteAddress, port: answer.audio.remotePort });
+      ph.s.start();
+      leg.answer(answer.sdp);
+      return true;
+    },
+  });
+  stacks.push(stack);
+  p.port = (await stack.listen()).udp!;
+  return p;
+}
+
+async function setup(next: Mode) {
+  const clock = new FakeClock();
+  const callerPhone = phone(clock);
+  const callerRtp = new RtpSession({ clock, ports, host: HOST, codec: new G711Codec('ulaw'), random });
+  sessions.push(callerRtp);
+  const pc = await callerPhone.s.bind();
+  callerPhone.s.setRemote({ address: HOST, port: await callerRtp.bind() });
+  callerRtp.setRemote({ address: HOST, port: pc });
+  callerPhone.s.start();
+  callerRtp.start();
+  const human = await party(clock, 'answer');
+  const newParty = await party(clock, next);
+  const ours = new SipStack({ clock, host: HOST, port: 0 });
+  stacks.push(ours);
+  const oport = (await ours.listen()).udp!;
+  const bridges: MediaBridge[] = [];
+  const gone = new AbortController();
+  // tel:+15550188 is the new party (the trunk's role in transfer-route.ts); nothing else routes.
+  const route = (uri: string): DialTarget | null =>
+    uri === 'tel:+15550188'
+      ? {
+          target: {
+            uri: `sip:+15550188@${HOST}:${newParty.port}`,
+            host: HOST,
+            port: newParty.port,
+            transport: 'udp',
+          },
+          auth: { username: 'acct', password: 'pw' },
+        }
+      : null;
+  let id = 0;
+  const request: WarmTransferRequest = {
+    stack: ours,
+    local: { host: HOST, port: oport },
+    clock,
+    newId: () => `w${++id}`,
+    ports,
+    target: { uri: `sip:+15550177@${HOST}:${human.port}`, host: HOST, port: human.port, transport: 'udp' },
+    auth: { username: 'acct', password: 'pw' },
+    from: '+15550100',
+    callId: 'call-1',
+    ringTimeoutMs: 20_000,
+    callerRtp,
+    suspendMedia: () => undefined,
+    resumeMedia: () => undefined,
+    signal: new AbortController().signal,
+    callerGone: gone.signal,
+    onBridge: (b) => bridges.push(b),
+    referTarget: route,
+  };
+  let result: TransferResult | undefined;
+  void warmTransfer(request).then((r) => (result = r));
+  await run(clock, 2000, () => result !== undefined);
+  if (result?.status !== 'success') throw new Error(`not bridged: ${JSON.stringify(result)}`);
+  let over = false;
+  void result.bridged!.then(() => (over = true));
+  return { clock, callerPhone, human, newParty, bridges, gone, over: () => over };
+}
+
+type World = Awaited<ReturnType<typeof setup>>;
+
+/** The human's REFER; resolves with our answer. */
+function refer(t: World, headers: HeaderInit[] = [['Refer-To', '<tel:+1-555-0188>']]): Promise<SipResponse> {
+  return t.human.legs[0]!.sendInDialog('REFER', {
+    headers: [...headers, ['Referred-By', `<sip:agent@${HOST}>`]],
+  });
+}
+
+/** Plays a tone at `from` and counts what reaches `to` (loud frames). */
+async function reaches(
+  t: World,
+  from: ReturnType<typeof phone>,
+  to: ReturnType<typeof phone>,
+): Promise<number> {
+  const before = to.loud();
+  from.s.enqueue(tone(8000));
+  await run(t.clock, 800);
+  return to.loud() - before;
+}
+
+const notified = (t: World) =>
+  t.human.notifies.map((m) => [
+    new TextDecoder().decode(m.body).trim(),
+    getHeader(m, 'Subscription-State')?.split(';')[0],
+  ]);
+
+describe('hand-on: the bridged party REFERs the caller on', () => {
+  it('202, NOTIFY 100 then 200; the caller is bridged to the new party, the human gets BYE', async () => {
+    const t = await setup('answer');
+    expect(await reaches(t, t.callerPhone, t.human.phone)).toBeGreaterThan(15);
+    const answer = refer(t);
+    await run(t.clock, 1000, () => t.human.events.includes('bye'));
+    expect((await answer).status).toBe(202);
+    // The new party was dialled through the route, with our number as caller ID and timers asked.
+    const invite = t.newParty.invites[0]!;
+    expect(invite.uri).toEqual(parseUri(`sip:+15550188@${HOST}:${t.newParty.port}`));
+    expect(invite.from.uri).toMatchObject({ user: '+15550100' });
+    expect(getHeader(invite, 'Session-Expires')).toBe('1800');
+    expect(notified(t)).toEqual([
+      ['SIP/2.0 100 Trying', 'active'],
+      ['SIP/2.0 200 OK', 'terminated'],
+    ]);
+    const first = t.human.notifies[0]!;
+    // The id is the REFER's CSeq number: the human's first request in the dialog.
+    expect(getHeader(first, 'Event')).toBe('refer;id=1');
+    expect(getHeader(first, 'Content-Type')).toMatch(/^message\/sipfrag/);
+    expect(first.contact).toHaveLength(1);
+    // The human heard both NOTIFYs before our BYE; the old bridge is down, the new one carries.
+    expect(t.human.events).toEqual(['bye']);
+    expect(t.bridges).toHaveLength(2);
+    expect(t.bridges[0]!.running).toBe(false);
+    expect(await reaches(t, t.callerPhone, t.newParty.phone)).toBeGreaterThan(15);
+    expect(await reaches(t, t.newParty.phone, t.callerPhone)).toBeGreaterThan(15);
+    expect(await reaches(t, t.callerPhone, t.human.phone)).toBe(0);
+    // The transfer's bridge is over when the new party hangs up, not before.
+    expect(t.over()).toBe(false);
+    t.newParty.legs[0]!.bye();
+    await run(t.clock, 300, t.over);
+    expect(t.over()).toBe(true);
+    expect(t.bridges[1]!.running).toBe(false);
+  });
+
+  it('the new party busy: NOTIFY 486 (terminated), the bridge with the human stays, no BYE', async () => {
+    const t = await setup('busy');
+    const answer = refer(t);
+    await run(t.clock, 1000, () => t.human.notifies.length === 2);
+    expect((await answer).status).toBe(202);
+    expect(notified(t)).toEqual([
+      ['SIP/2.0 100 Trying', 'active'],
+      ['SIP/2.0 486 Busy Here', 'terminated'],
+    ]);
+    expect(t.human.events).toEqual([]);
+    expect(t.bridges).toHaveLength(1);
+    expect(t.bridges[0]!.running).toBe(true);
+    expect(await reaches(t, t.callerPhone, t.human.phone)).toBeGreaterThan(15);
+    expect(t.over()).toBe(false);
+  });
+
+  it('no answer within the ring timeout: CANCEL, NOTIFY 480, the bridge stays', async () => {
+    const t = await setup('ring');
+    void refer(t);
+    await run(t.clock, 21_000, () => t.human.notifies.length === 2);
+    expect(notified(t)[1]).toEqual(['SIP/2.0 480 Temporarily Unavailable', 'terminated']);
+    expect(t.newParty.events).toEqual(['cancelled']);
+    expect(t.bridges[0]!.running).toBe(true);
+  });
+
+  it('the human hangs up right after the 202: the caller waits, then gets the new party', async () => {
+    const t = await setup('ring');
+    void refer(t);
+    await run(t.clock, 200, () => t.newParty.invites.length === 1);
+    t.human.legs[0]!.bye();
+    await run(t.clock, 200);
+    expect(t.bridges[0]!.running).toBe(false);
+    expect(t.over()).toBe(false);
+    expect(await reaches(t, t.callerPhone, t.human.phone)).toBe(0);
+    // The new party does not answer in time: now the bridge is over, as after the human's hang-up.
+    await run(t.clock, 21_000, t.over);
+    expect(t.newParty.events).toEqual(['cancelled']);
+    expect(t.over()).toBe(true);
+  });
+
+  it('the human hangs up after the 202 and the new party answers: the caller is bridged to it', async () => {
+    const t = await setup('answer');
+    const answer = refer(t);
+    t.human.legs[0]!.bye();
+    await run(t.clock, 1000, () => t.bridges.length === 2);
+    expect((await answer).status).toBe(202);
+    expect(t.bridges[1]!.running).toBe(true);
+    expect(await reaches(t, t.callerPhone, t.newParty.phone)).toBeGreaterThan(15);
+    expect(t.over()).toBe(false);
+  });
+
+  it('the caller hangs up while the new party rings: CANCEL to it, BYE to the human, the bridge is over', async () => {
+    const t = await setup('ring');
+    void refer(t);
+    await run(t.clock, 200, () => t.newParty.invites.length === 1);
+    t.gone.abort();
+    await run(t.clock, 500, () => t.over() && t.newParty.events.length > 0);
+    expect(t.over()).toBe(true);
+    expect(t.human.events).toEqual(['bye']);
+    expect(t.newParty.events).toEqual(['cancelled']);
+  });
+
+  it('refused REFERs change nothing: no Refer-To 400, Replaces 603, nowhere to dial 603, a second one 603', async () => {
+    const t = await setup('ring');
+    expect((await exchange(t, refer(t, []))).status).toBe(400);
+    const replaces = refer(t, [
+      ['Refer-To', '<sip:x@example.com?Replaces=a%40b%3Bto-tag%3D1%3Bfrom-tag%3D2>'],
+    ]);
+    const declined = await exchange(t, replaces);
+    expect(declined.status).toBe(603);
+    expect(getHeader(declined, 'Warning')).toMatch(/^399 127\.0\.0\.1 ".*Replaces.*"$/);
+    expect((await exchange(t, refer(t, [['Refer-To', '<tel:+15550199>']]))).status).toBe(603);
+    expect(t.newParty.invites).toHaveLength(0);
+    expect((await exchange(t, refer(t))).status).toBe(202);
+    expect((await exchange(t, refer(t))).status).toBe(603);
+    expect(t.newParty.invites).toHaveLength(1);
+    expect(t.bridges[0]!.running).toBe(true);
+  });
+});
+
+async function exchange(t: World, answer: Promise<SipResponse>): Promise<SipResponse> {
+  let res: SipResponse | undefined;
+  void answer.then((r) => (res = r));
+  await run(t.clock, 500, () => res !== undefined);
+  if (!res) throw new Error('no answer to the REFER');
+  return res;
+}
+
+describe('hand-on rules', () => {
+  const req = (...referTo: string[]) =>
+    createRequest({
+      method: 'REFER',
+      uri: `sip:sb@${HOST}`,
+      headers: [
+        ['Via', 'SIP/2.0/UDP 192.0.2.9;branch=z9hG4bKr'],
+        ['From', '<sip:a@example.com>;tag=1'],
+        ['To', `<sip:sb@${HOST}>;tag=2`],
+        ['Call-ID', 'r-1'],
+        ['CSeq', '3 REFER'],
+        ...referTo.map((v) => ['Refer-To', v] as [string, string]),
+      ],
+    });
+  const anywhere = (uri: string): DialTarget => ({
+    target: { uri, host: 'h', port: null, transport: 'udp' },
+    auth: { username: '', password: '' },
+  });
+
+  it('reads Refer-To as a destination: tel: without separators, sip: without URI headers', () => {
+    const ok = (v: string) => {
+      const c = checkRefer(req(v), anywhere);
+      return c.ok ? c.uri : c.status;
+    };
+    expect(ok('<tel:+1-555-501-88>')).toBe('tel:+155550188');
+    expect(ok('<sip:+15550188@trunk.example;user=phone?X-Foo=1>')).toBe(
+      'sip:+15550188@trunk.example;user=phone',
+    );
+    expect(ok('sips:bob@example.com')).toBe('sips:bob@example.com');
+    expect(ok('<sip:example.com>')).toBe(603);
+    expect(ok('<mailto:bob@example.com>')).toBe(603);
+    expect(ok('<sip:broken')).toBe(400);
+    expect(checkRefer(req('<tel:+1>', '<tel:+2>'), anywhere)).toMatchObject({ status: 400 });
+    expect(checkRefer(req(), anywhere)).toMatchObject({ status: 400 });
+    expect(checkRefer(req('<tel:+15550188>'), () => null)).toMatchObject({ status: 603 });
+    expect(dialableUri(parseUri('tel:+44-20-(7946)-0000'))).toBe('tel:+442079460000');
+  });
+
+  it('reports a failed hand-on with a final status the referrer understands', () => {
+    expect(
+      [
+        'no_answer',
+        'busy',
+        'declined',
+        'invalid_number',
+        'trunk_auth_failed',
+        'media_failed',
+        'caller_hangup',
+      ].map((r) => sipfragOfFailure(r)[0]),
+    ).toEqual([480, 486, 603, 404, 403, 488, 487]);
+    expect(sipfragOfFailure('sip_502')).toEqual([502, 'Server Failure']);
+    expect(sipfragOfFailure('leg_failed')).toEqual([503, 'Service Unavailable']);
+  });
+});
