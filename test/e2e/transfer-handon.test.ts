@@ -1,0 +1,205 @@
+// Hand-on against real peers: a warm transfer (the transferer the call host uses, a real store with
+// the trunk's termination at sipp) bridges an in-process caller to sipp playing the human
+// (test/interop/transfers/human-refer.xml), who after 3 s REFERs the caller to a colleague: a
+// second sipp (new-party.xml) that checks our INVITE (the call's number as caller ID, session
+// timers) and answers. The human's sipp checks our 202 and the NOTIFYs (100 Trying, active; 200 OK,
+// terminated) and takes our BYE. Both sipps run -rtp_echo: the caller's tone returning to the
+// caller, counted both ways on the second bridge, proves the caller now talks to the colleague.
+// The caller hanging up sends BYE to the colleague. Under CI a missing sipp fails the test.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/shared/clock.js';
+import type { CallTable } from '../../src/store/schema.js';
+import { createTransferer } from '../../src/telephony/calls/transfer.js';
+import type { TransferContext, TransferResult } from '../../src/telephony/calls/transfer-context.js';
+import type { MediaBridge } from '../../src/telephony/media/bridge.js';
+import { G711Codec } from '../../src/telephony/media/codecs/g711.js';
+import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
+import { RtpSession } from '../../src/telephony/media/rtp-session.js';
+import { SipStack } from '../../src/telephony/sip/stack.js';
+import { startTestApi } from '../support/api.js';
+import { createProject, registerNumber } from '../support/fixtures.js';
+import { storeKinds } from '../support/stores.js';
+import { freeUdpPort, have, run, until } from '../interop/media-harness.js';
+
+const peerTest = have('sipp') || process.env.CI ? it : it.skip;
+const OUR_NUMBER = '+14155550100';
+
+const cleanup: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c().catch(() => undefined);
+});
+
+function tone(n: number): Int16Array {
+  return Int16Array.from({ length: n }, (_, i) =>
+    Math.round(8000 * Math.sin((2 * Math.PI * 1000 * i) / 16000)),
+  );
+}
+
+/** A scenario of test/interop/transfers with its __NAMES__ filled in, in a temp file. */
+function scenario(name: string, vars: Record<string, string | number> = {}): string {
+  let text = readFileSync(fileURLToPath(new URL(`../interop/transfers/${name}`, import.meta.url)), 'utf8');
+  for (const [k, v] of Object.entries(vars)) text = text.replaceAll(`__${k}__`, String(v));
+  const file = `${mkdtempSync(`${tmpdir()}/sipp-`)}/${name}`;
+  writeFileSync(file, text);
+  return file;
+}
+
+/** sipp on a port of its own with an echoing media port; `early` fails a race when it ends. */
+async function peer(file: string, port: number) {
+  const sipp = run('sipp', [
+    '-sf',
+    file,
+    '-i',
+    '127.0.0.1',
+    '-p',
+    String(port),
+    '-mi',
+    '127.0.0.1',
+    '-mp',
+    String(await freeUdpPort()),
+    '-rtp_echo',
+    '-t',
+    'u1',
+    '-m',
+    '1',
+    '-nostdin',
+    '-timeout',
+    '60s',
+    '-timeout_error',
+  ]);
+  cleanup.push(async () => sipp.kill());
+  return sipp;
+}
+
+describe('e2e: hand-on by REFER (sipp as the human and as the colleague)', () => {
+  peerTest(
+    'the human REFERs the caller on: 202, NOTIFY 100 and 200, the caller bridged to the colleague, BYE to the human',
+    async () => {
+      const humanPort = await freeUdpPort();
+      const colleaguePort = await freeUdpPort();
+      const colleague = await peer(scenario('new-party.xml'), colleaguePort);
+      const human = await peer(scenario('human-refer.xml', { NEW_PARTY_PORT: colleaguePort }), humanPort);
+      // The colleague stays until our BYE at the end; the human until ours after the hand-on.
+      const ended =
+        (who: string) =>
+        (r: { code: number | null; out: string }): never => {
+          throw new Error(`${who}'s sipp ended early (${r.code}): ${r.out.slice(-2000)}`);
+        };
+      const early = Promise.race([human.done, colleague.done]).then(ended('a'));
+      const colleagueEarly = colleague.done.then(ended('the colleague'));
+      early.catch(() => undefined);
+      colleagueEarly.catch(() => undefined);
+
+      // The store: our number's trunk terminates at the human's sipp.
+      const t = await startTestApi(storeKinds()[0]!);
+      cleanup.push(() => t.close());
+      const projectId = await createProject(t);
+      const { numberId, trunkId } = await registerNumber(t, t.workspaceId, projectId, OUR_NUMBER);
+      await t.store.db
+        .updateTable('sip_trunks')
+        .set({ termination_uri: `sip:127.0.0.1:${humanPort}`, transport: 'udp' })
+        .where('id', '=', trunkId)
+        .execute();
+      const now = new Date().toISOString();
+      const call = {
+        id: t.deps.newId(),
+        workspace_id: t.workspaceId,
+        project_id: projectId,
+        phone_number_id: numberId,
+        direction: 'inbound',
+        status: 'in_progress',
+        from_number: '+4930123456',
+        to_number: OUR_NUMBER,
+        started_at: now,
+        created_at: now,
+        updated_at: now,
+      } as CallTable;
+
+      // The caller's phone and our caller session, joined on loopback as the call host has them.
+      const ports = new RtpPortAllocator(30000 + 2 * Math.floor(Math.random() * 4000), 39999);
+      let loud = 0;
+      const phone = new RtpSession({
+        clock: systemClock,
+        ports,
+        host: '127.0.0.1',
+        codec: new G711Codec('ulaw'),
+        onAudio: (pcm) => {
+          if (Math.max(...pcm) > 3000) loud++;
+        },
+      });
+      const rtp = new RtpSession({
+        clock: systemClock,
+        ports,
+        host: '127.0.0.1',
+        codec: new G711Codec('ulaw'),
+      });
+      cleanup.push(
+        () => phone.close(),
+        () => rtp.close(),
+      );
+      phone.setRemote({ address: '127.0.0.1', port: await rtp.bind() });
+      rtp.setRemote({ address: '127.0.0.1', port: await phone.bind() });
+      phone.start();
+      rtp.start();
+
+      const stack = new SipStack({ clock: systemClock, host: '127.0.0.1', port: 0 });
+      cleanup.push(() => stack.close());
+      const gone = new AbortController();
+      const ctx: TransferContext = {
+        leg: { sendInDialog: () => Promise.reject(new Error('unused')), onRequest: () => undefined },
+        restoreRequests: () => undefined,
+        rtp,
+        call,
+        deps: { ...t.deps, clock: systemClock, newId: () => randomBytes(4).toString('hex') },
+        stack,
+        local: { host: '127.0.0.1', port: (await stack.listen()).udp! },
+        ports,
+        callerGone: gone.signal,
+        suspendMedia: () => undefined,
+        resumeMedia: () => undefined,
+      };
+      const bridges: { bridge: MediaBridge; leg: RtpSession }[] = [];
+      const transferer = createTransferer({ onBridge: (bridge, leg) => bridges.push({ bridge, leg }) });
+      const result: TransferResult = await Promise.race([
+        transferer(ctx, 'tel:+15550177', {
+          mode: 'warm',
+          timeoutMs: 20_000,
+          signal: new AbortController().signal,
+        }),
+        early,
+      ]);
+      expect(result.status, result.reason).toBe('success');
+      let over = false;
+      void result.bridged!.then(() => (over = true));
+
+      // The REFER moves the bridge: the human's sipp saw 202 and both NOTIFYs and took our BYE.
+      const done = await Promise.race([human.done, colleagueEarly]);
+      expect(done.code, done.out.slice(-3000)).toBe(0);
+      expect(bridges).toHaveLength(2);
+      expect(bridges[0]!.bridge.running).toBe(false);
+
+      // The caller's tone reaches the colleague and comes back (echo): both ways on the new bridge.
+      const second = bridges[1]!;
+      const before = loud;
+      phone.enqueue(tone(16000));
+      await Promise.race([until(() => loud - before > 15), colleagueEarly]);
+      expect(second.bridge.counters.aToB).toBeGreaterThan(15);
+      expect(second.bridge.counters.bToA).toBeGreaterThan(15);
+      expect(second.leg.counters.rtpOut).toBeGreaterThan(15);
+      expect(second.leg.counters.rtpIn).toBeGreaterThan(15);
+      expect(over).toBe(false);
+
+      // The caller hangs up: BYE to the colleague (its sipp waits for it), the bridge is over.
+      gone.abort();
+      const end = await colleague.done;
+      expect(end.code, end.out.slice(-3000)).toBe(0);
+      await until(() => over);
+      expect(second.bridge.running).toBe(false);
+    },
+    90_000,
+  );
+});
