@@ -2,6 +2,7 @@
 // transfer-warm.test.ts: our caller session bridged by a warm transfer to a "human" SipStack's
 // UasLeg; the human REFERs the caller to a "new party" (a second SipStack) that answers, is busy
 // or rings. Phones count loud frames, so the tests see which party the caller's audio reaches.
+// The rules (which REFER is taken, the failure statuses) are in transfer-handon-rules.test.ts.
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../shared/clock.js';
 import { G711Codec } from '../media/codecs/g711.js';
@@ -9,14 +10,14 @@ import { RtpPortAllocator } from '../media/port-allocator.js';
 import { RtpSession } from '../media/rtp-session.js';
 import type { MediaBridge } from '../media/bridge.js';
 import { getHeader } from '../sip/message/access.js';
-import { createRequest, type HeaderInit } from '../sip/message/build.js';
+import type { HeaderInit } from '../sip/message/build.js';
 import type { SipRequest, SipResponse } from '../sip/message/types.js';
 import { parseUri } from '../sip/message/uri.js';
 import { answerOffer } from '../sip/sdp/answer.js';
 import { SipStack } from '../sip/stack.js';
 import { UasLeg } from '../sip/uas-leg.js';
 import type { TransferResult } from './transfer-context.js';
-import { checkRefer, dialableUri, sipfragOfFailure } from './transfer-handon.js';
+import { NOTIFY_GRACE_MS } from './transfer-handon.js';
 import type { DialTarget } from './transfer-route.js';
 import { warmTransfer, type WarmTransferRequest } from './transfer-warm.js';
 
@@ -81,6 +82,8 @@ async function party(clock: FakeClock, mode: Mode) {
     invites: [] as SipRequest[],
     events: [] as string[],
     notifies: [] as SipRequest[],
+    /** How many NOTIFYs it answers; later ones are left unanswered (a referrer gone quiet). */
+    answers: Infinity,
   };
   let n = 0;
   const stack: SipStack = new SipStack({
@@ -108,7 +111,7 @@ async function party(clock: FakeClock, mode: Mode) {
       leg.onRequest((r, respond) => {
         if (r.method !== 'NOTIFY') return false;
         p.notifies.push(r);
-        respond(200, 'OK');
+        if (p.notifies.length <= p.answers) respond(200, 'OK');
         return true;
       });
       if (mode === 'busy') return (leg.reject(486, 'Busy Here'), true);
@@ -253,6 +256,18 @@ describe('hand-on: the bridged party REFERs the caller on', () => {
     expect(t.bridges[1]!.running).toBe(false);
   });
 
+  it('a referrer that does not answer the final NOTIFY gets our BYE after NOTIFY_GRACE_MS', async () => {
+    const t = await setup('answer');
+    t.human.answers = 1;
+    void refer(t);
+    await run(t.clock, 1000, () => t.human.notifies.length === 2);
+    const sentAt = t.clock.monotonic();
+    expect(t.human.events).toEqual([]);
+    await run(t.clock, NOTIFY_GRACE_MS + 500, () => t.human.events.includes('bye'));
+    expect(t.human.events).toEqual(['bye']);
+    expect(t.clock.monotonic() - sentAt).toBeGreaterThanOrEqual(NOTIFY_GRACE_MS - 20);
+  });
+
   it('the new party busy: NOTIFY 486 (terminated), the bridge with the human stays, no BYE', async () => {
     const t = await setup('busy');
     const answer = refer(t);
@@ -340,58 +355,3 @@ async function exchange(t: World, answer: Promise<SipResponse>): Promise<SipResp
   if (!res) throw new Error('no answer to the REFER');
   return res;
 }
-
-describe('hand-on rules', () => {
-  const req = (...referTo: string[]) =>
-    createRequest({
-      method: 'REFER',
-      uri: `sip:sb@${HOST}`,
-      headers: [
-        ['Via', 'SIP/2.0/UDP 192.0.2.9;branch=z9hG4bKr'],
-        ['From', '<sip:a@example.com>;tag=1'],
-        ['To', `<sip:sb@${HOST}>;tag=2`],
-        ['Call-ID', 'r-1'],
-        ['CSeq', '3 REFER'],
-        ...referTo.map((v) => ['Refer-To', v] as [string, string]),
-      ],
-    });
-  const anywhere = (uri: string): DialTarget => ({
-    target: { uri, host: 'h', port: null, transport: 'udp' },
-    auth: { username: '', password: '' },
-  });
-
-  it('reads Refer-To as a destination: tel: without separators, sip: without URI headers', () => {
-    const ok = (v: string) => {
-      const c = checkRefer(req(v), anywhere);
-      return c.ok ? c.uri : c.status;
-    };
-    expect(ok('<tel:+1-555-501-88>')).toBe('tel:+155550188');
-    expect(ok('<sip:+15550188@trunk.example;user=phone?X-Foo=1>')).toBe(
-      'sip:+15550188@trunk.example;user=phone',
-    );
-    expect(ok('sips:bob@example.com')).toBe('sips:bob@example.com');
-    expect(ok('<sip:example.com>')).toBe(603);
-    expect(ok('<mailto:bob@example.com>')).toBe(603);
-    expect(ok('<sip:broken')).toBe(400);
-    expect(checkRefer(req('<tel:+1>', '<tel:+2>'), anywhere)).toMatchObject({ status: 400 });
-    expect(checkRefer(req(), anywhere)).toMatchObject({ status: 400 });
-    expect(checkRefer(req('<tel:+15550188>'), () => null)).toMatchObject({ status: 603 });
-    expect(dialableUri(parseUri('tel:+44-20-(7946)-0000'))).toBe('tel:+442079460000');
-  });
-
-  it('reports a failed hand-on with a final status the referrer understands', () => {
-    expect(
-      [
-        'no_answer',
-        'busy',
-        'declined',
-        'invalid_number',
-        'trunk_auth_failed',
-        'media_failed',
-        'caller_hangup',
-      ].map((r) => sipfragOfFailure(r)[0]),
-    ).toEqual([480, 486, 603, 404, 403, 488, 487]);
-    expect(sipfragOfFailure('sip_502')).toEqual([502, 'Server Failure']);
-    expect(sipfragOfFailure('leg_failed')).toEqual([503, 'Service Unavailable']);
-  });
-});
