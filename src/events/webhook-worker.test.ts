@@ -17,6 +17,7 @@ import { createOwnerNotifier, type EndpointPausedNotice, type OwnerNotifier } fr
 import { createGuardedAgent } from './ssrf-guard.js';
 import { verifyWebhook } from './verify-webhook.js';
 import { DEFAULT_PER_ENDPOINT_CONCURRENCY, WebhookWorker } from './webhook-worker.js';
+import { HELD_PER_CAP } from './worker-slots.js';
 
 const DAY = 24 * 3_600_000;
 
@@ -351,7 +352,11 @@ describe.each(storeKinds())('webhook worker on $name', (kind) => {
 
   it('caps attempts in flight per endpoint, so a hanging receiver does not hold up the others', async () => {
     const ws = await seedWorkspace(store.db);
-    await seedEndpoint(store.db, { ...ws, url: `${receiver.url}/slow`, events: ['call.started'] });
+    const slow = await seedEndpoint(store.db, {
+      ...ws,
+      url: `${receiver.url}/slow`,
+      events: ['call.started'],
+    });
     await seedEndpoint(store.db, { ...ws, url: `${receiver.url}/fast`, events: ['call.ended'] });
     let release!: () => void;
     const released = new Promise<void>((r) => (release = r));
@@ -379,6 +384,15 @@ describe.each(storeKinds())('webhook worker on $name', (kind) => {
     }
     expect(open).toBe(3);
     expect(maxOpen).toBe(3);
+    // Behind its 3 hanging attempts the worker holds two more batches of the hanging endpoint, no
+    // more: the rest of its backlog stays free for other workers.
+    const held = await store.db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('endpoint_id', '=', slow.id)
+      .where('lease_owner', 'is not', null)
+      .executeTakeFirstOrThrow();
+    expect(Number(held.n)).toBe(HELD_PER_CAP * 3);
     release();
     await receiver.waitFor(85);
     await w.stop();

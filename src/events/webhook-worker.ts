@@ -216,9 +216,8 @@ export class WebhookWorker {
     let full = room <= 0;
     try {
       if (room > 0) {
-        // Each endpoint: its cap in flight plus as many buffered behind them, so a buffered row
-        // waits at most one round of its endpoint's attempts (well inside the lease).
-        const { claimed, cut } = await this.claim(room, 2 * this.perEndpoint);
+        // Each endpoint: its cap in flight plus two batches of it buffered (HELD_PER_CAP).
+        const { claimed, cut } = await this.claim(room, this.slots.allowance);
         if (this.running) {
           for (const c of claimed) this.slots.hold(c.endpointId);
           this.buffer.push(...claimed);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EndpointSlots } from './worker-slots.js';
+import { EndpointSlots, HELD_PER_CAP } from './worker-slots.js';
 
 describe('EndpointSlots', () => {
   it('counts attempts in flight per endpoint against the cap', () => {
@@ -33,15 +33,17 @@ describe('EndpointSlots', () => {
     expect([...cut].sort()).toEqual(['full', 'some']);
   });
 
-  it('asks for a new claim once a cut-short endpoint has a batch of its allowance free', () => {
+  it('holds three times the cap per endpoint and asks for a new claim once one batch of it is free', () => {
     const slots = new EndpointSlots(2);
-    for (let i = 0; i < 4; i++) slots.hold('a');
+    expect(slots.allowance).toBe(HELD_PER_CAP * 2);
+    expect(HELD_PER_CAP).toBe(3);
+    for (let i = 0; i < 6; i++) slots.hold('a');
     slots.hold('b');
-    // 'a' holds more than its cap: wait for its rows to finish. 'b' holds less: claim at once.
+    // 'a' holds more than its allowance less a batch: wait for its rows to finish. 'b': at once.
     expect(slots.limit(new Set(['a']))).toBe(false);
     expect(slots.limit(new Set(['a', 'b']))).toBe(true);
-    expect(slots.drop('a')).toBe(false); // 3 held
-    expect(slots.drop('a')).toBe(true); // 2 held: one batch free
+    expect(slots.drop('a')).toBe(false); // 5 held
+    expect(slots.drop('a')).toBe(true); // 4 held: one batch free
     expect(slots.drop('a')).toBe(false); // asked once only
   });
 });

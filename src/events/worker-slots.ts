@@ -2,14 +2,30 @@
 // (buffered or sending) and how many of them are sending, so no endpoint gets more than its cap in
 // flight, and which endpoints a claim cut short (they may have more rows due once some of their
 // held rows are finished with).
+
+/**
+ * Rows of one endpoint a worker holds at most, in multiples of its cap in flight: the cap sending
+ * and two batches of it buffered behind them. A new claim for the endpoint starts once one batch
+ * is free, so the next batch is already in hand while it runs (a PostgreSQL claim waits for its
+ * commit to reach disk: a few milliseconds in which a whole batch may finish). A buffered row
+ * waits at most two rounds of its endpoint's attempts: 20 s for a receiver that hangs every
+ * attempt, inside the half lease (30 s) after which a row is handed back unsent.
+ */
+export const HELD_PER_CAP = 3;
+
 export class EndpointSlots {
   /** Per endpoint: claimed rows held (buffered or sending) and how many of them are sending. */
   private readonly held = new Map<string, { held: number; sending: number }>();
   /** Endpoints the last claim could take no more of: a slot freeing there may find more due. */
   private limited = new Set<string>();
 
+  /** Rows of one endpoint held at most (sending and buffered). */
+  readonly allowance: number;
+
   /** `perEndpoint`: attempts in flight to one endpoint at most. */
-  constructor(readonly perEndpoint: number) {}
+  constructor(readonly perEndpoint: number) {
+    this.allowance = HELD_PER_CAP * perEndpoint;
+  }
 
   /** A claimed row of `endpointId` is now held. */
   hold(endpointId: string): void {
@@ -27,7 +43,7 @@ export class EndpointSlots {
     if (!h) return false;
     if (--h.held <= 0) this.held.delete(endpointId);
     // Claim again for it once a batch's worth of its allowance is free, not for every single slot.
-    if (this.limited.has(endpointId) && h.held <= this.perEndpoint) {
+    if (this.limited.has(endpointId) && h.held <= this.allowance - this.perEndpoint) {
       this.limited.delete(endpointId);
       return true;
     }
@@ -83,8 +99,9 @@ export class EndpointSlots {
     this.limited = new Set();
     let ready = false;
     for (const endpointId of cut) {
-      if ((this.held.get(endpointId)?.held ?? 0) > this.perEndpoint) this.limited.add(endpointId);
-      else ready = true;
+      if ((this.held.get(endpointId)?.held ?? 0) > this.allowance - this.perEndpoint) {
+        this.limited.add(endpointId);
+      } else ready = true;
     }
     return ready;
   }
