@@ -50,12 +50,14 @@ select value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->
   value ->> 7, value ->> 8, value ->> 9
 from json_each(?)`;
 
+// jsonb, not json: a json value is kept as text and each `->>` parses it again (ten per attempt,
+// most of the statement's time); jsonb is parsed once. The strings come out the same.
 const INSERT_ATTEMPTS_POSTGRES = `
 insert into webhook_attempts (id, delivery_id, attempt_number, request_headers, response_status,
   response_headers, response_body, duration_ms, error, started_at)
 select r ->> 0, r ->> 1, (r ->> 2)::int, r ->> 3, (r ->> 4)::int, r ->> 5, r ->> 6, (r ->> 7)::int,
   r ->> 8, r ->> 9
-from json_array_elements($1::json) r`;
+from jsonb_array_elements($1::jsonb) r`;
 
 // Each result is [delivery id, new status, attempts added (0 or 1), next attempt at, status code,
 // error]. Fenced by lease owner and status, so a worker whose lease was taken over cannot overwrite
