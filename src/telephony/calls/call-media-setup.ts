@@ -132,4 +132,6 @@ export function applyAudio(
     const codec = createCodec(audio.codec.name, audio.codec.pt);
     if (codec) rtp.setCodec(codec, audio.codec.pt);
   }
+  // The events at the chosen codec's rate (an answer picking Opus names the 48 kHz type).
+  if (audio.telephoneEvent) rtp.setTelephoneEventPayloadType(audio.telephoneEvent.pt);
 }

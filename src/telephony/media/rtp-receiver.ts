@@ -75,11 +75,11 @@ export class MediaReceiver {
   private lastFromSource = 0;
   private stats: ReceptionStats | null = null;
   private jitter: JitterBuffer;
-  private readonly dtmf: DtmfReceiver;
+  private dtmf: DtmfReceiver;
   private readonly pacer: FrameTicker;
   private payloadType: number;
   private codec: PipelineCodec;
-  private readonly eventPayloadType: number;
+  private eventPayloadType: number;
 
   constructor(private readonly options: MediaReceiverOptions) {
     this.codec = options.codec;
@@ -87,11 +87,7 @@ export class MediaReceiver {
     this.payloadType = options.payloadType ?? codec.payloadType;
     this.eventPayloadType = options.telephoneEventPayloadType ?? 101;
     this.jitter = this.newJitterBuffer();
-    this.dtmf = new DtmfReceiver(
-      codec.clockRate,
-      (d) => options.onDigit?.(d),
-      (d) => options.onDigitEnd?.(d),
-    );
+    this.dtmf = this.newDtmfReceiver();
     const onTick = () => this.playout();
     this.pacer = options.pacer?.subscribe(onTick) ?? new Pacer(options.clock, { periodMs: FRAME_MS }, onTick);
   }
@@ -110,8 +106,9 @@ export class MediaReceiver {
   }
 
   /**
-   * Switches codec mid-call. Statistics and the jitter buffer start again, as their units are the
-   * old clock rate; telephone-events keep their payload type.
+   * Switches codec mid-call. Statistics, the jitter buffer and the digit reader start again, as
+   * their units are the old clock rate; telephone-events keep their payload type unless
+   * setTelephoneEventPayloadType says otherwise.
    */
   setCodec(codec: PipelineCodec, payloadType = codec.codec.payloadType): void {
     this.codec = codec;
@@ -119,6 +116,12 @@ export class MediaReceiver {
     this.remoteSsrc = null;
     this.stats = null;
     this.jitter = this.newJitterBuffer();
+    this.dtmf = this.newDtmfReceiver();
+  }
+
+  /** The telephone-event payload type the negotiation chose (the 48 kHz one beside Opus). */
+  setTelephoneEventPayloadType(payloadType: number): void {
+    this.eventPayloadType = payloadType;
   }
 
   start(): void {
@@ -193,5 +196,13 @@ export class MediaReceiver {
 
   private newJitterBuffer(): JitterBuffer {
     return new JitterBuffer({ clockRate: this.codec.codec.clockRate, ...this.options.jitter });
+  }
+
+  private newDtmfReceiver(): DtmfReceiver {
+    return new DtmfReceiver(
+      this.codec.codec.clockRate,
+      (d) => this.options.onDigit?.(d),
+      (d) => this.options.onDigitEnd?.(d),
+    );
   }
 }

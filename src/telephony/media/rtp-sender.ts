@@ -66,7 +66,7 @@ export class RtpSender {
   private queueOffset = 0;
   private sequence: number;
   private payloadType: number;
-  private readonly eventPayloadType: number;
+  private eventPayloadType: number;
   private talkspurt = true;
   private readonly digits: PendingDigit[] = [];
   /** Audio stays muted until this tick while a press (and its gap) is on the wire. */
@@ -150,6 +150,14 @@ export class RtpSender {
     this.payloadType = payloadType;
     this.samplesPerTick = (codec.codec.clockRate * FRAME_MS) / 1000;
     this.talkspurt = true;
+  }
+
+  /**
+   * The telephone-event payload type the far end's answer chose (its events run at the codec's
+   * clock rate, so an answer that picks Opus names the 48 kHz type).
+   */
+  setTelephoneEventPayloadType(payloadType: number): void {
+    this.eventPayloadType = payloadType;
   }
 
   /** RTP timestamp for the current instant, for a sender report. */

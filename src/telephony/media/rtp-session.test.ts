@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../shared/clock.js';
 import { G711Codec } from './codecs/g711.js';
 import { OpusCodec } from './codecs/opus.js';
-import type { DigitEvent } from './dtmf.js';
+import type { DigitEnd, DigitEvent } from './dtmf.js';
 import { RtpPortAllocator } from './port-allocator.js';
 import type { RemoteReport } from './rtcp-reporter.js';
 import { serializeRtp } from './rtp-packet.js';
@@ -248,6 +248,33 @@ describe('RtpSession over loopback UDP', () => {
     expect(after.length).toBeGreaterThan(8);
     expect(Math.max(...after.flatMap((f) => [...f.pcm]))).toBeGreaterThan(6000);
     expect(b.s.receiver.counters.unknownPayload).toBeLessThanOrEqual(1);
+  });
+
+  it('takes the telephone-event type of the new format: Opus with 48 kHz events both ways', async () => {
+    const clock = new FakeClock();
+    const ends: DigitEnd[] = [];
+    const a = session(clock, { telephoneEventPayloadType: 101 });
+    const b = session(clock, { telephoneEventPayloadType: 101, onDigitEnd: (d) => ends.push(d) });
+    const pa = await a.s.bind();
+    const pb = await b.s.bind();
+    a.s.setRemote({ address: HOST, port: pb });
+    b.s.setRemote({ address: HOST, port: pa });
+    // The answer arrives before media starts (an outbound call's 2xx, a late offer's ACK).
+    for (const s of [a.s, b.s]) {
+      s.setCodec(new OpusCodec());
+      s.setTelephoneEventPayloadType(110);
+    }
+    a.s.start();
+    b.s.start();
+    const sent = a.s.sendDigits('47', { durationMs: 160 });
+    await run(clock, 1200, () => b.s.counters.rtpIn);
+    await sent;
+    expect(b.digits.map((d) => d.digit)).toEqual(['4', '7']);
+    // Read at 48 kHz: a press of 160 ms (not six times that, as 8 kHz units would make it).
+    expect(ends.map((d) => d.digit)).toEqual(['4', '7']);
+    for (const end of ends) expect(end.durationMs).toBeGreaterThanOrEqual(150);
+    for (const end of ends) expect(end.durationMs).toBeLessThanOrEqual(250);
+    expect(b.s.receiver.counters.unknownPayload).toBe(0);
   });
 
   it('follows a re-INVITE to a new address without latching back to the old one', async () => {

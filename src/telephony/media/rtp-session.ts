@@ -246,6 +246,12 @@ export class RtpSession {
     this.receiver.setCodec(new PipelineCodec(codec), payloadType ?? codec.payloadType);
   }
 
+  /** Both directions use the telephone-event payload type the negotiation chose. */
+  setTelephoneEventPayloadType(payloadType: number): void {
+    this.sender.setTelephoneEventPayloadType(payloadType);
+    this.receiver.setTelephoneEventPayloadType(payloadType);
+  }
+
   /**
    * Applies the SDP direction (RFC 3264 hold): we send only for sendrecv and sendonly. Receiving
    * goes on whatever it says, as peers differ on what they send while held.
