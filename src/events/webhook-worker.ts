@@ -96,7 +96,11 @@ export class WebhookWorker {
     this.random = o.random ?? Math.random;
     this.newId = o.newId ?? uuidv7;
     this.workerId = o.workerId ?? `${os.hostname()}:${process.pid}:${this.newId().slice(-12)}`;
-    this.slots = new EndpointSlots(this.perEndpoint);
+    // An endpoint is claimed for again once one batch of its cap is free on PostgreSQL: a claim
+    // waits for the server (its commit reaches disk), and the batch still buffered keeps sends
+    // going meanwhile. A SQLite claim is answered before anything else runs, so nothing waits on
+    // it: claim once two batches are free, half as many claims (each writes fewer pages per row).
+    this.slots = new EndpointSlots(this.perEndpoint, o.store.dialect === 'postgres' ? 1 : 2);
     this.recorder = new ResultRecorder({
       db: o.store.db,
       clock: o.clock,

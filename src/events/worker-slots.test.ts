@@ -46,4 +46,13 @@ describe('EndpointSlots', () => {
     expect(slots.drop('a')).toBe(true); // 4 held: one batch free
     expect(slots.drop('a')).toBe(false); // asked once only
   });
+
+  it('can wait for two batches of the cap to be free before asking for a new claim', () => {
+    const slots = new EndpointSlots(2, 2);
+    expect(slots.allowance).toBe(6);
+    for (let i = 0; i < 6; i++) slots.hold('a');
+    expect(slots.limit(new Set(['a']))).toBe(false);
+    expect([slots.drop('a'), slots.drop('a'), slots.drop('a')]).toEqual([false, false, false]);
+    expect(slots.drop('a')).toBe(true); // 2 held: two batches free
+  });
 });

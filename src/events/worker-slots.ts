@@ -5,11 +5,9 @@
 
 /**
  * Rows of one endpoint a worker holds at most, in multiples of its cap in flight: the cap sending
- * and two batches of it buffered behind them. A new claim for the endpoint starts once one batch
- * is free, so the next batch is already in hand while it runs (a PostgreSQL claim waits for its
- * commit to reach disk: a few milliseconds in which a whole batch may finish). A buffered row
- * waits at most two rounds of its endpoint's attempts: 20 s for a receiver that hangs every
- * attempt, inside the half lease (30 s) after which a row is handed back unsent.
+ * and two batches of it buffered behind them. A buffered row waits at most two rounds of its
+ * endpoint's attempts: 20 s for a receiver that hangs every attempt, inside the half lease (30 s)
+ * after which a row is handed back unsent.
  */
 export const HELD_PER_CAP = 3;
 
@@ -21,10 +19,19 @@ export class EndpointSlots {
 
   /** Rows of one endpoint held at most (sending and buffered). */
   readonly allowance: number;
+  /** A cut-short endpoint is claimed for again once it holds this many rows or fewer. */
+  private readonly reclaimAt: number;
 
-  /** `perEndpoint`: attempts in flight to one endpoint at most. */
-  constructor(readonly perEndpoint: number) {
+  /**
+   * `perEndpoint`: attempts in flight to one endpoint at most. `claimBatches`: how many batches of
+   * that cap must be free before an endpoint is claimed for again (1 or 2).
+   */
+  constructor(
+    readonly perEndpoint: number,
+    claimBatches: 1 | 2 = 1,
+  ) {
     this.allowance = HELD_PER_CAP * perEndpoint;
+    this.reclaimAt = this.allowance - claimBatches * perEndpoint;
   }
 
   /** A claimed row of `endpointId` is now held. */
@@ -43,7 +50,7 @@ export class EndpointSlots {
     if (!h) return false;
     if (--h.held <= 0) this.held.delete(endpointId);
     // Claim again for it once a batch's worth of its allowance is free, not for every single slot.
-    if (this.limited.has(endpointId) && h.held <= this.allowance - this.perEndpoint) {
+    if (this.limited.has(endpointId) && h.held <= this.reclaimAt) {
       this.limited.delete(endpointId);
       return true;
     }
@@ -99,7 +106,7 @@ export class EndpointSlots {
     this.limited = new Set();
     let ready = false;
     for (const endpointId of cut) {
-      if ((this.held.get(endpointId)?.held ?? 0) > this.allowance - this.perEndpoint) {
+      if ((this.held.get(endpointId)?.held ?? 0) > this.reclaimAt) {
         this.limited.add(endpointId);
       } else ready = true;
     }
