@@ -1,9 +1,10 @@
 // Session timers on an outbound call over real SIP: sipp as the carrier's UAS checks that our
 // INVITE asks for them (Supported: timer, Session-Expires: 1800, Min-SE: 90) and answers with
 // Session-Expires: 90 and the refresher the test picks; the live call then runs that timer (we
-// refresh when the 2xx says refresher=uac). The refreshes themselves (UPDATE at half the interval,
-// a failed one ending the call) are tested on a FakeClock in session-refresh.test.ts and
-// live-call.test.ts: the shortest interval would hold this test for 45 s.
+// refresh when the 2xx says refresher=uac). One call runs its refresh over the wire: with the
+// shortest interval RFC 4028 allows (90 s) our UPDATE goes out at 45 s, so that test takes about
+// 50 s; the other refresh paths (their refreshes, a failed one ending the call) are tested on a
+// FakeClock in session-refresh.test.ts, session-refresh-bye.test.ts and live-call.test.ts.
 // A carrier whose Min-SE is above our 1800 s answers the first INVITE 422 (Min-SE: 3600): sipp
 // checks that the INVITE that follows is the same call attempt asking for Session-Expires of at
 // least 3600, and the call then runs that interval (RFC 4028 7.4).
@@ -115,6 +116,26 @@ describe('e2e: outbound session timers (sipp UAS)', () => {
       120_000,
     );
   }
+
+  peerTest(
+    'we refresh over real SIP: an UPDATE at half the 90 s interval keeps the call up until the callee hangs up',
+    async () => {
+      const { n, id, peer } = await outboundCall('outbound-session-refresh.xml');
+      const live = await eventually(async () => n.node.calls.find(id));
+      expect(live.sessionTimer).toEqual({ seconds: 90, weRefresh: true });
+      // sipp exits 0 only if our UPDATE arrived with Session-Expires: 90;refresher=uac and
+      // Supported: timer, and its BYE (after the refresh) was answered.
+      const result = await peer.done;
+      expect(result.code, result.out.slice(-3000)).toBe(0);
+      const call = await eventually(async () => {
+        const row = await callById(n, id);
+        return row?.status === 'completed' ? row : undefined;
+      });
+      expect(call.hangup_reason).toBe('callee_hangup');
+      expect(call.duration_seconds).toBeGreaterThanOrEqual(45);
+    },
+    150_000,
+  );
 
   peerTest(
     '422 with Min-SE 3600: the INVITE is retried asking for at least 3600 s, and the call runs that timer',
