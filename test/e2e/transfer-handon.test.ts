@@ -2,8 +2,8 @@
 // the trunk's termination at sipp) bridges an in-process caller to sipp playing the human
 // (test/interop/transfers/human-refer.xml), who after 3 s REFERs the caller to a colleague: a
 // second sipp (new-party.xml) that checks our INVITE (the call's number as caller ID, session
-// timers) and answers. The human's sipp checks our 202 and the NOTIFYs (100 Trying, active; 200 OK,
-// terminated) and takes our BYE. Both sipps run -rtp_echo: the caller's tone returning to the
+// timers), rings and answers. The human's sipp checks our 202 and the NOTIFYs (100 Trying and 180
+// Ringing, active; 200 OK, terminated) and takes our BYE. Both sipps run -rtp_echo: the caller's tone returning to the
 // caller, counted both ways on the second bridge, proves the caller now talks to the colleague.
 // The caller hanging up sends BYE to the colleague. Under CI a missing sipp fails the test.
 import { randomBytes } from 'node:crypto';
@@ -77,7 +77,7 @@ async function peer(file: string, port: number) {
 
 describe('e2e: hand-on by REFER (sipp as the human and as the colleague)', () => {
   peerTest(
-    'the human REFERs the caller on: 202, NOTIFY 100 and 200, the caller bridged to the colleague, BYE to the human',
+    'the human REFERs the caller on: 202, NOTIFY 100, 180 and 200, the caller bridged to the colleague, BYE to the human',
     async () => {
       const humanPort = await freeUdpPort();
       const colleaguePort = await freeUdpPort();

@@ -221,7 +221,7 @@ const notified = (t: World) =>
   ]);
 
 describe('hand-on: the bridged party REFERs the caller on', () => {
-  it('202, NOTIFY 100 then 200; the caller is bridged to the new party, the human gets BYE', async () => {
+  it('202, NOTIFY 100, 180 as the new party rings, then 200; the caller is bridged to the new party, the human gets BYE', async () => {
     const t = await setup('answer');
     expect(await reaches(t, t.callerPhone, t.human.phone)).toBeGreaterThan(15);
     const answer = refer(t);
@@ -234,6 +234,7 @@ describe('hand-on: the bridged party REFERs the caller on', () => {
     expect(getHeader(invite, 'Session-Expires')).toBe('1800');
     expect(notified(t)).toEqual([
       ['SIP/2.0 100 Trying', 'active'],
+      ['SIP/2.0 180 Ringing', 'active'],
       ['SIP/2.0 200 OK', 'terminated'],
     ]);
     const first = t.human.notifies[0]!;
@@ -241,7 +242,7 @@ describe('hand-on: the bridged party REFERs the caller on', () => {
     expect(getHeader(first, 'Event')).toBe('refer;id=1');
     expect(getHeader(first, 'Content-Type')).toMatch(/^message\/sipfrag/);
     expect(first.contact).toHaveLength(1);
-    // The human heard both NOTIFYs before our BYE; the old bridge is down, the new one carries.
+    // The human heard every NOTIFY before our BYE; the old bridge is down, the new one carries.
     expect(t.human.events).toEqual(['bye']);
     expect(t.bridges).toHaveLength(2);
     expect(t.bridges[0]!.running).toBe(false);
@@ -258,9 +259,9 @@ describe('hand-on: the bridged party REFERs the caller on', () => {
 
   it('a referrer that does not answer the final NOTIFY gets our BYE after NOTIFY_GRACE_MS', async () => {
     const t = await setup('answer');
-    t.human.answers = 1;
+    t.human.answers = 2;
     void refer(t);
-    await run(t.clock, 1000, () => t.human.notifies.length === 2);
+    await run(t.clock, 1000, () => t.human.notifies.length === 3);
     const sentAt = t.clock.monotonic();
     expect(t.human.events).toEqual([]);
     await run(t.clock, NOTIFY_GRACE_MS + 500, () => t.human.events.includes('bye'));
@@ -287,8 +288,12 @@ describe('hand-on: the bridged party REFERs the caller on', () => {
   it('no answer within the ring timeout: CANCEL, NOTIFY 480, the bridge stays', async () => {
     const t = await setup('ring');
     void refer(t);
-    await run(t.clock, 21_000, () => t.human.notifies.length === 2);
-    expect(notified(t)[1]).toEqual(['SIP/2.0 480 Temporarily Unavailable', 'terminated']);
+    await run(t.clock, 21_000, () => t.human.notifies.length === 3);
+    expect(notified(t)).toEqual([
+      ['SIP/2.0 100 Trying', 'active'],
+      ['SIP/2.0 180 Ringing', 'active'],
+      ['SIP/2.0 480 Temporarily Unavailable', 'terminated'],
+    ]);
     expect(t.newParty.events).toEqual(['cancelled']);
     expect(t.bridges[0]!.running).toBe(true);
   });

@@ -13,7 +13,8 @@
 //   otherwise 202 Accepted, then NOTIFY (Event: refer;id=<REFER CSeq>, message/sipfrag) with
 //   `100 Trying` (subscription active) while the Refer-To target is dialled like a warm transfer's
 //   human, without announcement: the call's trunk, the same caller ID, session timers, a ring
-//   timeout of the bridge's own; then:
+//   timeout of the bridge's own; its progress (180 Ringing, 183 Session Progress, each once) is
+//   reported the same way; then:
 //     answered → the caller's bridge moves to the new party, NOTIFY `200 OK` (terminated), and once
 //                that NOTIFY is answered (or after NOTIFY_GRACE_MS) BYE to the referrer, unless it
 //                hung up first
@@ -32,6 +33,14 @@ import { formatUri, type Uri } from '../sip/message/uri.js';
 import type { TransferResult } from './transfer-context.js';
 import type { DialTarget } from './transfer-route.js';
 import type { WarmTransferRequest } from './transfer-warm.js';
+
+/** The provisional responses a hand-on reports to the referrer, with their reason phrases. */
+const PROGRESS_REASONS: Record<number, string> = {
+  180: 'Ringing',
+  181: 'Call Is Being Forwarded',
+  182: 'Queued',
+  183: 'Session Progress',
+};
 
 /** How long the referrer has to answer the final NOTIFY before our BYE goes anyway. */
 export const NOTIFY_GRACE_MS = 4000;
@@ -104,18 +113,27 @@ export function sipfragOfFailure(reason: string | undefined): [number, string] {
 export function nextPartyRequest(
   w: WarmTransferRequest,
   next: DialTarget,
-  beforeBridge: () => void,
+  hooks: HandOnDialHooks,
 ): WarmTransferRequest {
-  const { announcement: _a, announcer: _b, meterTts: _m, beforeBridge: _p, ...same } = w;
+  const { announcement: _a, announcer: _b, meterTts: _m, beforeBridge: _p, onProvisional: _r, ...same } = w;
   return {
     ...same,
     ...next,
+    onProvisional: hooks.onProvisional,
     // The bridge no longer listens to the node's signal (nor did the one handing on).
     signal: new AbortController().signal,
     suspendMedia: () => undefined,
     resumeMedia: () => undefined,
-    beforeBridge,
+    beforeBridge: hooks.beforeBridge,
   };
+}
+
+/** What the hand-on hears of the new party's leg. */
+export interface HandOnDialHooks {
+  /** Just before the new leg takes the caller's media. */
+  beforeBridge: () => void;
+  /** A provisional response while the new party rings. */
+  onProvisional: (status: number) => void;
 }
 
 export interface HandOnRequest {
@@ -126,8 +144,8 @@ export interface HandOnRequest {
   clock: Clock;
   /** Where a Refer-To destination goes (transfer-route.ts warmTarget with the call's trunk). */
   route: (uri: string) => DialTarget | null;
-  /** Dials the new party and bridges it to the caller, calling `beforeBridge` just before. */
-  dial: (target: DialTarget, beforeBridge: () => void) => Promise<TransferResult>;
+  /** Dials the new party and bridges it to the caller (see HandOnDialHooks). */
+  dial: (target: DialTarget, hooks: HandOnDialHooks) => Promise<TransferResult>;
   /** How long the new party may ring; the subscription's expiry covers it. */
   ringTimeoutMs: number;
   /** Our SIP host (Warning agent). */
@@ -170,9 +188,17 @@ export async function handOn(h: HandOnRequest): Promise<TransferResult | undefin
         ),
     ));
   void notify(100, 'Trying');
+  // The new party's progress, each kind once: 180 Ringing, 183 Session Progress and the like.
+  const told = new Set<number>();
+  const ringing = (status: number) => {
+    const reason = PROGRESS_REASONS[status];
+    if (reason === undefined || told.has(status)) return;
+    told.add(status);
+    void notify(status, reason);
+  };
   let result: TransferResult;
   try {
-    result = await h.dial(check.target, h.handover);
+    result = await h.dial(check.target, { beforeBridge: h.handover, onProvisional: ringing });
   } catch (err) {
     h.logger?.warn({ ...log, err }, 'hand-on: dialling the new party failed');
     result = { status: 'failed', reason: 'aborted' };

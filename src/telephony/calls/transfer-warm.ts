@@ -126,6 +126,8 @@ export interface WarmTransferRequest {
   referTarget?: (uri: string) => DialTarget | null;
   /** Runs just before this leg takes the caller's media (a hand-on: the old bridge stops there). */
   beforeBridge?: () => void;
+  /** A provisional response to the leg's INVITE while it rings (a hand-on tells the referrer). */
+  onProvisional?: (status: number) => void;
 }
 
 /** A final status of the human's INVITE as a failure reason (see the table at the top). */
@@ -295,7 +297,7 @@ export async function warmTransfer(w: WarmTransferRequest): Promise<TransferResu
         route: w.referTarget,
         host: w.local.host,
         ringTimeoutMs: w.ringTimeoutMs ?? DEFAULT_RING_TIMEOUT_MS,
-        dial: (next, beforeBridge) => warmTransfer(nextPartyRequest(w, next, beforeBridge)),
+        dial: (next, hooks) => warmTransfer(nextPartyRequest(w, next, hooks)),
         handover: () => {
           phase = 'done';
           w.callerGone.removeEventListener('abort', onCallerGone);
@@ -368,7 +370,9 @@ export async function warmTransfer(w: WarmTransferRequest): Promise<TransferResu
       w.target,
       { from: w.from, auth: w.auth, callId: w.callId },
       {
-        provisional: () => undefined,
+        provisional: (status) => {
+          if (phase === 'ringing') w.onProvisional?.(status);
+        },
         final: (status) => {
           if (phase !== 'ringing') {
             // A 2xx that crossed our CANCEL (ring timeout, caller gone, abort): nobody wants it.
