@@ -1,8 +1,8 @@
 // A TelephonyNode (the wiring `serve` runs: call host, admission, LiveCall) on a TestApi's store
-// and FakeClock, with its SIP transports played by the test (sip-wire.ts): INVITEs arrive from
-// any source the test names and every response and request we send is captured. Phone channels
-// are instant (prompts "played" at once, no audio), so a workflow runs to its end without time
-// passing; what is under test is the SIP and call-record side.
+// and FakeClock, with its SIP transports played by the test (telephony/sip/testing/fake-wire.ts):
+// INVITEs arrive from any source the test names and every response and request we send is
+// captured. Phone channels are instant (prompts "played" at once, no audio), so a workflow runs to
+// its end without time passing; what is under test is the SIP and call-record side.
 import type { CallControl } from '../../src/channels/call-media.js';
 import { createLlmRegistry } from '../../src/providers/llm/registry.js';
 import { SessionHost } from '../../src/modules/sessions/session-host.js';
@@ -12,10 +12,10 @@ import type { PhoneChannelLike } from '../../src/telephony/calls/live-call.js';
 import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
 import { createReply } from '../../src/telephony/sip/message/build.js';
 import type { SipRequest, SipResponse } from '../../src/telephony/sip/message/types.js';
+import { FakeWire, type WiredStack } from '../../src/telephony/sip/testing/fake-wire.js';
 import type { Source } from '../../src/telephony/sip/transport/routing.js';
 import type { TestApi } from './api.js';
 import type { CallWorld } from './calls.js';
-import { attachWire, type Wire } from './sip-wire.js';
 
 /** A phone channel that says everything at once and hangs up through the call's control. */
 function instantChannel(control: CallControl): PhoneChannelLike {
@@ -36,7 +36,7 @@ function instantChannel(control: CallControl): PhoneChannelLike {
 
 export interface WiredNode {
   node: TelephonyNode;
-  wire: Wire;
+  wire: WiredStack;
   close(): Promise<void>;
 }
 
@@ -56,7 +56,7 @@ export async function wiredNode(t: TestApi): Promise<WiredNode> {
   });
   return {
     node,
-    wire: attachWire(node.stack),
+    wire: new FakeWire().attach(node.stack, t.deps.config.sip.host, 5060),
     async close() {
       // A call a failing test left up would hold the drain forever on the FakeClock: let the drain
       // limit pass at once, so whatever is still up is hung up (shutdown) and the store swept.
@@ -122,7 +122,7 @@ export function carrierInDialog(
 }
 
 /** Answers our BYE (the last one sent) with 200, as the carrier would. */
-export function answerBye(wire: Wire, from: Source): SipRequest {
+export function answerBye(wire: WiredStack, from: Source): SipRequest {
   const bye = wire.requests('BYE').at(-1)!.message;
   wire.deliver(createReply(bye, 200, 'OK'), from);
   return bye;

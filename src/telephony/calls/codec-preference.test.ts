@@ -1,11 +1,10 @@
 // SIP_CODECS reaches every SDP a call's legs build: our answer to a carrier's offer, our offer on an
 // outbound call, and the offer of a warm transfer's (or dial node's) second leg, each in the order
-// configured. The legs run on a SIP stack whose transports the test plays (sip-wire.ts), so the
-// INVITEs they send are read straight from the wire.
+// configured. The legs run on a SIP stack whose transports the test plays (sip/testing/fake-wire.ts),
+// so the INVITEs they send are read straight from the wire.
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestApi } from '../../../test/support/api.js';
 import { callWorld } from '../../../test/support/calls.js';
-import { fakeWire, type Wire } from '../../../test/support/sip-wire.js';
 import { storeKinds } from '../../../test/support/stores.js';
 import type { ServiceDeps } from '../../modules/context.js';
 import { FakeClock } from '../../shared/clock.js';
@@ -14,6 +13,7 @@ import type { RtpSession } from '../media/rtp-session.js';
 import type { CallTable } from '../../store/schema.js';
 import { answerOffer } from '../sip/sdp/answer.js';
 import { buildOffer } from '../sip/sdp/offer.js';
+import { wiredStack, type WiredStack } from '../sip/testing/fake-wire.js';
 import type { CodecName } from '../sip/sdp/codecs.js';
 import { bridgedLegCodecs, codecsOf, localAudio, offerCodec, type MediaEnv } from './call-media-setup.js';
 import { MediaSipLeg } from './media-sip-leg.js';
@@ -35,7 +35,7 @@ const OFFER = [
 
 const ORIGIN = { sessionId: '1', sessionVersion: 1, address: '127.0.0.1' };
 const mLine = (sdp: string) => /m=audio \d+ RTP\/AVP ([\d ]+)/.exec(sdp)?.[1];
-const bodyOf = (w: Wire, method: string) =>
+const bodyOf = (w: WiredStack, method: string) =>
   new TextDecoder().decode(w.requests(method)[0]?.message.body ?? new Uint8Array());
 
 let portBase = 43000 + (process.pid % 40) * 50;
@@ -91,7 +91,7 @@ describe('codec preference on the wire', () => {
   const target = { uri: 'sip:+14155550100@198.51.100.1', host: '198.51.100.1', port: 5060, transport: 'udp' };
 
   it("an outbound call's INVITE offers PCMA first when configured so, and the leg starts with PCMA", async () => {
-    const wire = fakeWire();
+    const wire = wiredStack();
     const e = env(['PCMA', 'PCMU']);
     const leg = new MediaSipLeg({
       stack: wire.stack,
@@ -125,7 +125,7 @@ describe('codec preference on the wire', () => {
     const t = await startTestApi(storeKinds()[0]!);
     closers.push(() => t.close());
     const w = await callWorld(t, '+14155550170');
-    const wire = fakeWire();
+    const wire = wiredStack();
     const e = env();
     const signal = new AbortController();
     const config = { ...t.deps.config, sip: { ...t.deps.config.sip, codecs: ['opus', 'PCMA', 'PCMU'] } };

@@ -3,9 +3,9 @@
 // the top Via claims. Driven through a fake transport: datagrams go into the receiver with a
 // source of the test's choosing, and what the stack sends is captured instead of leaving a socket.
 import { describe, expect, it } from 'vitest';
-import { fakeWire } from '../../../test/support/sip-wire.js';
 import { createReply } from './message/build.js';
 import type { SipRequest } from './message/types.js';
+import { wiredStack } from './testing/fake-wire.js';
 import type { ServerTransaction } from './transaction/server.js';
 import type { Source } from './transport/routing.js';
 
@@ -32,7 +32,7 @@ describe('SipStack: the packet source reaches the transaction user', () => {
   it('a UDP INVITE without rport: the source is the packet’s address and port, not its Via', () => {
     const seen: Source[] = [];
     let invite: ServerTransaction | undefined;
-    const w = fakeWire({
+    const w = wiredStack({
       onRequest: (_req, tx, source) => {
         seen.push(source);
         invite = tx;
@@ -50,7 +50,7 @@ describe('SipStack: the packet source reaches the transaction user', () => {
 
   it('non-INVITE requests, in-dialog requests and the ACK for a 2xx carry it too', () => {
     const seen: { method: string; source: Source }[] = [];
-    const w = fakeWire({
+    const w = wiredStack({
       onRequest: (req, tx, source) => {
         seen.push({ method: req.method, source });
         if (req.method !== 'INVITE') return false;
@@ -87,7 +87,7 @@ describe('SipStack: the packet source reaches the transaction user', () => {
 
   it('over TCP the source names the connection', () => {
     const seen: Source[] = [];
-    const w = fakeWire({
+    const w = wiredStack({
       onRequest: (_req, _tx, source) => {
         seen.push(source);
         return false;

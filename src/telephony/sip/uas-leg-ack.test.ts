@@ -2,9 +2,9 @@
 // our 2xx carries the offer and that ACK carries the answer (RFC 3264, RFC 3261 13.2.2.4). Only the
 // first ACK counts; a retransmitted one is absorbed. Over a stack whose transports the test plays.
 import { describe, expect, it } from 'vitest';
-import { fakeWire } from '../../../test/support/sip-wire.js';
 import { carrierInDialog } from '../../../test/support/wired-node.js';
 import type { SipRequest, SipResponse } from './message/types.js';
+import { wiredStack } from './testing/fake-wire.js';
 import type { Source } from './transport/routing.js';
 import { UasLeg } from './uas-leg.js';
 
@@ -30,7 +30,7 @@ describe('UasLeg and the ACK', () => {
   it('hands the owner the first ACK with its body (the answer to the offer in our 2xx)', () => {
     const acks: SipRequest[] = [];
     let n = 0;
-    const w = fakeWire({
+    const w = wiredStack({
       onRequest: (req, tx) => {
         const leg = new UasLeg(
           {
