@@ -4,7 +4,8 @@
 // refresh when the 2xx says refresher=uac). One call runs its refresh over the wire: with the
 // shortest interval RFC 4028 allows (90 s) our UPDATE goes out at 45 s, so that test takes about
 // 50 s; the other refresh paths (their refreshes, a failed one ending the call) are tested on a
-// FakeClock in session-refresh.test.ts, session-refresh-bye.test.ts and live-call.test.ts.
+// FakeClock in session-refresh.test.ts, session-refresh-bye.test.ts and
+// live-call-session-timer.test.ts.
 // A carrier whose Min-SE is above our 1800 s answers the first INVITE 422 (Min-SE: 3600): sipp
 // checks that the INVITE that follows is the same call attempt asking for Session-Expires of at
 // least 3600, and the call then runs that interval (RFC 4028 7.4).

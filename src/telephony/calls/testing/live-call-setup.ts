@@ -1,0 +1,177 @@
+// Test-only set-up for LiveCall's tests (live-call-*.test.ts): a LiveCall with fakes for the leg,
+// the RTP session, the session host and the transferer, on a FakeClock, with what it did kept for
+// the test to read (endings, usage rows, in-dialog requests sent, media and channel closed).
+import type { CallControl } from '../../../channels/call-media.js';
+import type { Channel, TransferOptions } from '../../../channels/channel.js';
+import type { ServiceDeps } from '../../../modules/context.js';
+import type { SessionHost } from '../../../modules/sessions/session-host.js';
+import { FakeClock } from '../../../shared/clock.js';
+import { silentLogger } from '../../../shared/logger.js';
+import type { CallTable, SessionTable } from '../../../store/schema.js';
+import type { RtpPortAllocator } from '../../media/port-allocator.js';
+import type { RtpSession } from '../../media/rtp-session.js';
+import type { InDialogHandler, InDialogSend } from '../../sip/dialog-requests.js';
+import type { SipResponse } from '../../sip/message/types.js';
+import type { SipStack } from '../../sip/stack.js';
+import { LiveCall, type LocalEnding, type PhoneChannelLike } from '../live-call.js';
+import { RtpCallMedia } from '../rtp-call-media.js';
+import type { Transferer } from '../transfer-context.js';
+
+const CALL = { id: 'call-1', workspace_id: 'ws', project_id: 'p' } as CallTable;
+
+function fakeLeg() {
+  const sent: { method: string; options?: InDialogSend }[] = [];
+  let handler: InDialogHandler | undefined;
+  let reply: (method: string) => Promise<SipResponse> = () =>
+    Promise.resolve({ status: 200, headers: [] } as unknown as SipResponse);
+  return {
+    sent,
+    get handler() {
+      return handler;
+    },
+    setReply(fn: (method: string) => Promise<SipResponse>) {
+      reply = fn;
+    },
+    leg: {
+      onRequest: (h: InDialogHandler | undefined) => void (handler = h),
+      sendInDialog: (method: string, options?: InDialogSend) => {
+        sent.push({ method, ...(options ? { options } : {}) });
+        return reply(method);
+      },
+    },
+  };
+}
+
+function fakeSession() {
+  let finish!: () => void;
+  const done = new Promise<void>((r) => (finish = r));
+  const ends: string[] = [];
+  return {
+    ends,
+    finish,
+    live: {
+      id: 's-1',
+      started: false,
+      start() {
+        this.started = true;
+      },
+      end: (reason: string) => {
+        ends.push(reason);
+        finish();
+        return done;
+      },
+      done,
+    },
+  };
+}
+
+export function setup(
+  options: {
+    transferer?: Transferer;
+    timer?: { seconds: number; refresher: 'uac' | 'uas' };
+    dialogTimer?: { seconds: number; weRefresh: boolean };
+    uas?: boolean;
+  } = {},
+) {
+  const clock = new FakeClock();
+  const leg = fakeLeg();
+  const session = fakeSession();
+  let onFinished: (() => void) | undefined;
+  const ends: (LocalEnding | 'remote')[] = [];
+  const usage: { metric: string; quantity: number }[] = [];
+  let rtpClosed = 0;
+  let channelClosed = 0;
+  let control: CallControl | undefined;
+  const channel = {
+    usage: () => ({ ttsCharacters: 42, sttSeconds: 1.2 }),
+    close: () => void channelClosed++,
+  } as unknown as PhoneChannelLike;
+  const numbers = [{ id: 'num-2', number: '+14155550999', workspace_id: 'ws' }];
+  const db = {
+    selectFrom: () => {
+      const where: Record<string, unknown> = {};
+      const chain = {
+        select: () => chain,
+        where: (col: string, _op: string, value: unknown) => ((where[col] = value), chain),
+        executeTakeFirst: async () =>
+          numbers.find((n) => n.workspace_id === where.workspace_id && n.number === where.number),
+      };
+      return chain;
+    },
+    // recordUsage inserts through the usage repo; the fake transaction only collects the rows.
+    transaction: () => ({
+      execute: async (fn: (trx: unknown) => Promise<void>) =>
+        fn({
+          insertInto: () => ({
+            values: (row: { metric: string; quantity: number }) => ({
+              execute: async () => void usage.push({ metric: row.metric, quantity: row.quantity }),
+            }),
+          }),
+        }),
+    }),
+  };
+  const deps = { clock, logger: silentLogger(), db, newId: () => 'id' } as unknown as ServiceDeps;
+  const sessions = {
+    run: async (_row: SessionTable, _channel: Channel, o: { onFinished?: () => void }) => {
+      onFinished = o.onFinished;
+      void session.live.done.then(() => onFinished?.());
+      return session.live;
+    },
+  } as unknown as SessionHost;
+  const media = new RtpCallMedia(clock);
+  const rtp = { close: async () => void rtpClosed++ } as unknown as RtpSession;
+  const call = new LiveCall(
+    {
+      deps,
+      sessions,
+      newChannel: (parts) => {
+        control = parts.control;
+        return channel;
+      },
+      providers: { tts: 'tts_vendor_1', stt: 'stt_vendor_1' },
+      ...(options.transferer ? { transferer: options.transferer } : {}),
+      stack: {} as SipStack,
+      local: { host: '127.0.0.1', port: 5060 },
+      media: { clock, ports: {} as RtpPortAllocator, bindHost: '127.0.0.1', address: '127.0.0.1' },
+    },
+    {
+      call: CALL,
+      leg: leg.leg,
+      rtp,
+      media,
+      end: async (by) => void ends.push(by),
+      contact: '<sip:sb@127.0.0.1>',
+      local: { address: '127.0.0.1', port: 20000, codecs: ['PCMU'] },
+      origin: { sessionId: '1', sessionVersion: 1, address: '127.0.0.1' },
+      sdp: 'v=0',
+      codec: { name: 'PCMU', pt: 0 },
+      ...(options.timer ? { timer: options.timer } : {}),
+      ...(options.dialogTimer ? { dialogTimer: options.dialogTimer } : {}),
+      uas: options.uas ?? true,
+    },
+  );
+  const run = () =>
+    call.run({
+      call: CALL,
+      session: {} as SessionTable,
+      workflowVersion: 1,
+      graph: { nodes: [], edges: [] },
+      variables: {},
+    });
+  return {
+    call,
+    clock,
+    leg,
+    session,
+    ends,
+    usage,
+    media,
+    run,
+    control: () => control!,
+    counts: () => ({ rtpClosed, channelClosed }),
+  };
+}
+
+export const flush = () => new Promise((r) => setImmediate(r));
+
+export const blind: TransferOptions = { mode: 'blind', signal: new AbortController().signal };
