@@ -1,7 +1,8 @@
 // Hand-on (transfer-handon.ts) on loopback with one FakeClock for SIP timers and media pacing, as
-// transfer-warm.test.ts: our caller session bridged by a warm transfer to a "human" SipStack's
-// UasLeg; the human REFERs the caller to a "new party" (a second SipStack) that answers, is busy
-// or rings. Phones count loud frames, so the tests see which party the caller's audio reaches.
+// transfer-warm.test.ts (both on testing/loopback.ts): our caller session bridged by a warm
+// transfer to a "human" SipStack's UasLeg; the human REFERs the caller to a "new party" (a second
+// SipStack) that answers, is busy or rings. Phones count loud frames, so the tests see which party
+// the caller's audio reaches.
 // The rules (which REFER is taken, the failure statuses) are in transfer-handon-rules.test.ts.
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../shared/clock.js';
@@ -13,141 +14,66 @@ import { getHeader } from '../sip/message/access.js';
 import type { HeaderInit } from '../sip/message/build.js';
 import type { SipRequest, SipResponse } from '../sip/message/types.js';
 import { parseUri } from '../sip/message/uri.js';
-import { answerOffer } from '../sip/sdp/answer.js';
 import { SipStack } from '../sip/stack.js';
-import { UasLeg } from '../sip/uas-leg.js';
+import {
+  HOST,
+  join,
+  loopback,
+  party as answeringParty,
+  phone,
+  run,
+  tone,
+  within,
+  type PartyMode,
+  type Phone,
+} from './testing/loopback.js';
 import type { TransferResult } from './transfer-context.js';
 import { NOTIFY_GRACE_MS } from './transfer-handon.js';
 import type { DialTarget } from './transfer-route.js';
 import { warmTransfer, type WarmTransferRequest } from './transfer-warm.js';
 
-const HOST = '127.0.0.1';
-const ports = new RtpPortAllocator(47000 + (process.pid % 50) * 40, 47039 + (process.pid % 50) * 40);
-const sessions: RtpSession[] = [];
-const stacks: SipStack[] = [];
-afterEach(async () => {
-  await Promise.all(sessions.splice(0).map((s) => s.close()));
-  for (const s of stacks.splice(0)) await s.close();
-});
+const loop = loopback(
+  new RtpPortAllocator(47000 + (process.pid % 50) * 40, 47039 + (process.pid % 50) * 40),
+  7,
+);
+afterEach(() => loop.close());
 
-async function settle(turns = 200): Promise<void> {
-  for (let i = 0; i < turns; i++) await new Promise((r) => setImmediate(r));
-}
-
-/** Advances the clock in 10 ms steps, letting datagrams cross between steps, until `stop` or `ms`. */
-async function run(clock: FakeClock, ms: number, stop: () => boolean = () => false): Promise<void> {
-  for (let t = 0; t < ms && !stop(); t += 10) {
-    clock.advance(10);
-    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
-  }
-  await settle();
-}
-
-function tone(n: number, freq = 1000): Int16Array {
-  return Int16Array.from({ length: n }, (_, i) =>
-    Math.round(8000 * Math.sin((2 * Math.PI * freq * i) / 16000)),
-  );
-}
-
-let seed = 7;
-const random = () => (seed = (seed * 48271) % 0x7fffffff) / 0x7fffffff;
-
-function phone(clock: FakeClock) {
-  let loud = 0;
-  const s = new RtpSession({
-    clock,
-    ports,
-    host: HOST,
-    codec: new G711Codec('ulaw'),
-    random,
-    telephoneEventPayloadType: 101,
-    onAudio: (pcm) => {
-      if (Math.max(...pcm) > 3000) loud++;
-    },
-  });
-  sessions.push(s);
-  return { s, loud: () => loud };
-}
-
-type Mode = 'answer' | 'busy' | 'ring';
-
-/** A party behind its own SipStack: answers, refuses busy, or rings, with a phone of its own. */
-async function party(clock: FakeClock, mode: Mode) {
-  const ph = phone(clock);
-  const mediaPort = await ph.s.bind();
+/** A party (testing/loopback.ts) that also collects the NOTIFYs of a REFER it sends and answers them 200. */
+async function party(clock: FakeClock, mode: PartyMode) {
   const p = {
-    phone: ph,
-    port: 0,
-    legs: [] as UasLeg[],
-    invites: [] as SipRequest[],
-    events: [] as string[],
     notifies: [] as SipRequest[],
     /** How many NOTIFYs it answers; later ones are left unanswered (a referrer gone quiet). */
     answers: Infinity,
   };
-  let n = 0;
-  const stack: SipStack = new SipStack({
-    clock,
-    host: HOST,
-    port: 0,
-    onRequest: (req, tx): boolean => {
-      if (req.method !== 'INVITE') return false;
-      p.invites.push(req);
-      const o = {
-        stack,
-        clock,
-        contact: `<sip:p@${HOST}:${p.port}>`,
-        newId: () => `p${++n}`,
-        localHost: HOST,
-        localPort: p.port,
-      };
-      const leg = new UasLeg(o, req, tx, {
-        cancelled: () => p.events.push('cancelled'),
-        bye: () => p.events.push('bye'),
-        ackTimeout: () => p.events.push('ack-timeout'),
-      });
-      p.legs.push(leg);
-      // NOTIFYs of a REFER this party sends are collected and answered 200.
+  const answering = await answeringParty(clock, loop, mode, {
+    user: 'p',
+    onLeg: (leg) =>
       leg.onRequest((r, respond) => {
         if (r.method !== 'NOTIFY') return false;
         p.notifies.push(r);
         if (p.notifies.length <= p.answers) respond(200, 'OK');
         return true;
-      });
-      if (mode === 'busy') return (leg.reject(486, 'Busy Here'), true);
-      leg.ring();
-      if (mode === 'ring') return true;
-      const answer = answerOffer(
-        new TextDecoder().decode(req.body),
-        { address: HOST, port: mediaPort, codecs: ['PCMU'] },
-        { sessionId: '9', sessionVersion: 1, address: HOST },
-      );
-      if (!answer.ok) throw new Error(answer.why);
-      ph.s.setRemote({ address: answer.audio.remoteAddress, port: answer.audio.remotePort });
-      ph.s.start();
-      leg.answer(answer.sdp);
-      return true;
-    },
+      }),
   });
-  stacks.push(stack);
-  p.port = (await stack.listen()).udp!;
-  return p;
+  return Object.assign(p, answering);
 }
 
-async function setup(next: Mode) {
+async function setup(next: PartyMode) {
   const clock = new FakeClock();
-  const callerPhone = phone(clock);
-  const callerRtp = new RtpSession({ clock, ports, host: HOST, codec: new G711Codec('ulaw'), random });
-  sessions.push(callerRtp);
-  const pc = await callerPhone.s.bind();
-  callerPhone.s.setRemote({ address: HOST, port: await callerRtp.bind() });
-  callerRtp.setRemote({ address: HOST, port: pc });
-  callerPhone.s.start();
-  callerRtp.start();
+  const callerPhone = phone(clock, loop);
+  const callerRtp = new RtpSession({
+    clock,
+    ports: loop.ports,
+    host: HOST,
+    codec: new G711Codec('ulaw'),
+    random: loop.random,
+  });
+  loop.sessions.push(callerRtp);
+  await join(callerPhone.s, callerRtp);
   const human = await party(clock, 'answer');
   const newParty = await party(clock, next);
   const ours = new SipStack({ clock, host: HOST, port: 0 });
-  stacks.push(ours);
+  loop.stacks.push(ours);
   const oport = (await ours.listen()).udp!;
   const bridges: MediaBridge[] = [];
   const gone = new AbortController();
@@ -170,7 +96,7 @@ async function setup(next: Mode) {
     local: { host: HOST, port: oport },
     clock,
     newId: () => `w${++id}`,
-    ports,
+    ports: loop.ports,
     target: { uri: `sip:+15550177@${HOST}:${human.port}`, host: HOST, port: human.port, transport: 'udp' },
     auth: { username: 'acct', password: 'pw' },
     from: '+15550100',
@@ -203,11 +129,7 @@ function refer(t: World, headers: HeaderInit[] = [['Refer-To', '<tel:+1-555-0188
 }
 
 /** Plays a tone at `from` and counts what reaches `to` (loud frames). */
-async function reaches(
-  t: World,
-  from: ReturnType<typeof phone>,
-  to: ReturnType<typeof phone>,
-): Promise<number> {
+async function reaches(t: World, from: Phone, to: Phone): Promise<number> {
   const before = to.loud();
   from.s.enqueue(tone(8000));
   await run(t.clock, 800);
@@ -353,10 +275,5 @@ describe('hand-on: the bridged party REFERs the caller on', () => {
   });
 });
 
-async function exchange(t: World, answer: Promise<SipResponse>): Promise<SipResponse> {
-  let res: SipResponse | undefined;
-  void answer.then((r) => (res = r));
-  await run(t.clock, 500, () => res !== undefined);
-  if (!res) throw new Error('no answer to the REFER');
-  return res;
-}
+const exchange = (t: World, answer: Promise<SipResponse>): Promise<SipResponse> =>
+  within(t.clock, 500, answer, 'no answer to the REFER');

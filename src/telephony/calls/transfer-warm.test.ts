@@ -13,67 +13,16 @@ import type { MediaBridge } from '../media/bridge.js';
 import { getHeader } from '../sip/message/access.js';
 import type { HeaderInit } from '../sip/message/build.js';
 import type { SipRequest } from '../sip/message/types.js';
-import { answerOffer } from '../sip/sdp/answer.js';
 import { SipStack } from '../sip/stack.js';
-import { UasLeg } from '../sip/uas-leg.js';
+import { HOST, join, loopback, party, phone, run, tone, within, type PartyMode } from './testing/loopback.js';
 import type { TransferResult } from './transfer-context.js';
 import { warmFailureReason, warmTransfer, type WarmTransferRequest } from './transfer-warm.js';
 
-const HOST = '127.0.0.1';
-const ports = new RtpPortAllocator(45000 + (process.pid % 50) * 40, 45039 + (process.pid % 50) * 40);
-const sessions: RtpSession[] = [];
-const stacks: SipStack[] = [];
-afterEach(async () => {
-  await Promise.all(sessions.splice(0).map((s) => s.close()));
-  for (const s of stacks.splice(0)) await s.close();
-});
-
-async function settle(done: () => boolean = () => false, turns = 200): Promise<void> {
-  for (let i = 0; i < turns && !done(); i++) await new Promise((r) => setImmediate(r));
-}
-
-/** Advances the clock in 10 ms steps, letting datagrams cross between steps, until `stop` or `ms`. */
-async function run(
-  clock: FakeClock,
-  ms: number,
-  stop: () => boolean = () => false,
-  step = 10,
-): Promise<void> {
-  for (let t = 0; t < ms && !stop(); t += step) {
-    clock.advance(step);
-    await settle(undefined, 5);
-  }
-  await settle();
-}
-
-function tone(n: number, freq = 1000): Int16Array {
-  return Int16Array.from({ length: n }, (_, i) =>
-    Math.round(8000 * Math.sin((2 * Math.PI * freq * i) / 16000)),
-  );
-}
-
-let seed = 11;
-const random = () => (seed = (seed * 48271) % 0x7fffffff) / 0x7fffffff;
-
-/** A phone: an RtpSession counting loud frames. */
-function phone(clock: FakeClock) {
-  let loud = 0;
-  const digits: string[] = [];
-  const s = new RtpSession({
-    clock,
-    ports,
-    host: HOST,
-    codec: new G711Codec('ulaw'),
-    random,
-    telephoneEventPayloadType: 101,
-    onAudio: (pcm) => {
-      if (Math.max(...pcm) > 3000) loud++;
-    },
-    onDigit: (d) => digits.push(d.digit),
-  });
-  sessions.push(s);
-  return { s, loud: () => loud, digits };
-}
+const loop = loopback(
+  new RtpPortAllocator(45000 + (process.pid % 50) * 40, 45039 + (process.pid % 50) * 40),
+  11,
+);
+afterEach(() => loop.close());
 
 /** A TTS provider that "speaks" 600 ms of tone. */
 const toneTts: TtsProvider = {
@@ -83,82 +32,29 @@ const toneTts: TtsProvider = {
   },
 };
 
-type HumanMode = 'answer' | 'ring' | 'busy';
-
-async function setup(mode: HumanMode, answerHeaders: HeaderInit[] = []) {
+async function setup(mode: PartyMode, answerHeaders: HeaderInit[] = []) {
   const clock = new FakeClock();
   // The caller's phone and our caller session, joined as the call host has them.
-  const callerPhone = phone(clock);
+  const callerPhone = phone(clock, loop);
   let ownFrames = 0;
   const callerRtp = new RtpSession({
     clock,
-    ports,
+    ports: loop.ports,
     host: HOST,
     codec: new G711Codec('ulaw'),
-    random,
+    random: loop.random,
     telephoneEventPayloadType: 101,
     onAudio: () => ownFrames++,
   });
-  sessions.push(callerRtp);
-  const pc = await callerPhone.s.bind();
-  const po = await callerRtp.bind();
-  callerPhone.s.setRemote({ address: HOST, port: po });
-  callerRtp.setRemote({ address: HOST, port: pc });
-  callerPhone.s.start();
-  callerRtp.start();
+  loop.sessions.push(callerRtp);
+  await join(callerPhone.s, callerRtp);
 
   // The human: a SIP stack whose UasLeg answers with the human phone's media.
-  const humanPhone = phone(clock);
-  const humanPort = await humanPhone.s.bind();
-  const human = { legs: [] as UasLeg[], events: [] as string[], invites: 0, requests: [] as SipRequest[] };
-  let hport = 0;
-  let n = 0;
-  const humanStack: SipStack = new SipStack({
-    clock,
-    host: HOST,
-    port: 0,
-    onRequest: (req, tx): boolean => {
-      if (req.method !== 'INVITE') return false;
-      human.invites++;
-      human.requests.push(req);
-      const leg = new UasLeg(
-        {
-          stack: humanStack,
-          clock,
-          contact: `<sip:human@${HOST}:${hport}>`,
-          newId: () => `h${++n}`,
-          localHost: HOST,
-          localPort: hport,
-        },
-        req,
-        tx,
-        {
-          cancelled: () => human.events.push('cancelled'),
-          bye: () => human.events.push('bye'),
-          ackTimeout: () => human.events.push('ack-timeout'),
-        },
-      );
-      human.legs.push(leg);
-      if (mode === 'busy') return (leg.reject(486, 'Busy Here'), true);
-      leg.ring();
-      if (mode === 'ring') return true;
-      const answer = answerOffer(
-        new TextDecoder().decode(req.body),
-        { address: HOST, port: humanPort, codecs: ['PCMU'] },
-        { sessionId: '9', sessionVersion: 1, address: HOST },
-      );
-      if (!answer.ok) throw new Error(answer.why);
-      humanPhone.s.setRemote({ address: answer.audio.remoteAddress, port: answer.audio.remotePort });
-      humanPhone.s.start();
-      leg.answer(answer.sdp, answerHeaders);
-      return true;
-    },
-  });
-  stacks.push(humanStack);
-  hport = (await humanStack.listen()).udp!;
+  const human = await party(clock, loop, mode, { user: 'human', answerHeaders });
+  const hport = human.port;
 
   const ours = new SipStack({ clock, host: HOST, port: 0 });
-  stacks.push(ours);
+  loop.stacks.push(ours);
   const oport = (await ours.listen()).udp!;
   const calls = { suspend: 0, resume: 0 };
   const gone = new AbortController();
@@ -169,7 +65,7 @@ async function setup(mode: HumanMode, answerHeaders: HeaderInit[] = []) {
     local: { host: HOST, port: oport },
     clock,
     newId: () => `w${++id}`,
-    ports,
+    ports: loop.ports,
     target: { uri: `sip:+15550177@${HOST}:${hport}`, host: HOST, port: hport, transport: 'udp' },
     auth: { username: 'acct', password: 'pw' },
     from: '+15550100',
@@ -187,7 +83,7 @@ async function setup(mode: HumanMode, answerHeaders: HeaderInit[] = []) {
   return {
     clock,
     callerPhone,
-    humanPhone,
+    humanPhone: human.phone,
     human,
     calls,
     gone,
@@ -197,18 +93,11 @@ async function setup(mode: HumanMode, answerHeaders: HeaderInit[] = []) {
   };
 }
 
-async function settled(
+const settled = (
   t: Awaited<ReturnType<typeof setup>>,
   p: Promise<TransferResult>,
   ms: number,
-): Promise<TransferResult> {
-  let result: TransferResult | undefined;
-  void p.then((r) => (result = r));
-  await run(t.clock, ms, () => result !== undefined);
-  await settle(() => result !== undefined);
-  if (!result) throw new Error('transfer did not settle');
-  return result;
-}
+): Promise<TransferResult> => within(t.clock, ms, p, 'transfer did not settle');
 
 describe('warmTransfer', () => {
   it('answered: announcement to the human only, then audio both ways until the human hangs up', async () => {
@@ -329,7 +218,7 @@ describe('warmTransfer', () => {
   it('the caller hanging up while the human rings cancels the human leg', async () => {
     const t = await setup('ring');
     const p = warmTransfer(t.request());
-    await run(t.clock, 100, () => t.human.invites === 1);
+    await run(t.clock, 100, () => t.human.invites.length === 1);
     t.gone.abort();
     const result = await settled(t, p, 1000);
     expect(result).toEqual({ status: 'failed', reason: 'caller_hangup' });
@@ -395,7 +284,7 @@ describe('warmTransfer', () => {
     ]);
     const result = await settled(t, warmTransfer(t.request({ announcement: '' })), 2000);
     expect(result.status).toBe('success');
-    const asked = t.human.requests[0]!;
+    const asked = t.human.invites[0]!;
     expect(getHeader(asked, 'Supported')).toContain('timer');
     expect(getHeader(asked, 'Session-Expires')).toBe('1800');
     expect(getHeader(asked, 'Min-SE')).toBe('90');
