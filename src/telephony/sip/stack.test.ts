@@ -32,8 +32,9 @@ afterEach(async () => {
 
 async function start(onRequest?: ConstructorParameters<typeof SipStack>[0]['onRequest']) {
   let n = 0;
+  const clock = new FakeClock();
   const stack = new SipStack({
-    clock: new FakeClock(),
+    clock,
     host: '127.0.0.1',
     port: 0,
     serverName: 'Switchboard',
@@ -47,7 +48,7 @@ async function start(onRequest?: ConstructorParameters<typeof SipStack>[0]['onRe
   const responses: SipResponse[] = [];
   client.on('message', (m) => responses.push(parseMessage(m) as SipResponse));
   await new Promise<void>((r) => client.bind(0, '127.0.0.1', () => r()));
-  return { stack, ports, client, responses };
+  return { stack, ports, client, responses, clock };
 }
 
 function until(cond: () => boolean): Promise<void> {
@@ -118,6 +119,21 @@ describe('SipStack', () => {
       '200 CANCEL',
       '487 INVITE',
     ]);
+  });
+
+  it('closes with no transaction left to hold a timer (an answered INVITE keeps timer L for 32 s)', async () => {
+    const { stack, client, ports, responses, clock } = await start((req, tx) => {
+      if (req.method !== 'INVITE') return false;
+      tx!.respond(createReply(req, 200, 'OK', { toTag: 'a1' }));
+      return true;
+    });
+    sendTo(client, ports.udp!, request('INVITE', 'z9hG4bKclose'));
+    await until(() => responses.length === 2);
+    expect(stack.transactions.size).toEqual({ client: 0, server: 1 });
+    expect(clock.pending()).toBeGreaterThan(0);
+    await stack.close();
+    expect(stack.transactions.size).toEqual({ client: 0, server: 0 });
+    expect(clock.pending()).toBe(0);
   });
 
   it('serves TCP on the same port, and hands requests to the transaction user', async () => {

@@ -237,7 +237,9 @@ export class SipStack {
     this.reply(tx, 480, 'Temporarily Unavailable');
   }
 
+  /** Closes the sockets and ends every transaction, so nothing of the stack's keeps a timer. */
   async close(): Promise<void> {
     await Promise.all([this.udp?.close(), this.tcp?.close(), this.tls?.close()]);
+    this.transactions.close();
   }
 }

@@ -92,6 +92,14 @@ export class TransactionManager {
     if (!tx.terminated) this.options.onRequest(req, tx, source);
   }
 
+  /**
+   * Ends every transaction at once (the stack is closing): no timer of theirs is left to keep the
+   * process up, as an answered INVITE's timer L would for 32 s.
+   */
+  close(): void {
+    for (const tx of [...this.clients.values(), ...this.servers.values()]) tx.close();
+  }
+
   /** The INVITE server transaction a CANCEL refers to (same branch and sent-by, 9.2). */
   inviteFor(cancel: SipRequest): ServerInviteTransaction | undefined {
     const tx = this.servers.get(serverKey(cancel, 'INVITE'));
