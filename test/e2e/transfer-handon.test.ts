@@ -7,73 +7,29 @@
 // caller, counted both ways on the second bridge, proves the caller now talks to the colleague.
 // The caller hanging up sends BYE to the colleague. Under CI a missing sipp fails the test.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/shared/clock.js';
 import type { CallTable } from '../../src/store/schema.js';
 import { createTransferer } from '../../src/telephony/calls/transfer.js';
 import type { TransferContext, TransferResult } from '../../src/telephony/calls/transfer-context.js';
 import type { MediaBridge } from '../../src/telephony/media/bridge.js';
-import { G711Codec } from '../../src/telephony/media/codecs/g711.js';
 import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
-import { RtpSession } from '../../src/telephony/media/rtp-session.js';
+import type { RtpSession } from '../../src/telephony/media/rtp-session.js';
 import { SipStack } from '../../src/telephony/sip/stack.js';
 import { startTestApi } from '../support/api.js';
+import { scenarioFile } from '../support/calls.js';
 import { createProject, registerNumber } from '../support/fixtures.js';
 import { storeKinds } from '../support/stores.js';
-import { freeUdpPort, have, run, until } from '../interop/media-harness.js';
+import { echoingSipp, joinedCaller, tone, type Cleanup } from '../support/transfer-peers.js';
+import { freeUdpPort, have, until } from '../interop/media-harness.js';
 
 const peerTest = have('sipp') || process.env.CI ? it : it.skip;
 const OUR_NUMBER = '+14155550100';
 
-const cleanup: Array<() => Promise<unknown>> = [];
+const cleanup: Cleanup = [];
 afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c().catch(() => undefined);
 });
-
-function tone(n: number): Int16Array {
-  return Int16Array.from({ length: n }, (_, i) =>
-    Math.round(8000 * Math.sin((2 * Math.PI * 1000 * i) / 16000)),
-  );
-}
-
-/** A scenario of test/interop/transfers with its __NAMES__ filled in, in a temp file. */
-function scenario(name: string, vars: Record<string, string | number> = {}): string {
-  let text = readFileSync(fileURLToPath(new URL(`../interop/transfers/${name}`, import.meta.url)), 'utf8');
-  for (const [k, v] of Object.entries(vars)) text = text.replaceAll(`__${k}__`, String(v));
-  const file = `${mkdtempSync(`${tmpdir()}/sipp-`)}/${name}`;
-  writeFileSync(file, text);
-  return file;
-}
-
-/** sipp on a port of its own with an echoing media port; `early` fails a race when it ends. */
-async function peer(file: string, port: number) {
-  const sipp = run('sipp', [
-    '-sf',
-    file,
-    '-i',
-    '127.0.0.1',
-    '-p',
-    String(port),
-    '-mi',
-    '127.0.0.1',
-    '-mp',
-    String(await freeUdpPort()),
-    '-rtp_echo',
-    '-t',
-    'u1',
-    '-m',
-    '1',
-    '-nostdin',
-    '-timeout',
-    '60s',
-    '-timeout_error',
-  ]);
-  cleanup.push(async () => sipp.kill());
-  return sipp;
-}
 
 describe('e2e: hand-on by REFER (sipp as the human and as the colleague)', () => {
   peerTest(
@@ -81,8 +37,18 @@ describe('e2e: hand-on by REFER (sipp as the human and as the colleague)', () =>
     async () => {
       const humanPort = await freeUdpPort();
       const colleaguePort = await freeUdpPort();
-      const colleague = await peer(scenario('new-party.xml'), colleaguePort);
-      const human = await peer(scenario('human-refer.xml', { NEW_PARTY_PORT: colleaguePort }), humanPort);
+      const colleague = await echoingSipp(
+        scenarioFile('new-party.xml', {}, 'transfers'),
+        colleaguePort,
+        '60s',
+        cleanup,
+      );
+      const human = await echoingSipp(
+        scenarioFile('human-refer.xml', { NEW_PARTY_PORT: colleaguePort }, 'transfers'),
+        humanPort,
+        '60s',
+        cleanup,
+      );
       // The colleague stays until our BYE at the end; the human until ours after the hand-on.
       const ended =
         (who: string) =>
@@ -121,30 +87,7 @@ describe('e2e: hand-on by REFER (sipp as the human and as the colleague)', () =>
 
       // The caller's phone and our caller session, joined on loopback as the call host has them.
       const ports = new RtpPortAllocator(30000 + 2 * Math.floor(Math.random() * 4000), 39999);
-      let loud = 0;
-      const phone = new RtpSession({
-        clock: systemClock,
-        ports,
-        host: '127.0.0.1',
-        codec: new G711Codec('ulaw'),
-        onAudio: (pcm) => {
-          if (Math.max(...pcm) > 3000) loud++;
-        },
-      });
-      const rtp = new RtpSession({
-        clock: systemClock,
-        ports,
-        host: '127.0.0.1',
-        codec: new G711Codec('ulaw'),
-      });
-      cleanup.push(
-        () => phone.close(),
-        () => rtp.close(),
-      );
-      phone.setRemote({ address: '127.0.0.1', port: await rtp.bind() });
-      rtp.setRemote({ address: '127.0.0.1', port: await phone.bind() });
-      phone.start();
-      rtp.start();
+      const { phone, rtp, loud } = await joinedCaller(ports, cleanup);
 
       const stack = new SipStack({ clock: systemClock, host: '127.0.0.1', port: 0 });
       cleanup.push(() => stack.close());
@@ -184,9 +127,9 @@ describe('e2e: hand-on by REFER (sipp as the human and as the colleague)', () =>
 
       // The caller's tone reaches the colleague and comes back (echo): both ways on the new bridge.
       const second = bridges[1]!;
-      const before = loud;
+      const before = loud();
       phone.enqueue(tone(16000));
-      await Promise.race([until(() => loud - before > 15), colleagueEarly]);
+      await Promise.race([until(() => loud() - before > 15), colleagueEarly]);
       expect(second.bridge.counters.aToB).toBeGreaterThan(15);
       expect(second.bridge.counters.bToA).toBeGreaterThan(15);
       expect(second.leg.counters.rtpOut).toBeGreaterThan(15);

@@ -15,14 +15,14 @@ import type { CallTable } from '../../src/store/schema.js';
 import { createTransferer } from '../../src/telephony/calls/transfer.js';
 import type { TransferContext, TransferResult } from '../../src/telephony/calls/transfer-context.js';
 import type { MediaBridge } from '../../src/telephony/media/bridge.js';
-import { G711Codec } from '../../src/telephony/media/codecs/g711.js';
 import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
-import { RtpSession } from '../../src/telephony/media/rtp-session.js';
+import type { RtpSession } from '../../src/telephony/media/rtp-session.js';
 import { SipStack } from '../../src/telephony/sip/stack.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { createProject, registerNumber } from '../support/fixtures.js';
 import { storeKinds } from '../support/stores.js';
-import { freeUdpPort, have, run, until } from '../interop/media-harness.js';
+import { echoingSipp, joinedCaller, tone, type Cleanup } from '../support/transfer-peers.js';
+import { freeUdpPort, have, until } from '../interop/media-harness.js';
 
 const peerTest = (have('sipp') && have('espeak-ng')) || process.env.CI ? it : it.skip;
 const scenario = (name: string) =>
@@ -30,16 +30,10 @@ const scenario = (name: string) =>
 const OUR_NUMBER = '+14155550100';
 const TRUNK_PASSWORD = 'Tr4nsfer-secret';
 
-const cleanup: Array<() => Promise<unknown>> = [];
+const cleanup: Cleanup = [];
 afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c().catch(() => undefined);
 });
-
-function tone(n: number, freq = 1000): Int16Array {
-  return Int16Array.from({ length: n }, (_, i) =>
-    Math.round(8000 * Math.sin((2 * Math.PI * freq * i) / 16000)),
-  );
-}
 
 async function world(sippPort: number): Promise<{ t: TestApi; call: CallTable }> {
   const t = await startTestApi(storeKinds()[0]!);
@@ -85,60 +79,12 @@ async function world(sippPort: number): Promise<{ t: TestApi; call: CallTable }>
 /** sipp as the human on a port of its own, failing the race when it ends before we are done. */
 async function human(name: string) {
   const sippPort = await freeUdpPort();
-  const echoPort = await freeUdpPort();
-  const sipp = run('sipp', [
-    '-sf',
-    scenario(name),
-    '-i',
-    '127.0.0.1',
-    '-p',
-    String(sippPort),
-    '-mi',
-    '127.0.0.1',
-    '-mp',
-    String(echoPort),
-    '-rtp_echo',
-    '-t',
-    'u1',
-    '-m',
-    '1',
-    '-nostdin',
-    '-timeout',
-    '120s',
-    '-timeout_error',
-  ]);
-  cleanup.push(async () => sipp.kill());
+  const sipp = await echoingSipp(scenario(name), sippPort, '120s', cleanup);
   const early = sipp.done.then((r): never => {
     throw new Error(`sipp ended early (${r.code}): ${r.out.slice(-2000)}`);
   });
   early.catch(() => undefined);
   return { sippPort, sipp, early };
-}
-
-/** The caller's phone and our caller session, joined on loopback as the call host has them. */
-async function caller(ports: RtpPortAllocator) {
-  let loud = 0;
-  const phone = new RtpSession({
-    clock: systemClock,
-    ports,
-    host: '127.0.0.1',
-    codec: new G711Codec('ulaw'),
-    onAudio: (pcm) => {
-      if (Math.max(...pcm) > 3000) loud++;
-    },
-  });
-  const rtp = new RtpSession({ clock: systemClock, ports, host: '127.0.0.1', codec: new G711Codec('ulaw') });
-  cleanup.push(
-    () => phone.close(),
-    () => rtp.close(),
-  );
-  const pp = await phone.bind();
-  const pr = await rtp.bind();
-  phone.setRemote({ address: '127.0.0.1', port: pr });
-  rtp.setRemote({ address: '127.0.0.1', port: pp });
-  phone.start();
-  rtp.start();
-  return { phone, rtp, loud: () => loud };
 }
 
 async function setup(name: string) {
@@ -148,7 +94,7 @@ async function setup(name: string) {
   cleanup.push(() => stack.close());
   const ours = (await stack.listen()).udp!;
   const ports = new RtpPortAllocator(30000 + 2 * Math.floor(Math.random() * 4000), 39999);
-  const callerSide = await caller(ports);
+  const callerSide = await joinedCaller(ports, cleanup);
   const gone = new AbortController();
   const media = { suspend: 0, resume: 0 };
   const ctx: TransferContext = {

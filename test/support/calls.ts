@@ -345,11 +345,15 @@ export function sipp(args: string[]): Peer {
 
 export const haveSipp = (): boolean => spawnSync('sh', ['-c', 'command -v sipp']).status === 0;
 
-const SCENARIOS = fileURLToPath(new URL('../interop/calls/', import.meta.url));
+const INTEROP = fileURLToPath(new URL('../interop/', import.meta.url));
 
-/** A scenario of test/interop/calls with its __NAMES__ filled in, written to a temp file. */
-export function scenarioFile(name: string, vars: Record<string, string | number>): string {
-  let text = readFileSync(`${SCENARIOS}${name}`, 'utf8');
+/** A scenario of test/interop/calls (or /transfers) with its __NAMES__ filled in, written to a temp file. */
+export function scenarioFile(
+  name: string,
+  vars: Record<string, string | number> = {},
+  folder: 'calls' | 'transfers' = 'calls',
+): string {
+  let text = readFileSync(`${INTEROP}${folder}/${name}`, 'utf8');
   for (const [k, v] of Object.entries(vars)) text = text.replaceAll(`__${k}__`, String(v));
   const missing = /__[A-Z_]+__/.exec(text.replace(/<!--[\s\S]*?-->/g, ''));
   if (missing) throw new Error(`${name}: ${missing[0]} not filled in`);
