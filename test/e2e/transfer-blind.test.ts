@@ -8,7 +8,6 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/shared/clock.js';
-import type { CallTable } from '../../src/store/schema.js';
 import { G711Codec } from '../../src/telephony/media/codecs/g711.js';
 import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
 import { RtpSession } from '../../src/telephony/media/rtp-session.js';
@@ -16,59 +15,24 @@ import { SipStack } from '../../src/telephony/sip/stack.js';
 import { UacLeg } from '../../src/telephony/sip/uac-leg.js';
 import { createTransferer } from '../../src/telephony/calls/transfer.js';
 import type { TransferContext } from '../../src/telephony/calls/transfer-context.js';
-import { startTestApi, type TestApi } from '../support/api.js';
-import { createProject, registerNumber } from '../support/fixtures.js';
-import { storeKinds } from '../support/stores.js';
+import { OUR_NUMBER, transferWorld, type Cleanup } from '../support/transfer-peers.js';
 import { freeUdpPort, have, run, until } from '../interop/media-harness.js';
 
 const peerTest = have('sipp') || process.env.CI ? it : it.skip;
 const SCENARIO = fileURLToPath(new URL('../interop/transfers/refer-uas.xml', import.meta.url));
-const OUR_NUMBER = '+14155550100';
 
-const cleanup: Array<() => Promise<unknown>> = [];
+const cleanup: Cleanup = [];
 afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c().catch(() => undefined);
 });
 
-async function world(): Promise<{ t: TestApi; call: CallTable }> {
-  const t = await startTestApi(storeKinds()[0]!);
-  cleanup.push(() => t.close());
-  const projectId = await createProject(t);
-  const { numberId, trunkId } = await registerNumber(t, t.workspaceId, projectId, OUR_NUMBER);
-  await t.store.db
-    .updateTable('sip_trunks')
-    .set({ termination_uri: 'sip:carrier.example.test' })
-    .where('id', '=', trunkId)
-    .execute();
-  const now = new Date(t.clock.now()).toISOString();
-  const call: CallTable = {
-    id: t.deps.newId(),
-    workspace_id: t.workspaceId,
-    project_id: projectId,
-    workflow_id: null,
-    workflow_version: null,
-    session_id: null,
-    phone_number_id: numberId,
-    direction: 'outbound',
-    status: 'in_progress',
-    from_number: OUR_NUMBER,
-    to_number: '+4930123456',
-    duration_seconds: null,
-    hangup_reason: null,
-    metadata: '{}',
-    variables: '{}',
-    sip_call_id: null,
-    started_at: now,
-    ended_at: null,
-    created_at: now,
-    updated_at: now,
-  };
-  return { t, call };
-}
-
 describe('e2e: blind transfer with sipp as the carrier', () => {
   peerTest('REFER accepted, NOTIFY 100 then 200: success, then our BYE', async () => {
-    const { t, call } = await world();
+    const { t, call } = await transferWorld(
+      cleanup,
+      { termination_uri: 'sip:carrier.example.test' },
+      'outbound',
+    );
     const stack = new SipStack({ clock: systemClock, host: '127.0.0.1', port: 0 });
     cleanup.push(() => stack.close());
     const ours = (await stack.listen()).udp!;

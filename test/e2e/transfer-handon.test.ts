@@ -9,22 +9,17 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/shared/clock.js';
-import type { CallTable } from '../../src/store/schema.js';
 import { createTransferer } from '../../src/telephony/calls/transfer.js';
 import type { TransferContext, TransferResult } from '../../src/telephony/calls/transfer-context.js';
 import type { MediaBridge } from '../../src/telephony/media/bridge.js';
 import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
 import type { RtpSession } from '../../src/telephony/media/rtp-session.js';
 import { SipStack } from '../../src/telephony/sip/stack.js';
-import { startTestApi } from '../support/api.js';
 import { scenarioFile } from '../support/calls.js';
-import { createProject, registerNumber } from '../support/fixtures.js';
-import { storeKinds } from '../support/stores.js';
-import { echoingSipp, joinedCaller, tone, type Cleanup } from '../support/transfer-peers.js';
+import { echoingSipp, joinedCaller, tone, transferWorld, type Cleanup } from '../support/transfer-peers.js';
 import { freeUdpPort, have, until } from '../interop/media-harness.js';
 
 const peerTest = have('sipp') || process.env.CI ? it : it.skip;
-const OUR_NUMBER = '+14155550100';
 
 const cleanup: Cleanup = [];
 afterEach(async () => {
@@ -61,29 +56,11 @@ describe('e2e: hand-on by REFER (sipp as the human and as the colleague)', () =>
       colleagueEarly.catch(() => undefined);
 
       // The store: our number's trunk terminates at the human's sipp.
-      const t = await startTestApi(storeKinds()[0]!);
-      cleanup.push(() => t.close());
-      const projectId = await createProject(t);
-      const { numberId, trunkId } = await registerNumber(t, t.workspaceId, projectId, OUR_NUMBER);
-      await t.store.db
-        .updateTable('sip_trunks')
-        .set({ termination_uri: `sip:127.0.0.1:${humanPort}`, transport: 'udp' })
-        .where('id', '=', trunkId)
-        .execute();
-      const now = new Date().toISOString();
-      const call = {
-        id: t.deps.newId(),
-        workspace_id: t.workspaceId,
-        project_id: projectId,
-        phone_number_id: numberId,
-        direction: 'inbound',
-        status: 'in_progress',
-        from_number: '+4930123456',
-        to_number: OUR_NUMBER,
-        started_at: now,
-        created_at: now,
-        updated_at: now,
-      } as CallTable;
+      const { t, call } = await transferWorld(
+        cleanup,
+        { termination_uri: `sip:127.0.0.1:${humanPort}`, transport: 'udp' },
+        'inbound',
+      );
 
       // The caller's phone and our caller session, joined on loopback as the call host has them.
       const ports = new RtpPortAllocator(30000 + 2 * Math.floor(Math.random() * 4000), 39999);

@@ -11,70 +11,24 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EspeakTtsProvider } from '../../src/providers/tts/espeak.js';
 import { systemClock } from '../../src/shared/clock.js';
-import type { CallTable } from '../../src/store/schema.js';
 import { createTransferer } from '../../src/telephony/calls/transfer.js';
 import type { TransferContext, TransferResult } from '../../src/telephony/calls/transfer-context.js';
 import type { MediaBridge } from '../../src/telephony/media/bridge.js';
 import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
 import type { RtpSession } from '../../src/telephony/media/rtp-session.js';
 import { SipStack } from '../../src/telephony/sip/stack.js';
-import { startTestApi, type TestApi } from '../support/api.js';
-import { createProject, registerNumber } from '../support/fixtures.js';
-import { storeKinds } from '../support/stores.js';
-import { echoingSipp, joinedCaller, tone, type Cleanup } from '../support/transfer-peers.js';
+import { echoingSipp, joinedCaller, tone, transferWorld, type Cleanup } from '../support/transfer-peers.js';
 import { freeUdpPort, have, until } from '../interop/media-harness.js';
 
 const peerTest = (have('sipp') && have('espeak-ng')) || process.env.CI ? it : it.skip;
 const scenario = (name: string) =>
   fileURLToPath(new URL(`../interop/transfers/${name}.xml`, import.meta.url));
-const OUR_NUMBER = '+14155550100';
 const TRUNK_PASSWORD = 'Tr4nsfer-secret';
 
 const cleanup: Cleanup = [];
 afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c().catch(() => undefined);
 });
-
-async function world(sippPort: number): Promise<{ t: TestApi; call: CallTable }> {
-  const t = await startTestApi(storeKinds()[0]!);
-  cleanup.push(() => t.close());
-  const projectId = await createProject(t);
-  const { numberId, trunkId } = await registerNumber(t, t.workspaceId, projectId, OUR_NUMBER);
-  await t.store.db
-    .updateTable('sip_trunks')
-    .set({
-      termination_uri: `sip:127.0.0.1:${sippPort}`,
-      transport: 'udp',
-      auth_username: 'acct',
-      auth_password_enc: t.deps.secretBox.seal(TRUNK_PASSWORD),
-    })
-    .where('id', '=', trunkId)
-    .execute();
-  const now = new Date(t.clock.now()).toISOString();
-  const call: CallTable = {
-    id: t.deps.newId(),
-    workspace_id: t.workspaceId,
-    project_id: projectId,
-    workflow_id: null,
-    workflow_version: null,
-    session_id: null,
-    phone_number_id: numberId,
-    direction: 'inbound',
-    status: 'in_progress',
-    from_number: '+4930123456',
-    to_number: OUR_NUMBER,
-    duration_seconds: null,
-    hangup_reason: null,
-    metadata: '{}',
-    variables: '{}',
-    sip_call_id: null,
-    started_at: now,
-    ended_at: null,
-    created_at: now,
-    updated_at: now,
-  };
-  return { t, call };
-}
 
 /** sipp as the human on a port of its own, failing the race when it ends before we are done. */
 async function human(name: string) {
@@ -89,7 +43,15 @@ async function human(name: string) {
 
 async function setup(name: string) {
   const peer = await human(name);
-  const { t, call } = await world(peer.sippPort);
+  const { t, call } = await transferWorld(
+    cleanup,
+    {
+      termination_uri: `sip:127.0.0.1:${peer.sippPort}`,
+      transport: 'udp',
+      auth: { username: 'acct', password: TRUNK_PASSWORD },
+    },
+    'inbound',
+  );
   const stack = new SipStack({ clock: systemClock, host: '127.0.0.1', port: 0 });
   cleanup.push(() => stack.close());
   const ours = (await stack.listen()).udp!;
