@@ -1,14 +1,23 @@
 // What both legs do the same way inside a dialog: send a request in a client transaction (over TCP
 // when it is too large for UDP and the peer takes TCP, RFC 3261 18.1.1), ACK every 2xx to a
 // re-INVITE of ours (13.2.2.4), and resend our 2xx to the far end's re-INVITE until its ACK
-// comes (13.3.1.4 applies to re-INVITEs as well as to the INVITE that made the dialog).
+// comes (13.3.1.4 applies to re-INVITEs as well as to the INVITE that made the dialog). LegDialog
+// is the whole in-dialog half of a leg, UacLeg's and UasLeg's alike.
 import type { Clock } from '../../shared/clock.js';
 import type { Dialog } from './dialog/dialog.js';
-import { receiveInDialog } from './dialog/dialog.js';
+import { receiveInDialog, requestInDialog, responseInDialog } from './dialog/dialog.js';
 import type { HeaderInit } from './message/build.js';
 import { createReply } from './message/build.js';
 import type { SipRequest, SipResponse } from './message/types.js';
-import type { Respond } from './dialog-requests.js';
+import {
+  DialogGoneError,
+  InDialogTimeoutError,
+  TAKES_CONTACT,
+  type DialogRequests,
+  type InDialogHandler,
+  type InDialogSend,
+  type Respond,
+} from './dialog-requests.js';
 import type { ServerTransaction } from './transaction/server.js';
 import type { SipStack } from './stack.js';
 import { Retransmit2xx } from './transaction/retransmit-2xx.js';
@@ -157,4 +166,161 @@ export function answerInDialog(
     if (target && now && now.state !== 'terminated') dialog.set({ ...now, remoteTarget: target });
     reinvites.answered(req, res, tx.destination);
   };
+}
+
+export interface LegDialogOptions {
+  readonly stack: SipStack;
+  /** Branches (z9hG4bK + id) for the UDP resend of a request that went over TCP first. */
+  readonly newId: () => string;
+  /** The peer takes TCP: large in-dialog requests go over TCP first (RFC 3261 18.1.1). */
+  readonly largeRequestsOverTcp?: boolean;
+  /** Our 2xx responses to the far end's re-INVITEs, resent until their ACKs. */
+  readonly reinvites: ReinviteAnswers;
+  /** A top Via with a new branch for a request of ours. */
+  readonly via: () => string;
+  /** Where a request of ours in the dialog goes. */
+  readonly destination: (req: SipRequest) => Destination;
+  /** Our Contact, for the requests that carry one (TAKES_CONTACT); none yet: left out. */
+  readonly contact: () => string | undefined;
+  /** An ACK that is not for a 2xx of ours to a re-INVITE (a UAS: the ACK for its first 2xx). */
+  readonly onAck?: (ack: SipRequest) => void;
+  /** The dialog is over, by our BYE or theirs: the leg stops what it resends itself. */
+  readonly onEnd?: () => void;
+  /** The far end hung up; its BYE was answered 200. */
+  readonly onBye: () => void;
+}
+
+/**
+ * The in-dialog half of a call leg, the same for both: our requests (resolved with their final
+ * response; every 2xx to our re-INVITE gets the ACK), our BYE (also, best effort, on a dialog a
+ * 408/481 ended, 12.2.1.2: RFC 4028 10 asks for one then), and the far end's requests: its ACKs,
+ * its BYE, and the rest checked (CSeq, target refresh) and handed to the owner's handler, else
+ * answered 200 (INFO, OPTIONS), 488 (an offer we cannot take) or 501.
+ */
+export class LegDialog implements DialogRequests {
+  private dialog?: Dialog;
+  /** We sent BYE or got one; a dialog a 408/481 ended still gets our BYE (RFC 4028 10). */
+  private hungUp = false;
+  private handler?: InDialogHandler;
+  private unregister?: () => void;
+
+  constructor(private readonly o: LegDialogOptions) {}
+
+  /** The dialog is established: its requests reach this leg from now on. */
+  open(dialog: Dialog): void {
+    this.dialog = dialog;
+    this.unregister = this.o.stack.registerDialog(dialog.id, (req, tx) => this.receive(req, tx));
+  }
+
+  /** Whether a dialog was ever opened (it may have ended since). */
+  get opened(): boolean {
+    return this.dialog !== undefined;
+  }
+
+  onRequest(handler: InDialogHandler | undefined): void {
+    this.handler = handler;
+  }
+
+  sendInDialog(method: string, options: InDialogSend = {}): Promise<SipResponse> {
+    if (!this.dialog || this.dialog.state === 'terminated') return Promise.reject(new DialogGoneError());
+    const contact = TAKES_CONTACT.has(method) ? this.o.contact() : undefined;
+    const { request, dialog } = requestInDialog(this.dialog, {
+      method,
+      via: this.o.via(),
+      ...(contact ? { contact } : {}),
+      ...(options.headers ? { headers: options.headers } : {}),
+      ...(options.body !== undefined ? { body: options.body } : {}),
+    });
+    this.dialog = dialog;
+    const to = this.o.destination(request);
+    let ack: SipRequest | undefined;
+    let settled = false;
+    return new Promise((resolve, reject) => {
+      sendInDialogRequest(
+        this.o.stack,
+        request,
+        to,
+        {
+          onResponse: (res) => {
+            if (res.status < 200) return;
+            if (method === 'INVITE' && res.status < 300 && this.dialog) {
+              // Every 2xx to our re-INVITE (retransmissions too) gets the ACK (RFC 3261 13.2.2.4).
+              if (!ack) {
+                if (this.dialog.state !== 'terminated')
+                  this.dialog = responseInDialog(this.dialog, request, res);
+                ack = requestInDialog(this.dialog, {
+                  method: 'ACK',
+                  via: this.o.via(),
+                  cseq: request.cseq.seq,
+                }).request;
+              }
+              this.o.stack.send(ack, this.o.destination(ack));
+            } else if (!settled && this.dialog && this.dialog.state !== 'terminated') {
+              this.dialog = responseInDialog(this.dialog, request, res);
+            }
+            if (settled) return;
+            settled = true;
+            resolve(res);
+          },
+          onFailure: () => reject(new InDialogTimeoutError(method)),
+        },
+        this.sendOptions(),
+      );
+    });
+  }
+
+  /** BYE, also (best effort) on a dialog a 408/481 ended (12.2.1.2): RFC 4028 10 asks for one then. */
+  bye(): void {
+    if (!this.dialog || this.hungUp) return;
+    this.hungUp = true;
+    const { request, dialog } = requestInDialog(this.dialog, { method: 'BYE', via: this.o.via() });
+    this.dialog = { ...dialog, state: 'terminated' };
+    this.o.onEnd?.();
+    this.o.reinvites.stop();
+    this.unregister?.();
+    sendInDialogRequest(
+      this.o.stack,
+      request,
+      this.o.destination(request),
+      { onResponse: () => undefined, onFailure: () => undefined },
+      this.sendOptions(),
+    );
+  }
+
+  private sendOptions(): InDialogSendOptions {
+    return {
+      largeRequestsOverTcp: this.o.largeRequestsOverTcp === true,
+      newBranch: () => `z9hG4bK${this.o.newId()}`,
+    };
+  }
+
+  private receive(req: SipRequest, tx: ServerTransaction | undefined): void {
+    if (req.method === 'ACK') {
+      // For a 2xx of ours to the far end's re-INVITE, else the leg's own.
+      if (!this.o.reinvites.ack(req)) this.o.onAck?.(req);
+      return;
+    }
+    if (!tx) return;
+    if (req.method === 'BYE') {
+      tx.respond(createReply(req, 200, 'OK'));
+      this.hungUp = true;
+      this.o.onEnd?.();
+      this.o.reinvites.stop();
+      this.dialog = this.dialog && { ...this.dialog, state: 'terminated' };
+      this.unregister?.();
+      this.o.onBye();
+      return;
+    }
+    const respond = answerInDialog(req, tx, this.o.reinvites, {
+      get: () => this.dialog,
+      set: (d) => (this.dialog = d),
+    });
+    if (!respond) return;
+    if (this.handler?.(req, respond)) return;
+    // Without an owner's handler: INFO and OPTIONS are fine, an offer we cannot take is 488.
+    const ok = req.method === 'INFO' || req.method === 'OPTIONS';
+    if (ok) return respond(200, 'OK');
+    if (req.method === 'INVITE' || req.method === 'UPDATE') return respond(488, 'Not Acceptable Here');
+    respond(501, 'Not Implemented');
+  }
 }

@@ -6,24 +6,16 @@
 // dialog; a 2xx the owner gives the far end's re-INVITE is resent until its ACK (13.3.1.4).
 import { isIP } from 'node:net';
 import { retryWithCredentials, withFreshCredentials } from './auth-retry.js';
-import type { Dialog } from './dialog/dialog.js';
-import { dialogFromUac, isDialog, requestInDialog, responseInDialog } from './dialog/dialog.js';
+import { dialogFromUac, isDialog, requestInDialog } from './dialog/dialog.js';
 import { DigestClient } from './digest.js';
 import { MAX_422_RETRIES, retryAfter422 } from './extensions/session-timer.js';
 import { cancelOf } from './next-attempt.js';
-import { createReply, createRequest } from './message/build.js';
+import { createRequest } from './message/build.js';
 import type { HeaderInit } from './message/build.js';
 import { formatVia } from './message/headers.js';
 import type { SipRequest, SipResponse } from './message/types.js';
-import {
-  DialogGoneError,
-  InDialogTimeoutError,
-  TAKES_CONTACT,
-  type DialogRequests,
-  type InDialogHandler,
-  type InDialogSend,
-} from './dialog-requests.js';
-import { ReinviteAnswers, answerInDialog, sendInDialogRequest } from './in-dialog.js';
+import type { DialogRequests, InDialogHandler, InDialogSend } from './dialog-requests.js';
+import { LegDialog, ReinviteAnswers } from './in-dialog.js';
 import type { SipStack } from './stack.js';
 import type { Destination, TransportName } from './transaction/types.js';
 import type { ResolveTarget } from './transport/resolve.js';
@@ -87,7 +79,7 @@ export interface UacLegOptions {
 export class UacLeg implements DialogRequests {
   private request?: SipRequest;
   private destination?: Destination;
-  private dialog?: Dialog;
+  private readonly dialog: LegDialog;
   private ack?: SipRequest;
   private provisionalSeen = false;
   private finalSeen = false;
@@ -96,11 +88,7 @@ export class UacLeg implements DialogRequests {
   /** The 401/407 we answered: a later attempt (after a 422) answers it again with a fresh count. */
   private challenged?: SipResponse;
   private retries422 = 0;
-  /** We sent BYE or got one; a dialog a 408/481 ended still gets our BYE (RFC 4028 10). */
-  private hungUp = false;
-  private unregister?: () => void;
   private events?: LegEvents;
-  private handler?: InDialogHandler;
   private contact?: string;
   /** Destinations still to try (RFC 3263 4.3), and whether the current attempt drew any response. */
   private fallbacks: Destination[] = [];
@@ -119,6 +107,16 @@ export class UacLeg implements DialogRequests {
         this.bye();
         this.events?.bye();
       },
+    });
+    this.dialog = new LegDialog({
+      stack: o.stack,
+      newId: o.newId,
+      largeRequestsOverTcp: o.largeRequestsOverTcp,
+      reinvites: this.reinvites,
+      via: () => this.via(),
+      destination: (req) => this.nextHop(req),
+      contact: () => this.contact,
+      onBye: () => this.events?.bye(),
     });
   }
 
@@ -223,12 +221,11 @@ export class UacLeg implements DialogRequests {
     }
     if (res.status < 300) {
       // Every 2xx (retransmissions too) gets the ACK; only the first makes the dialog.
-      if (!this.dialog) {
+      if (!this.dialog.opened) {
         const d = dialogFromUac(req, res);
         if (!isDialog(d)) return this.failed(new Error(d.reason));
         this.ack = requestInDialog(d, { method: 'ACK', via: this.via(), cseq: req.cseq.seq }).request;
-        this.dialog = d;
-        this.unregister = this.o.stack.registerDialog(d.id, (r, tx) => this.inDialog(r, tx));
+        this.dialog.open(d);
         this.o.on2xx?.(res);
       }
       this.o.stack.send(this.ack!, this.nextHop(this.ack!));
@@ -286,109 +283,20 @@ export class UacLeg implements DialogRequests {
   }
 
   onRequest(handler: InDialogHandler | undefined): void {
-    this.handler = handler;
+    this.dialog.onRequest(handler);
   }
 
   sendInDialog(method: string, options: InDialogSend = {}): Promise<SipResponse> {
-    if (!this.dialog || this.dialog.state === 'terminated') return Promise.reject(new DialogGoneError());
-    const { request, dialog } = requestInDialog(this.dialog, {
-      method,
-      via: this.via(),
-      ...(TAKES_CONTACT.has(method) && this.contact ? { contact: this.contact } : {}),
-      ...(options.headers ? { headers: options.headers } : {}),
-      ...(options.body !== undefined ? { body: options.body } : {}),
-    });
-    this.dialog = dialog;
-    let ack: SipRequest | undefined;
-    let settled = false;
-    return new Promise((resolve, reject) => {
-      sendInDialogRequest(
-        this.o.stack,
-        request,
-        this.nextHop(request),
-        {
-          onResponse: (res) => {
-            if (res.status < 200) return;
-            if (method === 'INVITE' && res.status < 300 && this.dialog) {
-              // Every 2xx to our re-INVITE (retransmissions too) gets the ACK (RFC 3261 13.2.2.4).
-              if (!ack) {
-                if (this.dialog.state !== 'terminated')
-                  this.dialog = responseInDialog(this.dialog, request, res);
-                ack = requestInDialog(this.dialog, {
-                  method: 'ACK',
-                  via: this.via(),
-                  cseq: request.cseq.seq,
-                }).request;
-              }
-              this.o.stack.send(ack, this.nextHop(ack));
-            } else if (!settled && this.dialog && this.dialog.state !== 'terminated') {
-              this.dialog = responseInDialog(this.dialog, request, res);
-            }
-            if (settled) return;
-            settled = true;
-            resolve(res);
-          },
-          onFailure: () => reject(new InDialogTimeoutError(method)),
-        },
-        this.sendOptions(),
-      );
-    });
-  }
-
-  private sendOptions() {
-    return {
-      largeRequestsOverTcp: this.o.largeRequestsOverTcp === true,
-      newBranch: () => `z9hG4bK${this.o.newId()}`,
-    };
+    return this.dialog.sendInDialog(method, options);
   }
 
   /** BYE, also (best effort) on a dialog a 408/481 ended (12.2.1.2): RFC 4028 10 asks for one then. */
   bye(): void {
-    if (!this.dialog || this.hungUp) return;
-    this.hungUp = true;
-    const { request, dialog } = requestInDialog(this.dialog, { method: 'BYE', via: this.via() });
-    this.dialog = { ...dialog, state: 'terminated' };
-    this.reinvites.stop();
-    this.unregister?.();
-    sendInDialogRequest(
-      this.o.stack,
-      request,
-      this.nextHop(request),
-      { onResponse: () => undefined, onFailure: () => undefined },
-      this.sendOptions(),
-    );
+    this.dialog.bye();
   }
 
   /** In-dialog requests follow the route set or the remote target (RFC 3261 12.2.1.1), not the first target. */
   private nextHop(req: SipRequest): Destination {
     return requestDestination(req) ?? this.destination!;
-  }
-
-  private inDialog(req: SipRequest, tx: Parameters<Parameters<SipStack['registerDialog']>[1]>[1]): void {
-    if (!tx) {
-      // The far end's ACK: it acknowledges our 2xx to its re-INVITE, if any.
-      if (req.method === 'ACK') this.reinvites.ack(req);
-      return;
-    }
-    if (req.method === 'BYE') {
-      tx.respond(createReply(req, 200, 'OK'));
-      this.hungUp = true;
-      this.reinvites.stop();
-      this.dialog = this.dialog && { ...this.dialog, state: 'terminated' };
-      this.unregister?.();
-      this.events?.bye();
-      return;
-    }
-    const respond = answerInDialog(req, tx, this.reinvites, {
-      get: () => this.dialog,
-      set: (d) => (this.dialog = d),
-    });
-    if (!respond) return;
-    if (this.handler?.(req, respond)) return;
-    // Without an owner's handler: INFO and OPTIONS are fine, an offer we cannot take is 488.
-    const ok = req.method === 'INFO' || req.method === 'OPTIONS';
-    if (ok) return respond(200, 'OK');
-    if (req.method === 'INVITE' || req.method === 'UPDATE') return respond(488, 'Not Acceptable Here');
-    respond(501, 'Not Implemented');
   }
 }

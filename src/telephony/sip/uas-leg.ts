@@ -2,20 +2,12 @@
 // with SDP (the 2xx resent until the ACK, RFC 3261 13.3.1.4, and so is a 2xx the owner gives a
 // re-INVITE), reject, hang up, and hear the caller's CANCEL or BYE.
 import type { Clock } from '../../shared/clock.js';
-import type { Dialog } from './dialog/dialog.js';
-import { dialogFromUas, isDialog, requestInDialog, responseInDialog } from './dialog/dialog.js';
+import { dialogFromUas, isDialog } from './dialog/dialog.js';
 import { createReply } from './message/build.js';
 import type { HeaderInit } from './message/build.js';
 import type { SipRequest, SipResponse } from './message/types.js';
-import {
-  DialogGoneError,
-  InDialogTimeoutError,
-  TAKES_CONTACT,
-  type DialogRequests,
-  type InDialogHandler,
-  type InDialogSend,
-} from './dialog-requests.js';
-import { ReinviteAnswers, answerInDialog, sendInDialogRequest } from './in-dialog.js';
+import type { DialogRequests, InDialogHandler, InDialogSend } from './dialog-requests.js';
+import { LegDialog, ReinviteAnswers } from './in-dialog.js';
 import type { SipStack } from './stack.js';
 import type { ServerTransaction } from './transaction/server.js';
 import { Retransmit2xx } from './transaction/retransmit-2xx.js';
@@ -53,14 +45,10 @@ export interface UasLegOptions {
 
 export class UasLeg implements DialogRequests {
   private readonly tag: string;
-  private dialog?: Dialog;
+  private readonly dialog: LegDialog;
   private resender?: Retransmit2xx;
-  private unregister?: () => void;
   private readonly stopCancel: () => void;
   private finished = false;
-  /** We sent BYE or got one; a dialog a 408/481 ended still gets our BYE (RFC 4028 10). */
-  private hungUp = false;
-  private handler?: InDialogHandler;
   private readonly reinvites: ReinviteAnswers;
   acked = false;
 
@@ -76,6 +64,24 @@ export class UasLeg implements DialogRequests {
       timers: o.stack.timers,
       send: (res, to) => void this.o.stack.send(res, to),
       onNoAck: () => this.events.ackTimeout(),
+    });
+    this.dialog = new LegDialog({
+      stack: o.stack,
+      newId: o.newId,
+      largeRequestsOverTcp: o.largeRequestsOverTcp,
+      reinvites: this.reinvites,
+      via: () => this.via(),
+      destination: (req) => this.inDialogDestination(req),
+      contact: () => this.o.contact,
+      onAck: (ack) => {
+        if (ack.cseq.seq !== this.request.cseq.seq) return; // a late copy of a re-INVITE's ACK
+        const first = !this.acked;
+        this.acked = true;
+        this.resender?.ack();
+        if (first) this.events.acked?.(ack);
+      },
+      onEnd: () => this.resender?.ack(),
+      onBye: () => this.events.bye(),
     });
     this.stopCancel = o.stack.onCancel(tx, () => {
       this.finished = true;
@@ -114,8 +120,7 @@ export class UasLeg implements DialogRequests {
       this.tx.respond(this.reply(400, d.reason));
       return;
     }
-    this.dialog = d;
-    this.unregister = this.o.stack.registerDialog(d.id, (req, tx) => this.inDialog(req, tx));
+    this.dialog.open(d);
     this.tx.respond(ok);
     // The transaction ends with the 2xx (RFC 6026); resending it until the ACK is ours.
     this.resender = new Retransmit2xx(ok, this.tx.destination, {
@@ -160,112 +165,15 @@ export class UasLeg implements DialogRequests {
   }
 
   onRequest(handler: InDialogHandler | undefined): void {
-    this.handler = handler;
+    this.dialog.onRequest(handler);
   }
 
   sendInDialog(method: string, options: InDialogSend = {}): Promise<SipResponse> {
-    if (!this.dialog || this.dialog.state === 'terminated') return Promise.reject(new DialogGoneError());
-    const { request, dialog } = requestInDialog(this.dialog, {
-      method,
-      via: this.via(),
-      ...(TAKES_CONTACT.has(method) ? { contact: this.o.contact } : {}),
-      ...(options.headers ? { headers: options.headers } : {}),
-      ...(options.body !== undefined ? { body: options.body } : {}),
-    });
-    this.dialog = dialog;
-    const to = this.inDialogDestination(request);
-    let ack: SipRequest | undefined;
-    let settled = false;
-    return new Promise((resolve, reject) => {
-      sendInDialogRequest(
-        this.o.stack,
-        request,
-        to,
-        {
-          onResponse: (res) => {
-            if (res.status < 200) return;
-            if (method === 'INVITE' && res.status < 300 && this.dialog) {
-              // Every 2xx to our re-INVITE (retransmissions too) gets the ACK (RFC 3261 13.2.2.4).
-              if (!ack) {
-                if (this.dialog.state !== 'terminated')
-                  this.dialog = responseInDialog(this.dialog, request, res);
-                ack = requestInDialog(this.dialog, {
-                  method: 'ACK',
-                  via: this.via(),
-                  cseq: request.cseq.seq,
-                }).request;
-              }
-              this.o.stack.send(ack, this.inDialogDestination(ack));
-            } else if (!settled && this.dialog && this.dialog.state !== 'terminated') {
-              this.dialog = responseInDialog(this.dialog, request, res);
-            }
-            if (settled) return;
-            settled = true;
-            resolve(res);
-          },
-          onFailure: () => reject(new InDialogTimeoutError(method)),
-        },
-        this.sendOptions(),
-      );
-    });
-  }
-
-  private sendOptions() {
-    return {
-      largeRequestsOverTcp: this.o.largeRequestsOverTcp === true,
-      newBranch: () => `z9hG4bK${this.o.newId()}`,
-    };
+    return this.dialog.sendInDialog(method, options);
   }
 
   /** BYE, also (best effort) on a dialog a 408/481 ended (12.2.1.2): RFC 4028 10 asks for one then. */
   bye(): void {
-    if (!this.dialog || this.hungUp) return;
-    this.hungUp = true;
-    const { request, dialog } = requestInDialog(this.dialog, { method: 'BYE', via: this.via() });
-    this.dialog = { ...dialog, state: 'terminated' };
-    this.resender?.ack();
-    this.reinvites.stop();
-    this.unregister?.();
-    const to = this.inDialogDestination(request);
-    sendInDialogRequest(
-      this.o.stack,
-      request,
-      to,
-      { onResponse: () => undefined, onFailure: () => undefined },
-      this.sendOptions(),
-    );
-  }
-
-  private inDialog(req: SipRequest, tx: ServerTransaction | undefined): void {
-    if (req.method === 'ACK') {
-      if (this.reinvites.ack(req)) return;
-      if (req.cseq.seq !== this.request.cseq.seq) return; // a late copy of a re-INVITE's ACK
-      const first = !this.acked;
-      this.acked = true;
-      this.resender?.ack();
-      if (first) this.events.acked?.(req);
-      return;
-    }
-    if (!tx) return;
-    if (req.method === 'BYE') {
-      tx.respond(createReply(req, 200, 'OK'));
-      this.hungUp = true;
-      this.resender?.ack();
-      this.reinvites.stop();
-      this.dialog = this.dialog && { ...this.dialog, state: 'terminated' };
-      this.unregister?.();
-      this.events.bye();
-      return;
-    }
-    const respond = answerInDialog(req, tx, this.reinvites, {
-      get: () => this.dialog,
-      set: (d) => (this.dialog = d),
-    });
-    if (!respond) return;
-    if (this.handler?.(req, respond)) return;
-    const ok = req.method === 'INFO' || req.method === 'OPTIONS';
-    if (ok) return respond(200, 'OK');
-    if (req.method === 'INVITE' || req.method === 'UPDATE') return respond(488, 'Not Acceptable Here');
-    respond(501, 'Not Implemented');
+    this.dialog.bye();
   }
 }
