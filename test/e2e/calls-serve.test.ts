@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { startService } from '../../src/main.js';
 import { openConfiguredStore } from '../../src/store/configured-store.js';
-import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/calls.js';
+import { asCallTable, freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/calls.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
 
@@ -155,7 +155,7 @@ describe('e2e: switchboard serve takes calls', () => {
 
         // A crash with a call up: its row stays in_progress, its session active.
         const { store } = await openConfiguredStore(config);
-        const done = await store.db.selectFrom('calls').selectAll().executeTakeFirstOrThrow();
+        const done = asCallTable(await store.db.selectFrom('calls').selectAll().executeTakeFirstOrThrow());
         const staleId = `${done.id.slice(0, -4)}beef`;
         await store.db
           .insertInto('calls')

@@ -81,9 +81,16 @@ export function invite(w: CallWorld, overrides: Partial<InboundInvite> = {}): In
 }
 
 export async function callRow(t: TestApi, id: string): Promise<CallTable> {
-  const row = await t.store.db.selectFrom('calls').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-  // The row as CallTable types it: without the store-kept api_json (migration 005), so a test may
-  // insert a copy of it.
+  return asCallTable(
+    await t.store.db.selectFrom('calls').selectAll().where('id', '=', id).executeTakeFirstOrThrow(),
+  );
+}
+
+/**
+ * A selected call row as CallTable types it: without the store-kept api_json (migration 005,
+ * which `select *` returns too), so a test may insert a copy of it.
+ */
+export function asCallTable(row: CallTable): CallTable {
   const { api_json: _rendered, ...call } = row as CallTable & { api_json?: string };
   return call;
 }
