@@ -214,8 +214,16 @@ export class WebhookWorker {
     return this.pumped;
   }
 
+  /**
+   * Rows the next claim may take: up to twice the concurrency held (sending or buffered), not
+   * counting rows buffered past the first batch of their endpoint's cap (EndpointSlots).
+   */
+  private room(): number {
+    return 2 * this.concurrency - this.sending - this.buffer.length + this.slots.beyondFirstBatch;
+  }
+
   private async claimIntoBuffer(): Promise<void> {
-    const room = 2 * this.concurrency - this.sending - this.buffer.length;
+    const room = this.room();
     // A full buffer is not an empty queue: keep claiming as slots free up.
     let full = room <= 0;
     try {
@@ -277,7 +285,7 @@ export class WebhookWorker {
       void this.track(c);
     }
     if (stale) this.handBack(stale);
-    if (!this.drained && this.sending + this.buffer.length - blocked <= this.concurrency) {
+    if (!this.drained && this.sending + this.buffer.length - blocked <= this.concurrency && this.room() > 0) {
       void this.pump();
     }
   }

@@ -55,4 +55,19 @@ describe('EndpointSlots', () => {
     expect([slots.drop('a'), slots.drop('a'), slots.drop('a')]).toEqual([false, false, false]);
     expect(slots.drop('a')).toBe(true); // 2 held: two batches free
   });
+
+  it('counts the rows each endpoint has buffered past one batch of its cap', () => {
+    const slots = new EndpointSlots(2);
+    for (let i = 0; i < 6; i++) slots.hold('a'); // 6 buffered: 4 past the first batch
+    slots.hold('b');
+    expect(slots.beyondFirstBatch).toBe(4);
+    const sent = [slots.startSending('a'), slots.startSending('a')]; // 4 buffered
+    expect(slots.beyondFirstBatch).toBe(2);
+    sent[0]!(); // finished: one more not sending until it is dropped
+    expect(slots.beyondFirstBatch).toBe(3);
+    slots.drop('a');
+    expect(slots.beyondFirstBatch).toBe(2);
+    for (let i = 0; i < 5; i++) slots.drop('a');
+    expect(slots.beyondFirstBatch).toBe(0);
+  });
 });

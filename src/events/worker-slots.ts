@@ -7,7 +7,8 @@
  * Rows of one endpoint a worker holds at most, in multiples of its cap in flight: the cap sending
  * and two batches of it buffered behind them. A buffered row waits at most two rounds of its
  * endpoint's attempts: 20 s for a receiver that hangs every attempt, inside the half lease (30 s)
- * after which a row is handed back unsent.
+ * after which a row is handed back unsent. Only the first buffered batch takes the worker's room
+ * for claimed rows (see `beyondFirstBatch`).
  */
 export const HELD_PER_CAP = 3;
 
@@ -21,6 +22,8 @@ export class EndpointSlots {
   readonly allowance: number;
   /** A cut-short endpoint is claimed for again once it holds this many rows or fewer. */
   private readonly reclaimAt: number;
+  /** Sum over endpoints of the buffered rows past their first batch. */
+  private beyond = 0;
 
   /**
    * `perEndpoint`: attempts in flight to one endpoint at most. `claimBatches`: how many batches of
@@ -34,11 +37,28 @@ export class EndpointSlots {
     this.reclaimAt = this.allowance - claimBatches * perEndpoint;
   }
 
+  /**
+   * Rows buffered past one batch of their endpoint's cap, all endpoints together. The worker does
+   * not count them against its room for claimed rows: endpoints at their cap then take at most one
+   * batch each of that room, and since their caps together fit in the worker's concurrency, rows
+   * they hold can never fill the room while send slots are idle and other endpoints have rows due.
+   */
+  get beyondFirstBatch(): number {
+    return this.beyond;
+  }
+
   /** A claimed row of `endpointId` is now held. */
   hold(endpointId: string): void {
     const h = this.held.get(endpointId);
-    if (h) h.held++;
+    if (h) this.change(h, () => h.held++);
     else this.held.set(endpointId, { held: 1, sending: 0 });
+  }
+
+  private change(h: { held: number; sending: number }, mutate: () => void): void {
+    const past = (): number => Math.max(0, h.held - h.sending - this.perEndpoint);
+    this.beyond -= past();
+    mutate();
+    this.beyond += past();
   }
 
   /**
@@ -48,7 +68,8 @@ export class EndpointSlots {
   drop(endpointId: string): boolean {
     const h = this.held.get(endpointId);
     if (!h) return false;
-    if (--h.held <= 0) this.held.delete(endpointId);
+    this.change(h, () => h.held--);
+    if (h.held <= 0) this.held.delete(endpointId);
     // Claim again for it once a batch's worth of its allowance is free, not for every single slot.
     if (this.limited.has(endpointId) && h.held <= this.reclaimAt) {
       this.limited.delete(endpointId);
@@ -65,9 +86,9 @@ export class EndpointSlots {
   /** A held row starts sending; the returned function ends that (call it once). */
   startSending(endpointId: string): () => void {
     const h = this.held.get(endpointId);
-    if (h) h.sending++;
+    if (h) this.change(h, () => h.sending++);
     return () => {
-      if (h) h.sending--;
+      if (h) this.change(h, () => h.sending--);
     };
   }
 
