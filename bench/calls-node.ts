@@ -1,0 +1,123 @@
+// The calls benchmark's target (calls.bench.ts): the node the service runs (TelephonyNode and
+// SessionHost on a SQLite file in WAL mode, the API beside them), with a project, a published
+// speak + dtmf + hangup workflow, a trunk and our number routed to it, set up through the API.
+import path from 'node:path';
+import { buildApp } from '../src/api/app.js';
+import { MemoryRateLimiter } from '../src/api/rate-limit/rate-limiter.js';
+import { loadConfig } from '../src/config/config.js';
+import type { ServiceDeps } from '../src/modules/context.js';
+import { SessionHost } from '../src/modules/sessions/session-host.js';
+import { createWorkspace } from '../src/modules/workspaces/workspaces.service.js';
+import { createLlmRegistry } from '../src/providers/llm/registry.js';
+import { systemClock } from '../src/shared/clock.js';
+import { newId } from '../src/shared/ids.js';
+import { silentLogger } from '../src/shared/logger.js';
+import { SecretBox } from '../src/shared/secret-box.js';
+import { deriveServerKeys } from '../src/shared/server-key.js';
+import { migrateToLatest, openStore } from '../src/store/database.js';
+import { TelephonyNode } from '../src/telephony/calls/telephony-node.js';
+import { DIALLED } from './calls-scenarios.js';
+
+/** Speak, collect one digit, say which branch, hang up. */
+const WORKFLOW = {
+  nodes: [
+    { id: 'start', type: 'start', config: {} },
+    {
+      id: 'ask',
+      type: 'dtmf',
+      config: {
+        prompt: 'Welcome. Press 1 for sales.',
+        num_digits: 1,
+        timeout_seconds: 30,
+        save_to_variable: 'choice',
+      },
+    },
+    { id: 'thanks', type: 'speak', config: { text: 'Thank you.' } },
+    { id: 'bye', type: 'hangup', config: {} },
+  ],
+  edges: [
+    { source: 'start', target: 'ask' },
+    { source: 'ask', source_handle: 'success', target: 'thanks' },
+    { source: 'ask', source_handle: 'timeout', target: 'bye' },
+    { source: 'thanks', target: 'bye' },
+  ],
+};
+
+export async function startNode(dataDir: string) {
+  const store = await openStore({ sqlitePath: path.join(dataDir, 'switchboard.db') });
+  await migrateToLatest(store.db);
+  const config = loadConfig({
+    PUBLIC_BASE_URL: 'http://localhost:8080',
+    RATE_LIMIT_PER_MINUTE: '100000',
+    SIP_HOST: '127.0.0.1',
+    SIP_DOMAIN: 'sip.bench',
+    RTP_PORT_MIN: '20000',
+    RTP_PORT_MAX: '29999',
+  });
+  const keys = deriveServerKeys('bench-master-key');
+  const deps: ServiceDeps = {
+    db: store.db,
+    dialect: store.dialect,
+    clock: systemClock,
+    newId,
+    config,
+    keys,
+    secretBox: new SecretBox(keys.secretBox),
+    logger: silentLogger(),
+  };
+  const sessions = new SessionHost(deps, { llm: createLlmRegistry(config) });
+  const node = await TelephonyNode.start({ deps, sessions, port: 0, stt: null });
+  const { app } = await buildApp({
+    ...deps,
+    rateLimiter: new MemoryRateLimiter(config.rateLimitPerMinute, systemClock),
+    overrides: { dialer: node.dialer },
+    sessionHost: sessions,
+  });
+  const { workspace, apiKey } = await createWorkspace(deps, { name: 'bench' });
+  const api = async (method: string, url: string, body?: unknown): Promise<Record<string, unknown>> => {
+    const res = await app.inject({
+      method: method as 'POST',
+      url: `/api/v1${url}`,
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
+    });
+    if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
+    return res.body ? (JSON.parse(res.body) as { data: Record<string, unknown> }).data : {};
+  };
+  const project = await api('POST', '/projects', { name: 'bench' });
+  const workflow = await api('POST', '/workflows', {
+    project_id: project.id,
+    name: 'menu',
+    graph: WORKFLOW,
+  });
+  await api('POST', `/workflows/${String(workflow.id)}/publish`);
+  const trunk = await api('POST', '/sip-trunks', {
+    name: 'carrier',
+    provider: 'carrier_a',
+    termination_uri: 'sip:carrier.example.com',
+    transport: 'udp',
+    auth_username: 'bench',
+    auth_password: 'bench-password',
+  });
+  const number = await api('POST', '/phone-numbers', {
+    project_id: project.id,
+    number: DIALLED,
+    sip_trunk_id: trunk.id,
+  });
+  await api('PATCH', `/phone-numbers/${String(number.id)}`, {
+    dispatch_rules: [{ workflow_id: workflow.id }],
+  });
+  return {
+    node,
+    store,
+    domain: `${workspace.sip_label}.${config.sip.domain}`,
+    async close() {
+      await node.close();
+      await app.close();
+      await sessions.close();
+      await store.close();
+    },
+  };
+}
+
+export type BenchNode = Awaited<ReturnType<typeof startNode>>;

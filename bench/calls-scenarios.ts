@@ -1,0 +1,133 @@
+// The calls benchmark's sipp scenarios (calls.bench.ts): the carrier calling our number, one that
+// hangs up after 1 s (part 1, set-up rate) and one held with g711a audio and an RFC 4733 digit
+// (part 2, held calls), with __DOMAIN__ for the node's SIP domain.
+export const PCAPS = '/usr/share/sip-tester';
+export const DIALLED = '+14155550100';
+
+export const SETUP_SCENARIO = `<?xml version="1.0" encoding="ISO-8859-1" ?>
+<scenario name="bench: set up a call, hang up after 1 s">
+  <send retrans="500" start_rtd="invite">
+    <![CDATA[
+
+      INVITE sip:${DIALLED}@__DOMAIN__ SIP/2.0
+      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
+      From: <sip:+4930555[call_number]@carrier.test>;tag=[pid]SIPpTag00[call_number]
+      To: <sip:${DIALLED}@__DOMAIN__>
+      Call-ID: [call_id]
+      CSeq: 1 INVITE
+      Contact: <sip:sipp@[local_ip]:[local_port]>
+      Max-Forwards: 70
+      Content-Type: application/sdp
+      Content-Length: [len]
+
+      v=0
+      o=carrier 1 1 IN IP[local_ip_type] [local_ip]
+      s=-
+      c=IN IP[media_ip_type] [media_ip]
+      t=0 0
+      m=audio [media_port] RTP/AVP 0 101
+      a=rtpmap:0 PCMU/8000
+      a=rtpmap:101 telephone-event/8000
+
+    ]]>
+  </send>
+  <recv response="100" optional="true"></recv>
+  <recv response="180" optional="true"></recv>
+  <recv response="200" rtd="invite"></recv>
+  <send>
+    <![CDATA[
+
+      ACK sip:${DIALLED}@__DOMAIN__ SIP/2.0
+      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
+      From: <sip:+4930555[call_number]@carrier.test>;tag=[pid]SIPpTag00[call_number]
+      To: <sip:${DIALLED}@__DOMAIN__>[peer_tag_param]
+      Call-ID: [call_id]
+      CSeq: 1 ACK
+      Max-Forwards: 70
+      Content-Length: 0
+
+    ]]>
+  </send>
+  <pause milliseconds="1000"/>
+  <send retrans="500">
+    <![CDATA[
+
+      BYE sip:${DIALLED}@__DOMAIN__ SIP/2.0
+      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
+      From: <sip:+4930555[call_number]@carrier.test>;tag=[pid]SIPpTag00[call_number]
+      To: <sip:${DIALLED}@__DOMAIN__>[peer_tag_param]
+      Call-ID: [call_id]
+      CSeq: 2 BYE
+      Max-Forwards: 70
+      Content-Length: 0
+
+    ]]>
+  </send>
+  <recv response="200" crlf="true"></recv>
+</scenario>
+`;
+
+export const HOLD_SCENARIO = `<?xml version="1.0" encoding="ISO-8859-1" ?>
+<scenario name="bench: a held call with g711a audio and an RFC 4733 digit">
+  <send retrans="500">
+    <![CDATA[
+
+      INVITE sip:${DIALLED}@__DOMAIN__ SIP/2.0
+      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
+      From: <sip:+4930777[call_number]@carrier.test>;tag=[pid]SIPpTag00[call_number]
+      To: <sip:${DIALLED}@__DOMAIN__>
+      Call-ID: [call_id]
+      CSeq: 1 INVITE
+      Contact: <sip:sipp@[local_ip]:[local_port]>
+      Max-Forwards: 70
+      Content-Type: application/sdp
+      Content-Length: [len]
+
+      v=0
+      o=carrier 1 1 IN IP[local_ip_type] [local_ip]
+      s=-
+      c=IN IP[media_ip_type] [media_ip]
+      t=0 0
+      m=audio [media_port] RTP/AVP 8 101
+      a=rtpmap:8 PCMA/8000
+      a=rtpmap:101 telephone-event/8000
+      a=fmtp:101 0-15
+
+    ]]>
+  </send>
+  <recv response="100" optional="true"></recv>
+  <recv response="180" optional="true"></recv>
+  <recv response="200"></recv>
+  <send>
+    <![CDATA[
+
+      ACK sip:${DIALLED}@__DOMAIN__ SIP/2.0
+      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
+      From: <sip:+4930777[call_number]@carrier.test>;tag=[pid]SIPpTag00[call_number]
+      To: <sip:${DIALLED}@__DOMAIN__>[peer_tag_param]
+      Call-ID: [call_id]
+      CSeq: 1 ACK
+      Max-Forwards: 70
+      Content-Length: 0
+
+    ]]>
+  </send>
+  <nop><action><exec play_pcap_audio="${PCAPS}/g711a.pcap"/></action></nop>
+  <pause milliseconds="7500"/>
+  <nop><action><exec play_pcap_audio="${PCAPS}/dtmf_2833_1.pcap"/></action></nop>
+  <recv request="BYE"></recv>
+  <send>
+    <![CDATA[
+
+      SIP/2.0 200 OK
+      [last_Via:]
+      [last_From:]
+      [last_To:]
+      [last_Call-ID:]
+      [last_CSeq:]
+      Content-Length: 0
+
+    ]]>
+  </send>
+</scenario>
+`;
