@@ -1,0 +1,223 @@
+// The SIP benchmark's media part (sip.bench.ts): SIP_BENCH_MEDIA_CALLS concurrent G.711 calls from
+// SIP_BENCH_MEDIA_PEERS sipp processes, each answered with an RtpSession on one SharedPacer, media
+// both ways through sipp's -rtp_echo, measured over SIP_BENCH_MEDIA_HOLD_S s: packets sent, back and
+// late, the kernel's drops, memory per call, CPU and event-loop delay.
+import { readFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { systemClock } from '../src/shared/clock.js';
+import { G711Codec } from '../src/telephony/media/codecs/g711.js';
+import { RtpPortAllocator } from '../src/telephony/media/port-allocator.js';
+import { RtpSession } from '../src/telephony/media/rtp-session.js';
+import { SharedPacer } from '../src/telephony/media/shared-pacer.js';
+import { answerOffer } from '../src/telephony/sip/sdp/answer.js';
+import { SipStack } from '../src/telephony/sip/stack.js';
+import { UasLeg } from '../src/telephony/sip/uas-leg.js';
+import { freePort, scenario, sipp, stat } from './sip-sipp.js';
+
+export const MEDIA_CALLS = Number(process.env.SIP_BENCH_MEDIA_CALLS ?? 500);
+export const MEDIA_HOLD_S = Number(process.env.SIP_BENCH_MEDIA_HOLD_S ?? 10);
+/** Calls set up per second while the media calls ramp up. */
+export const MEDIA_RATE = Number(process.env.SIP_BENCH_MEDIA_RATE ?? 100);
+/** sipp processes sharing the media calls, each with its own RTP echo socket. */
+export const MEDIA_PEERS = Number(process.env.SIP_BENCH_MEDIA_PEERS ?? 4);
+
+export interface MediaRun {
+  readonly calls: number;
+  readonly held: number;
+  readonly sent: number;
+  readonly received: number;
+  readonly late: number;
+  readonly skippedFrames: number;
+  readonly rssPerCall: number;
+  readonly heapPerCall: number;
+  readonly cpu: number;
+  readonly delayP99: number;
+  readonly peers: number;
+  readonly sippOk: number;
+  readonly sippFailed: number;
+  /** Kernel receive-buffer drops over the window: at sipp's echo socket, and at our RTP sockets. */
+  readonly droppedAtEcho: number;
+  readonly droppedAtUs: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Datagrams the kernel dropped for want of receive buffer, per local UDP port (Linux only). */
+function udpDrops(): Map<number, number> {
+  const drops = new Map<number, number>();
+  let table = '';
+  try {
+    table = readFileSync('/proc/net/udp', 'utf8');
+  } catch {
+    return drops;
+  }
+  for (const row of table.split('\n').slice(1)) {
+    const f = row.trim().split(/\s+/);
+    if (f.length < 13) continue;
+    const port = parseInt(f[1].split(':')[1], 16);
+    drops.set(port, (drops.get(port) ?? 0) + Number(f[12]));
+  }
+  return drops;
+}
+
+/** MEDIA_CALLS concurrent G.711 calls from sipp, media both ways through sipp's RTP echo. */
+export async function media(): Promise<MediaRun> {
+  const pacer = new SharedPacer(systemClock);
+  const ports = new RtpPortAllocator(20000, 20000 + 4 * MEDIA_CALLS + 1000);
+  const sessions: RtpSession[] = [];
+  const legs: UasLeg[] = [];
+  let n = 0;
+  let port = 0;
+  let setupErrors = 0;
+  let frames = 0;
+  const answer = async (leg: UasLeg, offer: string): Promise<void> => {
+    const session = new RtpSession({
+      clock: systemClock,
+      ports,
+      host: '127.0.0.1',
+      codec: new G711Codec('ulaw'),
+      pacer,
+      onAudio: () => void frames++,
+    });
+    sessions.push(session);
+    const rtpPort = await session.bind();
+    const a = answerOffer(
+      offer,
+      { address: '127.0.0.1', port: rtpPort, codecs: ['PCMU'] },
+      { sessionId: String(n), sessionVersion: 1, address: '127.0.0.1' },
+    );
+    if (!a.ok) throw new Error(a.why);
+    session.setRemote({ address: a.audio.remoteAddress, port: a.audio.remotePort });
+    leg.answer(a.sdp);
+    session.start();
+  };
+  const stack = new SipStack({
+    clock: systemClock,
+    host: '127.0.0.1',
+    port: 0,
+    throttle: { ratePerSecond: 1e6, burst: 1e6 },
+    onRequest: (req, tx) => {
+      if (req.method !== 'INVITE') return false;
+      const leg = new UasLeg(
+        {
+          stack,
+          clock: systemClock,
+          contact: `<sip:sb@127.0.0.1:${port}>`,
+          newId: () => `m${++n}`,
+          localHost: '127.0.0.1',
+          localPort: port,
+        },
+        req,
+        tx,
+        {
+          cancelled: () => undefined,
+          bye: () => undefined,
+          ackTimeout: () => undefined,
+        },
+      );
+      legs.push(leg);
+      answer(leg, new TextDecoder().decode(req.body)).catch(() => {
+        setupErrors++;
+        leg.reject(500, 'Server Internal Error');
+      });
+      return true;
+    },
+  });
+  port = (await stack.listen()).udp!;
+  const rss0 = process.memoryUsage().rss;
+  const heap0 = process.memoryUsage().heapUsed;
+  // Several sipp UACs share the calls: one sipp echoes every packet of its calls on one socket in
+  // one thread, and that socket's receive buffer, not our side, is what overflows first.
+  const peers = Array.from({ length: MEDIA_PEERS }, (_, i) => ({
+    calls: Math.floor(MEDIA_CALLS / MEDIA_PEERS) + (i < MEDIA_CALLS % MEDIA_PEERS ? 1 : 0),
+    echoPort: 0,
+  }));
+  for (const peer of peers) peer.echoPort = await freePort();
+  const runs = peers.map(async (peer) =>
+    sipp([
+      '-sf',
+      scenario('bench-uac-media-hold.xml'),
+      `127.0.0.1:${port}`,
+      '-i',
+      '127.0.0.1',
+      '-p',
+      String(await freePort()),
+      '-mi',
+      '127.0.0.1',
+      '-mp',
+      String(peer.echoPort),
+      '-rtp_echo',
+      '-rtp_buffsize',
+      String(4 * 1024 * 1024),
+      '-r',
+      String(Math.max(1, Math.round((MEDIA_RATE * peer.calls) / MEDIA_CALLS))),
+      '-m',
+      String(peer.calls),
+      '-l',
+      String(peer.calls),
+      '-nostdin',
+      '-timeout',
+      `${Math.ceil(MEDIA_CALLS / MEDIA_RATE) + MEDIA_HOLD_S + 120}s`,
+    ]),
+  );
+  const started = Promise.all(runs);
+  // Any sipp ending before its calls are up has given up (a bind failure, a timeout).
+  let sippDone = false;
+  for (const r of runs) void r.then(() => (sippDone = true));
+  // Every call up (its ACK in), or sipp gave up.
+  while (legs.filter((l) => l.acked).length + setupErrors < MEDIA_CALLS && !sippDone) await sleep(100);
+  const held = legs.filter((l) => l.acked).length;
+  await sleep(2000); // settle: jitter buffers filled, timers in step
+  const mem = process.memoryUsage();
+  const sum = (f: (s: RtpSession) => number) => sessions.reduce((t, s) => t + f(s), 0);
+  const sent0 = sum((s) => s.sender.stats.packets);
+  const recv0 = sum((s) => s.counters.rtpIn);
+  const late0 = sum((s) => s.receiver.jitterBuffer.stats.late);
+  const skipped0 = pacer.skipped;
+  const ourPorts = new Set(sessions.map((s) => s.localPort));
+  const drops = () => {
+    const d = udpDrops();
+    let ours = 0;
+    for (const [p, n] of d) if (ourPorts.has(p)) ours += n;
+    const echo = peers.reduce((t, p) => t + (d.get(p.echoPort) ?? 0), 0);
+    return { echo, ours };
+  };
+  const drops0 = drops();
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await sleep(MEDIA_HOLD_S * 1000);
+  // Stop sending, let the last echoes come home, then count.
+  for (const s of sessions) s.setDirection('recvonly');
+  const cpu = process.cpuUsage(cpu0);
+  const seconds = (performance.now() - t0) / 1000;
+  delay.disable();
+  await sleep(500);
+  const sent = sum((s) => s.sender.stats.packets) - sent0;
+  const received = sum((s) => s.counters.rtpIn) - recv0;
+  const late = sum((s) => s.receiver.jitterBuffer.stats.late) - late0;
+  const drops1 = drops();
+  for (const leg of legs) leg.bye();
+  const outs = (await started).map((r) => r.out);
+  await Promise.all(sessions.map((s) => s.close()));
+  await stack.close();
+  if (frames === 0) throw new Error('no audio frames played out');
+  return {
+    calls: MEDIA_CALLS,
+    held,
+    sent,
+    received,
+    late,
+    skippedFrames: pacer.skipped - skipped0,
+    rssPerCall: (mem.rss - rss0) / Math.max(1, held),
+    heapPerCall: (mem.heapUsed - heap0) / Math.max(1, held),
+    cpu: (cpu.user + cpu.system) / 1e6 / seconds,
+    delayP99: delay.percentile(99) / 1e6,
+    peers: MEDIA_PEERS,
+    sippOk: outs.reduce((t, o) => t + stat(o, 'Successful call'), 0),
+    sippFailed: outs.reduce((t, o) => t + stat(o, 'Failed call'), 0),
+    droppedAtEcho: drops1.echo - drops0.echo,
+    droppedAtUs: drops1.ours - drops0.ours,
+  };
+}
