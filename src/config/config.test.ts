@@ -1,11 +1,13 @@
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, defaultNodeId, loadConfig, NODE_ID_PATTERN } from './config.js';
 
 describe('loadConfig', () => {
   it('has the defaults of CONTRACT.md', () => {
     const c = loadConfig({});
     expect(c).toMatchObject({
+      nodeId: defaultNodeId(os.hostname(), 5060),
       dataDir: path.resolve('./data'),
       databaseUrl: undefined,
       redisUrl: undefined,
@@ -37,6 +39,7 @@ describe('loadConfig', () => {
       PORT: '9000',
       PUBLIC_BASE_URL: 'https://api.example.com/',
       SIP_PORT: '0',
+      SWITCHBOARD_NODE_ID: 'sip-a.eu-west:1',
       RATE_LIMIT_PER_MINUTE: '5',
       WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8, 10.0.0.0/8',
       LLM_VENDOR_2_API_KEY: 'k',
@@ -45,6 +48,7 @@ describe('loadConfig', () => {
     expect(c.dataDir).toBe('/tmp/x');
     expect(c.publicBaseUrl).toBe('https://api.example.com');
     expect(c.sip.port).toBe(0);
+    expect(c.nodeId).toBe('sip-a.eu-west:1');
     expect(c.rateLimitPerMinute).toBe(5);
     expect(c.webhookAllowedCidrs).toEqual(['127.0.0.0/8', '10.0.0.0/8']);
     expect(c.providers.llm_vendor_2!.apiKey).toBe('k');
@@ -82,5 +86,43 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ SIP_CODECS: 'pcmu,PCMA,PCMU' })).toThrow(
       new ConfigError('SIP_CODECS names PCMU more than once'),
     );
+  });
+
+  it('defaults SWITCHBOARD_NODE_ID to the host name and the SIP port, the same on every start', () => {
+    expect(loadConfig({}).nodeId).toBe(loadConfig({}).nodeId);
+    expect(loadConfig({ SIP_PORT: '5080' }).nodeId).toBe(defaultNodeId(os.hostname(), 5080));
+    expect(loadConfig({ SWITCHBOARD_NODE_ID: '' }).nodeId).toBe(defaultNodeId(os.hostname(), 5060));
+    expect(defaultNodeId('sip-1.example.net', 5060)).toBe('sip-1.example.net:5060');
+    expect(defaultNodeId('sip-2.example.net', 5060)).not.toBe(defaultNodeId('sip-1.example.net', 5060));
+    expect(defaultNodeId('box', 5060)).not.toBe(defaultNodeId('box', 5062));
+  });
+
+  it('makes a valid default id of any host name: odd characters replaced, long names hashed', () => {
+    expect(defaultNodeId('my host/ü', 5060)).toBe('my-host--:5060');
+    expect(defaultNodeId('', 5060)).toBe('localhost:5060');
+    const long = (tail: string) => `${'a'.repeat(70)}.${tail}.example.net`;
+    const a = defaultNodeId(long('one'), 5060);
+    const b = defaultNodeId(long('two'), 5060);
+    for (const id of [a, b]) {
+      expect(id).toMatch(NODE_ID_PATTERN);
+      expect(id).toHaveLength(64);
+      expect(id.endsWith(':5060')).toBe(true);
+    }
+    expect(a).not.toBe(b);
+    expect(defaultNodeId(long('one'), 5060)).toBe(a);
+  });
+
+  it('refuses a SWITCHBOARD_NODE_ID that is not a short token, in one line', () => {
+    for (const bad of ['sip a', 'sip/1', 'n'.repeat(65), 'nœud', '"x"']) {
+      expect(() => loadConfig({ SWITCHBOARD_NODE_ID: bad })).toThrow(
+        new ConfigError(
+          `SWITCHBOARD_NODE_ID must be 1 to 64 of A-Z a-z 0-9 . _ : -, got ${JSON.stringify(bad)}`,
+        ),
+      );
+    }
+    expect(() => loadConfig({ SWITCHBOARD_NODE_ID: 'sip-1\nsip-2' })).toThrow(
+      new ConfigError('SWITCHBOARD_NODE_ID must be 1 to 64 of A-Z a-z 0-9 . _ : -, got "sip-1\\nsip-2"'),
+    );
+    expect(loadConfig({ SWITCHBOARD_NODE_ID: 'n'.repeat(64) }).nodeId).toBe('n'.repeat(64));
   });
 });

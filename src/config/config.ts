@@ -1,7 +1,14 @@
 // The only code that reads process.env. Everything else receives a validated Config.
+import { createHash } from 'node:crypto';
+import os from 'node:os';
 import path from 'node:path';
 
 export interface Config {
+  /**
+   * `SWITCHBOARD_NODE_ID`: the name this node's calls carry in the store, so its restart and
+   * shutdown sweeps end its own calls and leave other nodes' alone. Default: defaultNodeId().
+   */
+  nodeId: string;
   dataDir: string;
   databaseUrl: string | undefined;
   redisUrl: string | undefined;
@@ -83,6 +90,39 @@ function codecList(env: Env, name: string): SipCodecName[] {
   return codecs;
 }
 
+/** What SWITCHBOARD_NODE_ID may be: short, printable, safe in logs and one column of the store. */
+export const NODE_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/**
+ * The node id when SWITCHBOARD_NODE_ID is unset: the host name and the SIP port, which stay the
+ * same across restarts of one node and differ between nodes on different hosts (and between two
+ * nodes on one host, which cannot share a SIP port). Characters outside NODE_ID_PATTERN become
+ * `-`; a name too long to fit keeps its start and gets a hash of the whole, so long names that
+ * share a prefix stay apart.
+ */
+export function defaultNodeId(hostname: string, sipPort: number): string {
+  const suffix = `:${sipPort}`;
+  const room = 64 - suffix.length;
+  let host = hostname.replace(/[^A-Za-z0-9._-]/g, '-') || 'localhost';
+  if (host.length > room) {
+    const hash = createHash('sha256').update(hostname).digest('hex').slice(0, 8);
+    host = `${host.slice(0, room - hash.length - 1)}-${hash}`;
+  }
+  return `${host}${suffix}`;
+}
+
+function nodeId(env: Env, sipPort: number): string {
+  const raw = env.SWITCHBOARD_NODE_ID;
+  if (raw === undefined || raw === '') return defaultNodeId(os.hostname(), sipPort);
+  if (!NODE_ID_PATTERN.test(raw)) {
+    // JSON quoting keeps the message on one line whatever was pasted (a newline, a quote).
+    throw new ConfigError(
+      `SWITCHBOARD_NODE_ID must be 1 to 64 of A-Z a-z 0-9 . _ : -, got ${JSON.stringify(raw.slice(0, 80))}`,
+    );
+  }
+  return raw;
+}
+
 export const PROVIDER_IDS = [
   'llm_vendor_1',
   'llm_vendor_2',
@@ -110,7 +150,9 @@ export function loadConfig(env: Env = process.env): Config {
   const rtpPortMin = int(env, 'RTP_PORT_MIN', 20000, 1024, 65535);
   const rtpPortMax = int(env, 'RTP_PORT_MAX', 30000, 1024, 65535);
   if (rtpPortMax < rtpPortMin) throw new ConfigError('RTP_PORT_MAX must not be below RTP_PORT_MIN');
+  const sipPort = int(env, 'SIP_PORT', 5060, 0, 65535);
   return {
+    nodeId: nodeId(env, sipPort),
     dataDir: path.resolve(env.SWITCHBOARD_DATA_DIR || './data'),
     databaseUrl,
     redisUrl: env.REDIS_URL || undefined,
@@ -121,7 +163,7 @@ export function loadConfig(env: Env = process.env): Config {
     ).replace(/\/+$/, ''),
     sip: {
       host: env.SIP_HOST || '127.0.0.1',
-      port: int(env, 'SIP_PORT', 5060, 0, 65535),
+      port: sipPort,
       tlsPort: int(env, 'SIP_TLS_PORT', 5061, 0, 65535),
       tlsCert: env.SIP_TLS_CERT || undefined,
       tlsKey: env.SIP_TLS_KEY || undefined,
