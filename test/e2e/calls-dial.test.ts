@@ -3,20 +3,9 @@
 // the workflow back (`answered`), which speaks and hangs up. Both sipps must see their whole
 // scenario (the caller gets our BYE, the callee's BYE is answered).
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  eventually,
-  freeUdpPort,
-  haveSipp,
-  scenarioFile,
-  sipp,
-  sippArgs,
-  startCallNode,
-  storedEvents,
-  telephonyWorld,
-  transcript,
-  type CallNode,
-  type Peer,
-} from '../support/calls.js';
+import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
+import { eventually, storedEvents, transcript } from '../support/call-reads.js';
+import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs, type Peer } from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
 

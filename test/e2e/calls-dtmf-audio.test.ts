@@ -7,20 +7,9 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RtpSession } from '../../src/telephony/media/rtp-session.js';
-import {
-  eventually,
-  freeUdpPort,
-  haveSipp,
-  scenarioFile,
-  sipp,
-  sippArgs,
-  startCallNode,
-  storedEvents,
-  telephonyWorld,
-  transcript,
-  type CallNode,
-  MENU,
-} from '../support/calls.js';
+import { MENU, startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
+import { eventually, storedEvents, transcript } from '../support/call-reads.js';
+import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
 /** RTP packets in g711a.pcap. */

@@ -5,19 +5,9 @@
 // A caller's REFER (handing the workflow's call to someone else) is declined 603 with a Warning,
 // and the call goes on until the caller hangs up.
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  eventually,
-  freeUdpPort,
-  haveSipp,
-  MENU,
-  scenarioFile,
-  sipp,
-  sippArgs,
-  startCallNode,
-  storedEvents,
-  telephonyWorld,
-  type CallNode,
-} from '../support/calls.js';
+import { MENU, startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
+import { eventually, storedEvents } from '../support/call-reads.js';
+import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
 

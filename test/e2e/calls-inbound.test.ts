@@ -4,20 +4,9 @@
 // hung up by it; an unregistered number gets 404 and a call no rule matches 480 with call.ended.
 // Under CI a missing sipp fails instead of skipping.
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  callById,
-  eventually,
-  freeUdpPort,
-  haveSipp,
-  scenarioFile,
-  sipp,
-  sippArgs,
-  startCallNode,
-  storedEvents,
-  telephonyWorld,
-  transcript,
-  type CallNode,
-} from '../support/calls.js';
+import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
+import { callById, eventually, storedEvents, transcript } from '../support/call-reads.js';
+import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
 import { storeKinds } from '../support/stores.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;

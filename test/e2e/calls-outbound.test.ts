@@ -7,19 +7,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { recordUsage } from '../../src/modules/usage/usage.service.js';
 import type { CallTable } from '../../src/store/schema.js';
-import {
-  callById,
-  eventually,
-  freeUdpPort,
-  haveSipp,
-  scenarioFile,
-  sipp,
-  storedEvents,
-  startCallNode,
-  telephonyWorld,
-  type CallNode,
-  type Peer,
-} from '../support/calls.js';
+import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
+import { callById, eventually, storedEvents } from '../support/call-reads.js';
+import { freeUdpPort, haveSipp, scenarioFile, sipp, type Peer } from '../support/sipp.js';
 import { storeKinds, type StoreKind } from '../support/stores.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;

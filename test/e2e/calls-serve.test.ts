@@ -12,7 +12,8 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { startService } from '../../src/main.js';
 import { openConfiguredStore } from '../../src/store/configured-store.js';
-import { asCallTable, freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/calls.js';
+import { asCallTable } from '../support/calls.js';
+import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
 

@@ -10,18 +10,9 @@
 // checks that the INVITE that follows is the same call attempt asking for Session-Expires of at
 // least 3600, and the call then runs that interval (RFC 4028 7.4).
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  callById,
-  eventually,
-  freeUdpPort,
-  haveSipp,
-  scenarioFile,
-  sipp,
-  startCallNode,
-  telephonyWorld,
-  type CallNode,
-  type Peer,
-} from '../support/calls.js';
+import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
+import { callById, eventually } from '../support/call-reads.js';
+import { freeUdpPort, haveSipp, scenarioFile, sipp, type Peer } from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
 const FROM = '+14155550170';

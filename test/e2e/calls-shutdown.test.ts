@@ -2,18 +2,9 @@
 // call in progress may go on up to the drain limit, then it is hung up with BYE and recorded
 // completed / shutdown, its session ended client_disconnected. sipp is the caller both times.
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  eventually,
-  freeUdpPort,
-  haveSipp,
-  MENU,
-  scenarioFile,
-  sipp,
-  sippArgs,
-  startCallNode,
-  telephonyWorld,
-  type CallNode,
-} from '../support/calls.js';
+import { MENU, startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
+import { eventually } from '../support/call-reads.js';
+import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
 

@@ -19,18 +19,9 @@ import { createTtsProvider } from '../../src/providers/tts/registry.js';
 import type { RtpSession } from '../../src/telephony/media/rtp-session.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-servers/index.js';
 import { startFakeSttServer, type FakeSttServer } from '../support/fake-voice-servers/stt.js';
-import {
-  eventually,
-  freeUdpPort,
-  haveSipp,
-  scenarioFile,
-  sipp,
-  sippArgs,
-  startCallNode,
-  storedEvents,
-  telephonyWorld,
-  type CallNode,
-} from '../support/calls.js';
+import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
+import { eventually, storedEvents } from '../support/call-reads.js';
+import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
 

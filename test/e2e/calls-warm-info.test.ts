@@ -13,18 +13,9 @@ import { EspeakTtsProvider } from '../../src/providers/tts/espeak.js';
 import { createTransferer } from '../../src/telephony/calls/transfer.js';
 import type { MediaBridge } from '../../src/telephony/media/bridge.js';
 import type { RtpSession } from '../../src/telephony/media/rtp-session.js';
-import {
-  callById,
-  eventually,
-  freeUdpPort,
-  haveSipp,
-  scenarioFile,
-  sipp,
-  sippArgs,
-  startCallNode,
-  telephonyWorld,
-  type CallNode,
-} from '../support/calls.js';
+import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
+import { callById, eventually } from '../support/call-reads.js';
+import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
 const PROMPT = 'Connecting you to a person.';

@@ -15,7 +15,7 @@ import type { MediaBridge } from '../../src/telephony/media/bridge.js';
 import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
 import type { RtpSession } from '../../src/telephony/media/rtp-session.js';
 import { SipStack } from '../../src/telephony/sip/stack.js';
-import { scenarioFile } from '../support/calls.js';
+import { scenarioFile } from '../support/sipp.js';
 import { echoingSipp, joinedCaller, tone, transferWorld, type Cleanup } from '../support/transfer-peers.js';
 import { freeUdpPort, have, until } from '../interop/media-harness.js';
 

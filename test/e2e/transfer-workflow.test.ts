@@ -31,17 +31,9 @@ import { migrateToLatest, openStore } from '../../src/store/database.js';
 import { TelephonyNode } from '../../src/telephony/calls/telephony-node.js';
 import { createTransferer } from '../../src/telephony/calls/transfer.js';
 import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
-import {
-  callById,
-  eventually,
-  freeUdpPort,
-  haveSipp,
-  sipp,
-  sippArgs,
-  telephonyWorld,
-  transcript,
-  type CallNode,
-} from '../support/calls.js';
+import { telephonyWorld, type CallNode } from '../support/call-node.js';
+import { callById, eventually, transcript } from '../support/call-reads.js';
+import { freeUdpPort, haveSipp, sipp, sippArgs } from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
 const TIMEOUT = 120_000;

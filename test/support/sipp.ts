@@ -1,0 +1,84 @@
+// sipp for the e2e suites: a sipp process and its output, whether sipp is installed, the scenarios
+// of test/interop/calls (and /transfers) filled in, the common arguments, a free UDP port.
+import { spawn, spawnSync } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+
+export interface Peer {
+  done: Promise<{ code: number | null; out: string }>;
+  kill(): void;
+}
+
+/** Runs sipp with the arguments given; `done` resolves with its exit code and output. */
+export function sipp(args: string[]): Peer {
+  const p = spawn('sipp', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  p.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const done = new Promise<{ code: number | null; out: string }>((resolve, reject) => {
+    p.on('error', reject);
+    p.on('close', (code) => resolve({ code, out }));
+  });
+  return { done, kill: () => p.kill('SIGKILL') };
+}
+
+export const haveSipp = (): boolean => spawnSync('sh', ['-c', 'command -v sipp']).status === 0;
+
+const INTEROP = fileURLToPath(new URL('../interop/', import.meta.url));
+
+/** A scenario of test/interop/calls (or /transfers) with its __NAMES__ filled in, written to a temp file. */
+export function scenarioFile(
+  name: string,
+  vars: Record<string, string | number> = {},
+  folder: 'calls' | 'transfers' = 'calls',
+): string {
+  let text = readFileSync(`${INTEROP}${folder}/${name}`, 'utf8');
+  for (const [k, v] of Object.entries(vars)) text = text.replaceAll(`__${k}__`, String(v));
+  const missing = /__[A-Z_]+__/.exec(text.replace(/<!--[\s\S]*?-->/g, ''));
+  if (missing) throw new Error(`${name}: ${missing[0]} not filled in`);
+  const dir = mkdtempSync(`${tmpdir()}/sipp-`);
+  const file = `${dir}/${name}`;
+  writeFileSync(file, text);
+  return file;
+}
+
+/** The common sipp arguments: `calls` calls (one by default) over UDP on loopback, media on `mediaPort`. */
+export function sippArgs(
+  target: string,
+  scenario: string,
+  mediaPort: number,
+  extra: string[] = [],
+  calls = 1,
+): string[] {
+  return [
+    target,
+    '-sf',
+    scenario,
+    '-t',
+    'u1',
+    '-i',
+    '127.0.0.1',
+    '-mi',
+    '127.0.0.1',
+    '-mp',
+    String(mediaPort),
+    '-m',
+    String(calls),
+    '-nostdin',
+    '-timeout',
+    '90s',
+    '-timeout_error',
+    ...extra,
+  ];
+}
+
+/** A UDP port nobody listens on right now (bound and released). */
+export async function freeUdpPort(): Promise<number> {
+  const s = createSocket('udp4');
+  await new Promise<void>((r) => s.bind(0, '127.0.0.1', () => r()));
+  const port = s.address().port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
