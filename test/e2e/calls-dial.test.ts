@@ -4,7 +4,7 @@
 // scenario (the caller gets our BYE, the callee's BYE is answered).
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
-import { eventually, storedEvents, transcript } from '../support/call-reads.js';
+import { eventually, finishedCall, storedEvents, transcript } from '../support/call-reads.js';
 import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs, type Peer } from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
@@ -87,10 +87,7 @@ describe('e2e: the dial node on a phone call (two sipps)', () => {
       const dialled = await peer.done;
       expect(dialled.code, dialled.out.slice(-3000)).toBe(0);
 
-      const call = await eventually(async () => {
-        const row = await n.store.db.selectFrom('calls').selectAll().executeTakeFirst();
-        return row?.status === 'completed' ? row : undefined;
-      });
+      const call = await finishedCall(n);
       expect(call).toMatchObject({ direction: 'inbound', hangup_reason: 'workflow_hangup' });
       const done = (await storedEvents(n)).find((e) => e.type === 'workflow.completed');
       expect(done?.data.path).toEqual(['start', 'dial', 'back', 'bye']);

@@ -8,7 +8,7 @@ import { createSocket, type Socket } from 'node:dgram';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RtpSession } from '../../src/telephony/media/rtp-session.js';
 import { MENU, startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
-import { eventually, storedEvents, transcript } from '../support/call-reads.js';
+import { eventually, finishedCall, storedEvents, transcript } from '../support/call-reads.js';
 import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
@@ -67,10 +67,7 @@ describe('e2e: DTMF and audio both ways (sipp pcaps)', () => {
       expect(result.code, result.out.slice(-3000)).toBe(0);
       await watching;
 
-      const call = await eventually(async () => {
-        const row = await n.store.db.selectFrom('calls').selectAll().executeTakeFirst();
-        return row?.status === 'completed' ? row : undefined;
-      });
+      const call = await finishedCall(n);
       expect(call).toMatchObject({ direction: 'inbound', hangup_reason: 'workflow_hangup' });
 
       // The digit took the dtmf node down `success`, and the condition to `sales`.

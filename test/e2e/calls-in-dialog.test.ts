@@ -6,7 +6,7 @@
 // and the call goes on until the caller hangs up.
 import { afterEach, describe, expect, it } from 'vitest';
 import { MENU, startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
-import { eventually, storedEvents } from '../support/call-reads.js';
+import { finishedCall, storedEvents } from '../support/call-reads.js';
 import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
@@ -30,10 +30,7 @@ describe('e2e: in-dialog requests (sipp UAC)', () => {
       });
       const result = await sipp(sippArgs(`127.0.0.1:${n.sipPort}`, scenario, await freeUdpPort())).done;
       expect(result.code, result.out.slice(-3000)).toBe(0);
-      const call = await eventually(async () => {
-        const row = await n.store.db.selectFrom('calls').selectAll().executeTakeFirst();
-        return row?.status === 'completed' ? row : undefined;
-      });
+      const call = await finishedCall(n);
       expect(call.hangup_reason).toBe('workflow_hangup');
       const done = (await storedEvents(n)).find((e) => e.type === 'workflow.completed');
       expect(done?.data.variables).toMatchObject({ choice: '2' });
@@ -55,10 +52,7 @@ describe('e2e: in-dialog requests (sipp UAC)', () => {
       });
       const result = await sipp(sippArgs(`127.0.0.1:${n.sipPort}`, scenario, await freeUdpPort())).done;
       expect(result.code, result.out.slice(-3000)).toBe(0);
-      const call = await eventually(async () => {
-        const row = await n.store.db.selectFrom('calls').selectAll().executeTakeFirst();
-        return row?.status === 'completed' ? row : undefined;
-      });
+      const call = await finishedCall(n);
       expect(call.hangup_reason).toBe('caller_hangup');
     },
     120_000,

@@ -11,7 +11,7 @@
 // least 3600, and the call then runs that interval (RFC 4028 7.4).
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
-import { callById, eventually } from '../support/call-reads.js';
+import { eventually, finishedCall } from '../support/call-reads.js';
 import { freeUdpPort, haveSipp, scenarioFile, sipp, type Peer } from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
@@ -99,10 +99,7 @@ describe('e2e: outbound session timers (sipp UAS)', () => {
         expect(live.sessionTimer).toEqual({ seconds: 90, weRefresh });
         const result = await peer.done;
         expect(result.code, result.out.slice(-3000)).toBe(0);
-        const call = await eventually(async () => {
-          const row = await callById(n, id);
-          return row?.status === 'completed' ? row : undefined;
-        });
+        const call = await finishedCall(n, id);
         expect(call.hangup_reason).toBe('callee_hangup');
       },
       120_000,
@@ -119,10 +116,7 @@ describe('e2e: outbound session timers (sipp UAS)', () => {
       // Supported: timer, and its BYE (after the refresh) was answered.
       const result = await peer.done;
       expect(result.code, result.out.slice(-3000)).toBe(0);
-      const call = await eventually(async () => {
-        const row = await callById(n, id);
-        return row?.status === 'completed' ? row : undefined;
-      });
+      const call = await finishedCall(n, id);
       expect(call.hangup_reason).toBe('callee_hangup');
       expect(call.duration_seconds).toBeGreaterThanOrEqual(45);
     },
@@ -141,10 +135,7 @@ describe('e2e: outbound session timers (sipp UAS)', () => {
       expect(live.sessionTimer).toEqual({ seconds: 3600, weRefresh: true });
       const result = await peer.done;
       expect(result.code, result.out.slice(-3000)).toBe(0);
-      const call = await eventually(async () => {
-        const row = await callById(n, id);
-        return row?.status === 'completed' ? row : undefined;
-      });
+      const call = await finishedCall(n, id);
       expect(call.hangup_reason).toBe('callee_hangup');
     },
     120_000,

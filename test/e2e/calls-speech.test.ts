@@ -20,7 +20,7 @@ import type { RtpSession } from '../../src/telephony/media/rtp-session.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-servers/index.js';
 import { startFakeSttServer, type FakeSttServer } from '../support/fake-voice-servers/stt.js';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
-import { eventually, storedEvents } from '../support/call-reads.js';
+import { eventually, finishedCall, storedEvents } from '../support/call-reads.js';
 import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
@@ -171,10 +171,7 @@ describe('e2e: speech in over a real call, the agent node over the phone (sipp, 
       const result = await peer.done;
       expect(result.code, result.out.slice(-3000)).toBe(0);
 
-      const call = await eventually(async () => {
-        const row = await n.store.db.selectFrom('calls').selectAll().executeTakeFirst();
-        return row?.status === 'completed' ? row : undefined;
-      });
+      const call = await finishedCall(n);
       expect(call).toMatchObject({ direction: 'inbound', hangup_reason: 'workflow_hangup' });
       const done = (await storedEvents(n)).find((e) => e.type === 'workflow.completed');
       expect(done?.data.path).toEqual(['start', 'host', 'bye']);
@@ -274,10 +271,7 @@ describe('e2e: speech in over a real call, the agent node over the phone (sipp, 
       const result = await peer.done;
       expect(result.code, result.out.slice(-3000)).toBe(0);
 
-      const call = await eventually(async () => {
-        const row = await n.store.db.selectFrom('calls').selectAll().where('id', '=', id).executeTakeFirst();
-        return row?.status === 'completed' ? row : undefined;
-      });
+      const call = await finishedCall(n, id);
       expect(call).toMatchObject({ direction: 'outbound', hangup_reason: 'workflow_hangup' });
       const messages = await messagesOf(n, call.session_id!);
       expect(messages.map((m) => [m.role, m.content])).toEqual([

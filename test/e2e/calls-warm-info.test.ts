@@ -14,7 +14,7 @@ import { createTransferer } from '../../src/telephony/calls/transfer.js';
 import type { MediaBridge } from '../../src/telephony/media/bridge.js';
 import type { RtpSession } from '../../src/telephony/media/rtp-session.js';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
-import { callById, eventually } from '../support/call-reads.js';
+import { eventually, finishedCall } from '../support/call-reads.js';
 import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
@@ -90,11 +90,7 @@ describe('e2e: warm transfer, SIP INFO keys across the bridge and the announceme
       expect(h.code, `human: ${h.out.slice(-3000)}`).toBe(0);
       expect(c.code, `caller: ${c.out.slice(-3000)}`).toBe(0);
 
-      const call = await eventually(async () => {
-        const row = await n.store.db.selectFrom('calls').select('id').executeTakeFirst();
-        const r = row && (await callById(n, row.id));
-        return r?.status === 'completed' ? r : undefined;
-      });
+      const call = await finishedCall(n);
       expect(call.hangup_reason).toBe('transferred');
 
       // Both INFO presses crossed the bridge, caller to human, as RFC 4733 on the human's leg.

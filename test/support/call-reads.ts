@@ -1,5 +1,5 @@
-// Reads of an e2e node's store (call-node.ts): polling until a value shows, a call row by id, the
-// events of the outbox, a session's transcript.
+// Reads of an e2e node's store (call-node.ts): polling until a value shows, a call row by id or
+// once it has finished, the events of the outbox, a session's transcript.
 import type { CallTable } from '../../src/store/schema.js';
 import type { CallNode, Loose } from './call-node.js';
 
@@ -14,6 +14,20 @@ export async function eventually<T>(read: () => Promise<T | undefined | null | f
 
 export function callById(n: CallNode, id: string): Promise<CallTable | undefined> {
   return n.store.db.selectFrom('calls').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * The call row once it is completed: the call `id`, or without one the store's only call (the
+ * first row of `calls`, for suites that place one call and never learn its id).
+ */
+export function finishedCall(n: CallNode, id?: string): Promise<CallTable> {
+  return eventually(async () => {
+    const row =
+      id === undefined
+        ? await n.store.db.selectFrom('calls').selectAll().executeTakeFirst()
+        : await callById(n, id);
+    return row?.status === 'completed' ? row : undefined;
+  });
 }
 
 /** The call.* / session.* / workflow.* events of the store, parsed, oldest first. */
