@@ -30,6 +30,7 @@ function call(workspaceId: string, at = '2026-11-02T10:00:00.000Z'): CallTable {
     ended_at: null,
     created_at: at,
     updated_at: at,
+    node_id: null,
   };
 }
 

@@ -118,6 +118,11 @@ export interface CallTable {
   ended_at: string | null;
   created_at: string;
   updated_at: string;
+  /**
+   * SWITCHBOARD_NODE_ID of the node that admitted or dialled the call (migration 006), whose
+   * sweeps alone may end it; null for calls from before that migration, which every node sweeps.
+   */
+  node_id: string | null;
 }
 
 export interface PhoneNumberTable {

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CreateCall } from '../../src/modules/calls/calls.schema.js';
+import { CallsService } from '../../src/modules/calls/calls.service.js';
 import type { Dialer } from '../../src/modules/calls/dialer.js';
 import { verifyJoinToken } from '../../src/modules/sessions/join-token.js';
 import { expireUnjoinedSessions } from '../../src/modules/sessions/session-lifecycle.js';
@@ -12,6 +14,8 @@ type One = { data: Record<string, unknown> };
 type List = { data: Record<string, unknown>[]; meta: { total: number } };
 
 class RecordingDialer implements Dialer {
+  /** Another node's id than the test config's: the row must get the dialer's. */
+  readonly nodeId = 'sip-a.example:5060';
   readonly dialed: CallTable[] = [];
   dial(call: CallTable): void {
     this.dialed.push(call);
@@ -186,6 +190,26 @@ describe.each(storeKinds())('calls on $name', (kind) => {
     });
     expect(dialer.dialed.map((c) => c.id)).toContain(call.id);
     expect(((await t.call('GET', `/api/v1/calls/${call.id}`)).data as One).data).toEqual(call);
+    expect(call).not.toHaveProperty('node_id');
+  });
+
+  it("writes the dialer's node on the queued row; a dialer that places no calls leaves it null", async () => {
+    const res = await t.call('POST', '/api/v1/calls', { body: body() });
+    const id = (res.data as One).data.id as string;
+    expect(dialer.dialed.find((c) => c.id === id)?.node_id).toBe('sip-a.example:5060');
+    const row = () => t.store.db.selectFrom('calls').select('node_id').where('id', '=', id);
+    expect(await row().executeTakeFirst()).toEqual({ node_id: 'sip-a.example:5060' });
+
+    // No SIP in the process (UnavailableDialer has no nodeId either): no node holds the call.
+    const noSip = new CallsService(t.deps, { dial: () => undefined });
+    const actor = { workspaceId: t.workspaceId, keyId: 'k', scopes: new Set(['write'] as const) };
+    const other = await noSip.create(actor, body() as CreateCall);
+    const stored = await t.store.db
+      .selectFrom('calls')
+      .select('node_id')
+      .where('id', '=', other.id)
+      .executeTakeFirst();
+    expect(stored).toEqual({ node_id: null });
   });
 
   it('validates E.164, the registered from number and the published workflow', async () => {

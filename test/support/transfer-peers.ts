@@ -75,6 +75,7 @@ export async function transferWorld(
     ended_at: null,
     created_at: now,
     updated_at: now,
+    node_id: t.deps.config.nodeId,
   };
   return { t, call };
 }

@@ -61,6 +61,7 @@ function call(workspaceId: string, i: number, over: Partial<CallTable> = {}): Ca
     ended_at: i % 3 ? at : null,
     created_at: at,
     updated_at: at,
+    node_id: null,
     ...over,
   };
 }

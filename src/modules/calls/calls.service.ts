@@ -109,6 +109,9 @@ export class CallsService {
         ended_at: null,
         created_at: now,
         updated_at: now,
+        // The dialing node, written with the row (not at its first state change, which may come
+        // seconds later or never): a queued call without a node is one every node's sweep takes.
+        node_id: this.dialer.nodeId ?? null,
       };
       await trx.insertInto('calls').values(call).execute();
       return call;

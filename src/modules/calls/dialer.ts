@@ -8,6 +8,11 @@ import type { ServiceDeps } from '../context.js';
 import { endCall } from './call-lifecycle.js';
 
 export interface Dialer {
+  /**
+   * SWITCHBOARD_NODE_ID of the node that places the calls handed to dial() (the in-process SIP
+   * dialer's): POST /calls writes it with the queued row. Unset for a dialer that places none.
+   */
+  readonly nodeId?: string;
   /** Starts dialing a queued outbound call; returns at once, progress is written to the call. */
   dial(call: CallTable): void;
   /** Cancels a call that has not been answered yet (→ cancelled / caller_cancelled). */
@@ -17,6 +22,8 @@ export interface Dialer {
 /**
  * The dialer of a process that runs no SIP stack (SIP_PORT=0, or a role without SIP): the call
  * cannot be placed, so it ends `failed` with hangup_reason `sip_unavailable` and call.ended says so.
+ * It has no nodeId: no node holds media for such a call, and should this process die before the
+ * ending is stored, the null node_id lets whichever node restarts next sweep it.
  */
 export class UnavailableDialer implements Dialer {
   constructor(

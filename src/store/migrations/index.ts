@@ -6,6 +6,7 @@ import * as m002 from './002-webhooks.js';
 import * as m003 from './003-resource-counts.js';
 import * as m004 from './004-webhook-queue-retention.js';
 import * as m005 from './005-call-api-json.js';
+import * as m006 from './006-call-node.js';
 
 export const migrations: Record<string, Migration> = {
   '001-core': m001,
@@ -13,4 +14,5 @@ export const migrations: Record<string, Migration> = {
   '003-resource-counts': m003,
   '004-webhook-queue-retention': m004,
   '005-call-api-json': m005,
+  '006-call-node': m006,
 };

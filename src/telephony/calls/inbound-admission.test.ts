@@ -93,6 +93,22 @@ describe.each(storeKinds())('inbound admission on $name', (kind) => {
     expect(await callEvents(t, call.id)).toEqual([]);
   });
 
+  it('records the admitting node on the call, a refusal it records too, and keeps it out of the API', async () => {
+    // A node id other than the test config's own, so only a written config.nodeId can match.
+    const nodeB = { ...deps(), config: { ...deps().config, nodeId: 'sip-b.example:5062' } };
+    const a = accepted(await admitInbound(nodeB, invite(w)));
+    expect(a.call.node_id).toBe('sip-b.example:5062');
+    expect(await callRow(t, a.call.id)).toMatchObject({ node_id: 'sip-b.example:5062' });
+    const refused = await admitInbound(nodeB, invite(w, { requestUriUser: '+14155550161' }));
+    expect(refused).toMatchObject({ kind: 'reject', status: 404 });
+    await registerNumber(t, t.workspaceId, w.projectId, '+14155550162', []);
+    const unrouted = await admitInbound(nodeB, invite(w, { requestUriUser: '+14155550162' }));
+    if (unrouted.kind !== 'reject' || !unrouted.call) throw new Error('expected a recorded refusal');
+    expect(unrouted.call).toMatchObject({ status: 'failed', node_id: 'sip-b.example:5062' });
+    const [ended] = await callEvents(t, unrouted.call.id);
+    expect(ended?.data).not.toHaveProperty('node_id');
+  });
+
   it('finds the number in the request URI, else in To, in the forms carriers send', async () => {
     accepted(await admitInbound(deps(), invite(w, { requestUriUser: '14155550100;npdi' })));
     accepted(await admitInbound(deps(), invite(w, { requestUriUser: null, toUser: '+1-415-555-0100' })));

@@ -1,8 +1,8 @@
 // Inbound admission (spec 1.1, issue 6 item 1): decides what an INVITE gets before any media is
 // set up. The workspace comes from the request-URI host, the trunk is the called number's trunk
 // (its allowed_ips checked against the source address), the rules of the number pick the workflow,
-// and an admitted call gets its call record, its phone session and its quota unit in one
-// transaction. Refusals that a customer should see (no rule matched, quota used up, the workflow
+// and an admitted call gets its call record (with this node's id: its media will live here), its
+// phone session and its quota unit in one transaction. Refusals that a customer should see (no rule matched, quota used up, the workflow
 // unpublished) are recorded as failed calls with call.ended; refusals of unknown hosts, numbers or
 // sources are not, so strangers cannot fill the store.
 import { endCall, type HangupReason } from '../../modules/calls/call-lifecycle.js';
@@ -214,6 +214,9 @@ async function insertCall(
     ended_at: null,
     created_at: now,
     updated_at: now,
+    // Written with the row, so no other node's sweep (which takes calls without a node) can end
+    // the call while this node answers it.
+    node_id: t.deps.config.nodeId,
   };
   await trx.insertInto('calls').values(call).execute();
   return call;

@@ -41,7 +41,14 @@ describe.each(storeKinds())('outbound calls on $name', (kind) => {
   const answered: RunnableCall[] = [];
 
   beforeAll(async () => {
-    const late: Dialer = { dial: (c) => dialer.dial(c), cancel: (id) => dialer.cancel(id) };
+    // POST /calls reads the dialer's node, as it does from TelephonyNode.dialer in serve.
+    const late: Dialer = {
+      get nodeId() {
+        return dialer.nodeId;
+      },
+      dial: (c) => dialer.dial(c),
+      cancel: (id) => dialer.cancel(id),
+    };
     t = await startTestApi(kind, { overrides: { dialer: late } });
     w = await callWorld(t);
     dialer = new SipDialer(
@@ -95,6 +102,14 @@ describe.each(storeKinds())('outbound calls on $name', (kind) => {
       auth: { username: 'user', password: 'secret' },
       callId: id,
     });
+    expect(call.cancel()).toBe(true);
+    await call.idle();
+  });
+
+  it("records the dialing node (this process's SWITCHBOARD_NODE_ID) on the queued call", async () => {
+    const { id, call } = await place();
+    expect(dialer.nodeId).toBe(t.deps.config.nodeId);
+    expect(await callRow(t, id)).toMatchObject({ status: 'queued', node_id: t.deps.config.nodeId });
     expect(call.cancel()).toBe(true);
     await call.idle();
   });

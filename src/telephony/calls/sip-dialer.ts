@@ -1,6 +1,7 @@
 // The Dialer POST /calls hands queued calls to, when this process runs SIP: one OutboundCall per
 // call, on a leg from the SIP side's factory, kept here while it is live so DELETE can cancel it
-// and shutdown can end what is left.
+// and shutdown can end what is left. Its nodeId (SWITCHBOARD_NODE_ID) is written on the queued row
+// by POST /calls, so this node's sweeps, and only its, end the call if it is left live.
 import type { Dialer } from '../../modules/calls/dialer.js';
 import { inTransaction } from '../../store/database.js';
 import type { CallTable } from '../../store/schema.js';
@@ -18,6 +19,11 @@ export interface SipDialerHooks {
 
 export class SipDialer implements Dialer {
   private readonly live = new Map<string, OutboundCall>();
+
+  /** The node whose process dials: the calls' media lives here. */
+  get nodeId(): string {
+    return this.deps.config.nodeId;
+  }
 
   constructor(
     private readonly deps: OutboundDeps,
