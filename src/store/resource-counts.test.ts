@@ -8,7 +8,8 @@ import { migrations } from './migrations/index.js';
 import { resourceTotal } from './resource-counts.js';
 import type { CallTable } from './schema.js';
 
-function call(workspaceId: string, at = '2026-11-02T10:00:00.000Z'): CallTable {
+/** Without node_id: the migration test below inserts it into a store from before 006. */
+function call(workspaceId: string, at = '2026-11-02T10:00:00.000Z'): Omit<CallTable, 'node_id'> {
   return {
     id: newId(),
     workspace_id: workspaceId,
@@ -30,7 +31,6 @@ function call(workspaceId: string, at = '2026-11-02T10:00:00.000Z'): CallTable {
     ended_at: null,
     created_at: at,
     updated_at: at,
-    node_id: null,
   };
 }
 
