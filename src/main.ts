@@ -125,9 +125,15 @@ export async function startService(
     let sessionHost: SessionHost | undefined;
     let sipLine = '';
     if ((role === 'all' || role === 'sip') && config.sip.port !== 0) {
-      // Calls that were live when the previous process died cannot be resumed: close them first.
+      // Calls this node (SWITCHBOARD_NODE_ID) had live when its previous process died cannot be
+      // resumed: close them first. Other SIP nodes' calls on a shared store are left running.
       const swept = await closeStaleCalls(deps, 'server_restart');
-      if (swept.calls) logger.warn({ calls: swept.calls }, 'closed calls left live by the previous run');
+      if (swept.calls) {
+        logger.warn(
+          { calls: swept.calls, node_id: config.nodeId },
+          'closed calls left live by the previous run',
+        );
+      }
       const llm = createLlmRegistry(config);
       const dispatcher = createGuardedAgent({ policy: new AddressPolicy(config.webhookAllowedCidrs) });
       const host = new SessionHost(deps, { llm, dispatcher });

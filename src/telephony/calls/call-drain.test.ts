@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../../../test/support/api.js';
-import { callRow, callWorld, invite, type CallWorld } from '../../../test/support/calls.js';
+import { callEvents, callRow, callWorld, invite, type CallWorld } from '../../../test/support/calls.js';
 import { storeKinds } from '../../../test/support/stores.js';
 import { CallDrain, DRAIN_LIMIT_MS } from './call-drain.js';
 import { CallProgress } from './call-progress.js';
@@ -57,5 +57,20 @@ describe.each(storeKinds())('call drain on $name', (kind) => {
     expect(await done).toEqual({ hungUp: true, swept: 1 });
     expect(await callRow(t, first)).toMatchObject({ status: 'completed', hangup_reason: 'shutdown' });
     expect(await callRow(t, second)).toMatchObject({ status: 'completed', hangup_reason: 'shutdown' });
+  });
+
+  it("sweeps only this node's calls: another node's call on the same store stays up", async () => {
+    const mine = await connect();
+    const otherNode = { ...t.deps, config: { ...t.deps.config, nodeId: 'sip-b.example:5060' } };
+    const a = await admitInbound(otherNode, invite(w));
+    if (a.kind !== 'accept') throw new Error(a.why);
+    await new CallProgress(otherNode).answered(a.call.id);
+    const drain = new CallDrain(t.deps);
+    const done = drain.drain({ idle: async () => undefined, hangUpAll: async () => undefined });
+    expect(await done).toEqual({ hungUp: false, swept: 1 });
+    expect(await callRow(t, mine)).toMatchObject({ status: 'completed', hangup_reason: 'shutdown' });
+    expect(await callRow(t, a.call.id)).toMatchObject({ status: 'in_progress', hangup_reason: null });
+    expect((await callEvents(t, a.call.id)).map((e) => e.type)).toEqual(['call.started']);
+    await progress.ended(a.call.id, 'remote');
   });
 });

@@ -1,11 +1,11 @@
 // Shutdown for calls (issue 6 item 7): from SIGTERM on, admission answers new INVITEs 503 (the
 // carrier then tries its next origination URI); calls in progress may finish on their own for up
 // to DRAIN_LIMIT_MS on the injected clock; after that whatever is still up is hung up with
-// hangup_reason `shutdown`, and a final sweep leaves no call of the store live. The limit stays
-// under main.ts's SHUTDOWN_GRACE_MS (30 s) so the endings are stored before the process exits.
+// hangup_reason `shutdown`, and a final sweep leaves no call of this node live in the store (other
+// nodes' calls are left alone: they are still up). The limit stays under main.ts's
+// SHUTDOWN_GRACE_MS (30 s) so the endings are stored before the process exits.
 import type { TimerHandle } from '../../shared/clock.js';
-import type { ProgressDeps } from './call-progress.js';
-import { closeStaleCalls } from './recover-calls.js';
+import { closeStaleCalls, type SweepDeps } from './recover-calls.js';
 
 /** How long calls in progress may run on after SIGTERM before they are hung up. */
 export const DRAIN_LIMIT_MS = 20_000;
@@ -21,14 +21,14 @@ export class CallDrain {
   private started = false;
 
   constructor(
-    private readonly deps: ProgressDeps,
+    private readonly deps: SweepDeps,
     private readonly limitMs = DRAIN_LIMIT_MS,
   ) {}
 
   /** For AdmissionDeps.draining: true from the moment drain() is called. */
   readonly draining = (): boolean => this.started;
 
-  /** Refuse new calls, wait for the live ones up to the limit, hang up the rest, sweep the store. */
+  /** Refuse new calls, wait for the live ones up to the limit, hang up the rest, sweep this node's. */
   async drain(hooks: DrainHooks): Promise<{ hungUp: boolean; swept: number }> {
     this.started = true;
     let timer: TimerHandle | null = null;

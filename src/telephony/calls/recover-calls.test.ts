@@ -120,4 +120,54 @@ describe.each(storeKinds())('restart recovery on $name', (kind) => {
       hangup_reason: 'shutdown',
     });
   });
+
+  it("as node A ends A's live calls and those of no node, and leaves node B's up, webhooks included", async () => {
+    const as = (nodeId: string) => ({ ...t.deps, config: { ...t.deps.config, nodeId } });
+    const [a, b] = [as('sip-a.example:5060'), as('sip-b.example:5060')];
+    const admitOn = async (deps: typeof a) => {
+      const r = await admitInbound(deps, invite(w));
+      if (r.kind !== 'accept') throw new Error(r.why);
+      return r;
+    };
+    const aRinging = await admitOn(a);
+    const aConnected = await admitOn(a);
+    await new CallProgress(a).answered(aConnected.call.id);
+    const bRinging = await admitOn(b);
+    const bConnected = await admitOn(b);
+    await new CallProgress(b).answered(bConnected.call.id);
+    // A row from before migration 006: live, no node.
+    const legacy = await admitOn(b);
+    await t.store.db.updateTable('calls').set({ node_id: null }).where('id', '=', legacy.call.id).execute();
+    // B's call ended but its session's ending was lost: any node may end such a session.
+    const bOver = await admitOn(b);
+    await t.store.db.updateTable('calls').set({ status: 'failed' }).where('id', '=', bOver.call.id).execute();
+
+    expect(await closeStaleCalls(a)).toEqual({ calls: 3, orphanSessions: 1 });
+
+    for (const id of [aRinging.call.id, aConnected.call.id, legacy.call.id]) {
+      expect(await callRow(t, id)).toMatchObject({ hangup_reason: 'server_restart' });
+      const ended = (await callEvents(t, id)).filter((e) => e.type === 'call.ended');
+      expect(ended.map((e) => e.data.hangup_reason)).toEqual(['server_restart']);
+    }
+    expect(await callRow(t, bRinging.call.id)).toMatchObject({ status: 'ringing', hangup_reason: null });
+    expect(await callRow(t, bConnected.call.id)).toMatchObject({ status: 'in_progress', ended_at: null });
+    for (const r of [bRinging, bConnected]) {
+      expect((await callEvents(t, r.call.id)).map((e) => e.type)).not.toContain('call.ended');
+    }
+    expect(await session(bRinging.session.id)).toMatchObject({ status: 'pending', end_reason: null });
+    expect(await session(bConnected.session.id)).toMatchObject({ status: 'active', end_reason: null });
+    expect(await session(bOver.session.id)).toMatchObject({ status: 'ended' });
+
+    // B's own sweep (the end of its drain) is the one that ends B's calls.
+    expect(await closeStaleCalls(b, 'shutdown')).toEqual({ calls: 2, orphanSessions: 0 });
+    expect(await callRow(t, bRinging.call.id)).toMatchObject({
+      status: 'cancelled',
+      hangup_reason: 'shutdown',
+    });
+    expect(await callRow(t, bConnected.call.id)).toMatchObject({
+      status: 'completed',
+      hangup_reason: 'shutdown',
+    });
+    expect(await closeStaleCalls(a)).toEqual({ calls: 0, orphanSessions: 0 });
+  });
 });
