@@ -94,7 +94,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 
-export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
+/** The migrator over every migration, its bookkeeping tables in the connection's own schema. */
+export async function migratorFor(db: Kysely<Database>): Promise<Migrator> {
   // Kysely looks for its migration tables in every schema unless told which one; with several
   // PostgreSQL schemas side by side (tests, or two apps on one database) it would find another
   // schema's table, skip creating its own and then fail. Pin it to the connection's schema.
@@ -102,11 +103,15 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
     db.getExecutor().adapter instanceof PostgresAdapter
       ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s
       : undefined;
-  const migrator = new Migrator({
+  return new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
     ...(migrationTableSchema ? { migrationTableSchema } : {}),
   });
+}
+
+export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
+  const migrator = await migratorFor(db);
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

@@ -10,27 +10,26 @@ export interface StoreKind {
 }
 
 export function storeKinds(): StoreKind[] {
-  const kinds: StoreKind[] = [
-    {
-      name: 'sqlite',
-      async open() {
-        const store = await openStore({ sqlitePath: ':memory:' });
-        await migrateToLatest(store.db);
-        return store;
-      },
+  return emptyStoreKinds().map((kind) => ({
+    name: kind.name,
+    async open() {
+      const store = await kind.open();
+      await migrateToLatest(store.db);
+      return store;
     },
-  ];
+  }));
+}
+
+/** The same stores with no migration applied: for tests of the migrations themselves. */
+export function emptyStoreKinds(): StoreKind[] {
+  const kinds: StoreKind[] = [{ name: 'sqlite', open: () => openStore({ sqlitePath: ':memory:' }) }];
   const url = process.env.TEST_DATABASE_URL;
   if (url) {
     kinds.push({
       name: 'postgres',
-      async open() {
-        const schema = `t_${randomBytes(6).toString('hex')}`;
-        const store = await openStore({ databaseUrl: url, pgSchema: schema, pgPoolSize: 5 });
-        await migrateToLatest(store.db);
-        // The schema stays until the run ends (test/support/global-setup.ts drops them all).
-        return store;
-      },
+      // The schema stays until the run ends (test/support/global-setup.ts drops them all).
+      open: () =>
+        openStore({ databaseUrl: url, pgSchema: `t_${randomBytes(6).toString('hex')}`, pgPoolSize: 5 }),
     });
   }
   return kinds;

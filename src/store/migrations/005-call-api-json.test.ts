@@ -1,38 +1,13 @@
 // Migration 005 on a store that already holds calls: existing rows get their API JSON, the rebuilt
 // SQLite table keeps its indexes and the resource-count triggers, new and updated rows are
 // rendered by the store, and down() gives the old table back.
-import { randomBytes } from 'node:crypto';
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../database.js';
-import { migrations } from './index.js';
+import { migratorFor, type Store } from '../database.js';
+import { emptyStoreKinds } from '../../../test/support/stores.js';
 
-interface Kind {
-  name: string;
-  open(): Promise<Store>;
-}
-
-const kinds: Kind[] = [{ name: 'sqlite', open: () => openStore({ sqlitePath: ':memory:' }) }];
-if (process.env.TEST_DATABASE_URL) {
-  const url = process.env.TEST_DATABASE_URL;
-  kinds.push({
-    name: 'postgres',
-    open: () =>
-      openStore({ databaseUrl: url, pgSchema: `t_${randomBytes(6).toString('hex')}`, pgPoolSize: 2 }),
-  });
-}
-
-async function migrator(store: Store): Promise<Migrator> {
-  const schema =
-    store.dialect === 'postgres'
-      ? (await sql<{ s: string }>`select current_schema() as s`.execute(store.db)).rows[0]?.s
-      : undefined;
-  return new Migrator({
-    db: store.db,
-    provider: { getMigrations: async () => migrations },
-    ...(schema ? { migrationTableSchema: schema } : {}),
-  });
-}
+const kinds = emptyStoreKinds();
+const migrator = (store: Store) => migratorFor(store.db);
 
 const WS = '01943a5c-8e00-7000-8000-0000000000aa';
 

@@ -1,39 +1,14 @@
 // Migration 006 on a store that already holds calls: old rows get a null node_id, new rows keep
 // theirs, the API rendering (005) does not show it, the sweep's lookup of a node's live calls goes
 // through calls_status on both dialects, and down() takes the column away again.
-import { randomBytes } from 'node:crypto';
-import { CompiledQuery, Migrator, sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { inTransaction, openStore, type Store } from '../database.js';
+import { inTransaction, migratorFor, type Store } from '../database.js';
 import { staleCallsOf } from '../../telephony/calls/recover-calls.js';
-import { migrations } from './index.js';
+import { emptyStoreKinds } from '../../../test/support/stores.js';
 
-interface Kind {
-  name: string;
-  open(): Promise<Store>;
-}
-
-const kinds: Kind[] = [{ name: 'sqlite', open: () => openStore({ sqlitePath: ':memory:' }) }];
-if (process.env.TEST_DATABASE_URL) {
-  const url = process.env.TEST_DATABASE_URL;
-  kinds.push({
-    name: 'postgres',
-    open: () =>
-      openStore({ databaseUrl: url, pgSchema: `t_${randomBytes(6).toString('hex')}`, pgPoolSize: 2 }),
-  });
-}
-
-async function migrator(store: Store): Promise<Migrator> {
-  const schema =
-    store.dialect === 'postgres'
-      ? (await sql<{ s: string }>`select current_schema() as s`.execute(store.db)).rows[0]?.s
-      : undefined;
-  return new Migrator({
-    db: store.db,
-    provider: { getMigrations: async () => migrations },
-    ...(schema ? { migrationTableSchema: schema } : {}),
-  });
-}
+const kinds = emptyStoreKinds();
+const migrator = (store: Store) => migratorFor(store.db);
 
 const at = '2026-11-02T10:00:00.000Z';
 const call = (id: string) => ({
