@@ -9,7 +9,6 @@ import {
   Kysely,
   Migrator,
   PostgresAdapter,
-  PostgresDialect,
   SqliteDialect,
   sql,
   type DatabaseConnection,
@@ -21,6 +20,7 @@ import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
 import { registerFastPath } from './prepared.js';
 import { statementCache } from './sqlite-statements.js';
+import { SchemaScopedPostgresDialect } from './pg-introspector.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -73,7 +73,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       max: options.pgPoolSize ?? 10,
       ...(schema ? { options: `-c search_path=${schema}` } : {}),
     });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new SchemaScopedPostgresDialect({ pool }) });
     registerFastPath(db, { kind: 'postgres', pool });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
