@@ -5,7 +5,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
 import { eventually, finishedCall, storedEvents, transcript } from '../support/call-reads.js';
-import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs, type Peer } from '../support/sipp.js';
+import {
+  freeUdpPort,
+  haveSipp,
+  scenarioFile,
+  sipp,
+  sippArgs,
+  sippUasArgs,
+  type Peer,
+} from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
 
@@ -37,26 +45,7 @@ const DIAL = {
 
 async function callee(file: string, vars: Record<string, string | number> = {}) {
   const port = await freeUdpPort();
-  const peer = sipp([
-    '-sf',
-    scenarioFile(file, vars),
-    '-t',
-    'u1',
-    '-i',
-    '127.0.0.1',
-    '-p',
-    String(port),
-    '-mi',
-    '127.0.0.1',
-    '-mp',
-    String(await freeUdpPort()),
-    '-m',
-    '1',
-    '-nostdin',
-    '-timeout',
-    '90s',
-    '-timeout_error',
-  ]);
+  const peer = sipp(sippUasArgs(scenarioFile(file, vars), port, await freeUdpPort()));
   peers.push(peer);
   return { port, peer };
 }

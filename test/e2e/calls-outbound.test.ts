@@ -9,7 +9,7 @@ import { recordUsage } from '../../src/modules/usage/usage.service.js';
 import type { CallTable } from '../../src/store/schema.js';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
 import { callById, eventually, storedEvents } from '../support/call-reads.js';
-import { freeUdpPort, haveSipp, scenarioFile, sipp, type Peer } from '../support/sipp.js';
+import { freeUdpPort, haveSipp, scenarioFile, sipp, sippUasArgs, type Peer } from '../support/sipp.js';
 import { storeKinds, type StoreKind } from '../support/stores.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
@@ -55,26 +55,7 @@ async function carrier(
   nodes.push(n);
   const port = await freeUdpPort();
   const scenario = scenarioFile(file, vars);
-  const peer = sipp([
-    '-sf',
-    scenario,
-    '-t',
-    'u1',
-    '-i',
-    '127.0.0.1',
-    '-p',
-    String(port),
-    '-mi',
-    '127.0.0.1',
-    '-mp',
-    String(await freeUdpPort()),
-    '-m',
-    '1',
-    '-nostdin',
-    '-timeout',
-    '90s',
-    '-timeout_error',
-  ]);
+  const peer = sipp(sippUasArgs(scenario, port, await freeUdpPort()));
   peers.push(peer);
   const world = await telephonyWorld(n, {
     number: FROM,

@@ -12,7 +12,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
 import { eventually, finishedCall } from '../support/call-reads.js';
-import { freeUdpPort, haveSipp, scenarioFile, sipp, type Peer } from '../support/sipp.js';
+import { freeUdpPort, haveSipp, scenarioFile, sipp, sippUasArgs, type Peer } from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
 const FROM = '+14155550170';
@@ -50,26 +50,7 @@ async function outboundCall(file: string, vars: Record<string, string> = {}) {
   nodes.push(n);
   const port = await freeUdpPort();
   const scenario = scenarioFile(file, vars);
-  const peer = sipp([
-    '-sf',
-    scenario,
-    '-t',
-    'u1',
-    '-i',
-    '127.0.0.1',
-    '-p',
-    String(port),
-    '-mi',
-    '127.0.0.1',
-    '-mp',
-    String(await freeUdpPort()),
-    '-m',
-    '1',
-    '-nostdin',
-    '-timeout',
-    '90s',
-    '-timeout_error',
-  ]);
+  const peer = sipp(sippUasArgs(scenario, port, await freeUdpPort()));
   peers.push(peer);
   const world = await telephonyWorld(n, {
     number: FROM,

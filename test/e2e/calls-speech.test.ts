@@ -21,7 +21,7 @@ import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-serv
 import { startFakeSttServer, type FakeSttServer } from '../support/fake-voice-servers/stt.js';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
 import { eventually, finishedCall, storedEvents } from '../support/call-reads.js';
-import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
+import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs, sippUasArgs } from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
 
@@ -234,26 +234,7 @@ describe('e2e: speech in over a real call, the agent node over the phone (sipp, 
       const n = await speechNode(stt, llm);
       const port = await freeUdpPort();
       const world = await agentWorld(n, '+14155550161', `sip:127.0.0.1:${port}`, 'Hello, the Harbour here.');
-      const peer = sipp([
-        '-sf',
-        scenarioFile('outbound-speech.xml', {}),
-        '-t',
-        'u1',
-        '-i',
-        '127.0.0.1',
-        '-p',
-        String(port),
-        '-mi',
-        '127.0.0.1',
-        '-mp',
-        String(await freeUdpPort()),
-        '-m',
-        '1',
-        '-nostdin',
-        '-timeout',
-        '90s',
-        '-timeout_error',
-      ]);
+      const peer = sipp(sippUasArgs(scenarioFile('outbound-speech.xml', {}), port, await freeUdpPort()));
       const res = await n.api('POST', '/calls', {
         project_id: world.projectId,
         workflow_id: world.workflows.booking,

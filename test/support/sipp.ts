@@ -52,8 +52,21 @@ export function sippArgs(
   extra: string[] = [],
   calls = 1,
 ): string[] {
+  return [target, ...common(scenario, mediaPort, calls), ...extra];
+}
+
+/** The same for sipp as a UAS (a carrier's or a callee's side) listening on `port`: no target. */
+export function sippUasArgs(
+  scenario: string,
+  port: number,
+  mediaPort: number,
+  extra: string[] = [],
+): string[] {
+  return [...common(scenario, mediaPort, 1), '-p', String(port), ...extra];
+}
+
+function common(scenario: string, mediaPort: number, calls: number): string[] {
   return [
-    target,
     '-sf',
     scenario,
     '-t',
@@ -70,7 +83,6 @@ export function sippArgs(
     '-timeout',
     '90s',
     '-timeout_error',
-    ...extra,
   ];
 }
 
