@@ -2,9 +2,11 @@
 // statistics screen, the INVITE-to-200 response-time trace), the packets of the pcaps it plays,
 // and a free UDP port for sipp's own UAS (the baseline).
 import { spawn } from 'node:child_process';
-import { createSocket } from 'node:dgram';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+
+// sipp's statistics screen and a free port read the same as for the SIP benchmark.
+export { freePort as freeUdpPort, stat } from './sip-sipp.js';
 
 export interface SippRun {
   code: number | null;
@@ -23,16 +25,6 @@ export function runSipp(args: string[], cwd: string): Promise<SippRun> {
     p.on('error', reject);
     p.on('close', (code) => resolve({ code, out, seconds: (performance.now() - started) / 1000, dir: cwd }));
   });
-}
-
-/** Cumulative column of sipp's final statistics screen. */
-export function stat(out: string, label: string): number {
-  const last = out
-    .split('\n')
-    .filter((l) => l.includes(label))
-    .at(-1)
-    ?.split('|');
-  return last ? Number(last[2]?.trim() ?? NaN) : NaN;
 }
 
 /** Response times (ms, sipp's 1 ms tick) written by -trace_rtt: `date_ms;response_time_ms;rtd_name`. */
@@ -60,14 +52,6 @@ export function pcapPackets(file: string): number {
     n++;
   }
   return n;
-}
-
-export async function freeUdpPort(): Promise<number> {
-  const s = createSocket('udp4');
-  await new Promise<void>((r) => s.bind(0, '127.0.0.1', () => r()));
-  const port = s.address().port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
 }
 
 export function sippArgs(
