@@ -10,30 +10,12 @@
 // answering and hanging up after 8 s (call completed / transferred, the caller gets our BYE), or
 // not answering (CANCEL at the ring timeout, the failed branch speaks the reason).
 // Under CI a missing sipp fails instead of skipping.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/api/app.js';
-import { MemoryRateLimiter } from '../../src/api/rate-limit/rate-limiter.js';
-import { loadConfig } from '../../src/config/config.js';
-import type { ServiceDeps } from '../../src/modules/context.js';
-import { SessionHost } from '../../src/modules/sessions/session-host.js';
-import { createWorkspace } from '../../src/modules/workspaces/workspaces.service.js';
-import { createLlmRegistry } from '../../src/providers/llm/registry.js';
 import { EspeakTtsProvider } from '../../src/providers/tts/espeak.js';
-import { systemClock } from '../../src/shared/clock.js';
-import { newId } from '../../src/shared/ids.js';
-import { silentLogger } from '../../src/shared/logger.js';
-import { SecretBox } from '../../src/shared/secret-box.js';
-import { deriveServerKeys } from '../../src/shared/server-key.js';
-import { migrateToLatest, openStore } from '../../src/store/database.js';
-import { TelephonyNode } from '../../src/telephony/calls/telephony-node.js';
 import { createTransferer } from '../../src/telephony/calls/transfer.js';
-import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
-import { telephonyWorld, type CallNode } from '../support/call-node.js';
+import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
 import { callById, eventually, transcript } from '../support/call-reads.js';
-import { freeUdpPort, haveSipp, sipp, sippArgs } from '../support/sipp.js';
+import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
 const TIMEOUT = 120_000;
@@ -44,88 +26,13 @@ afterEach(async () => {
 });
 
 /** The API and a TelephonyNode as `serve` builds them, with the transferer main.ts passes. */
-async function startNode(): Promise<CallNode> {
-  const store = await openStore({ sqlitePath: ':memory:' });
-  await migrateToLatest(store.db);
-  const config = loadConfig({
-    PUBLIC_BASE_URL: 'http://localhost:8080',
-    RATE_LIMIT_PER_MINUTE: '100000',
-    SIP_HOST: '127.0.0.1',
-    SIP_DOMAIN: 'sip.test',
-  });
-  const keys = deriveServerKeys('test-master-key');
-  const deps: ServiceDeps = {
-    db: store.db,
-    dialect: store.dialect,
-    clock: systemClock,
-    newId,
-    config,
-    keys,
-    secretBox: new SecretBox(keys.secretBox),
-    logger: silentLogger(),
-  };
-  const sessions = new SessionHost(deps, { llm: createLlmRegistry(config) });
-  const min = 36000 + (process.pid % 20) * 100;
+function startNode(): Promise<CallNode> {
   const tts = new EspeakTtsProvider();
-  const node = await TelephonyNode.start({
-    deps,
-    sessions,
-    port: 0,
-    ports: new RtpPortAllocator(min, min + 99),
-    tts,
-    stt: null,
-    transferer: createTransferer({ announcer: { tts, voice: 'en' } }),
-  });
-  const { app } = await buildApp({
-    ...deps,
-    rateLimiter: new MemoryRateLimiter(config.rateLimitPerMinute, systemClock),
-    overrides: { dialer: node.dialer },
-    sessionHost: sessions,
-  });
-  const { workspace, apiKey } = await createWorkspace(deps, { name: 'e2e' });
-  const api = async (method: string, url: string, body?: unknown) => {
-    const res = await app.inject({
-      method: method as 'GET',
-      url: `/api/v1${url}`,
-      headers: {
-        authorization: `Bearer ${apiKey}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
-    });
-    return { status: res.statusCode, data: res.body ? (JSON.parse(res.body) as unknown) : undefined };
-  };
-  let closed = false;
-  return {
-    app,
-    store,
-    deps,
-    node,
-    sessions,
-    key: apiKey,
-    workspaceId: workspace.id,
-    sipDomain: `${workspace.sip_label}.${config.sip.domain}`,
-    sipPort: node.address.udp,
-    api,
-    async close() {
-      if (closed) return;
-      closed = true;
-      await node.close();
-      await app.close();
-      await sessions.close();
-      await store.close();
-    },
-  };
+  return startCallNode({ tts, transferer: createTransferer({ announcer: { tts, voice: 'en' } }) });
 }
 
 /** test/interop/transfers/<name> with its __NAMES__ filled in, in a temp file. */
-function scenario(name: string, vars: Record<string, string>): string {
-  let text = readFileSync(fileURLToPath(new URL(`../interop/transfers/${name}`, import.meta.url)), 'utf8');
-  for (const [k, v] of Object.entries(vars)) text = text.replaceAll(`__${k}__`, v);
-  const file = `${mkdtempSync(`${tmpdir()}/sipp-`)}/${name}`;
-  writeFileSync(file, text);
-  return file;
-}
+const scenario = (name: string, vars: Record<string, string>) => scenarioFile(name, vars, 'transfers');
 
 const regexEscape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
