@@ -1,37 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Agent } from 'undici';
-import { FakeClock } from '../shared/clock.js';
-import { silentLogger } from '../shared/logger.js';
-import type { Store } from '../store/database.js';
+import { describe, expect, it } from 'vitest';
 import { storeKinds } from '../../test/support/stores.js';
-import { startReceiver, type Receiver } from '../../test/support/receiver.js';
-import { seedEndpoint, seedWorkspace, testBox } from '../../test/support/webhook-fixtures.js';
-import { AddressPolicy } from './address-policy.js';
-import type { EventType } from './event-types.js';
-import { emitEvent } from './outbox.js';
-import { createGuardedAgent } from './ssrf-guard.js';
-import { WebhookWorker } from './webhook-worker.js';
+import { seedEndpoint, seedWorkspace } from '../../test/support/webhook-fixtures.js';
+import { clock, emit, receiver, store, worker, workerSuite } from './testing/worker-suite.js';
 
 // The worker's room for claimed rows is twice its concurrency. Rows buffered behind endpoints at
 // their cap must never fill it while send slots are idle, or other endpoints' rows wait behind
 // receivers that hang.
 describe.each(storeKinds())('webhook worker room on $name', (kind) => {
-  let store: Store;
-  let receiver: Receiver;
-  let agent: Agent;
-  beforeAll(async () => {
-    store = await kind.open();
-    receiver = await startReceiver();
-    agent = createGuardedAgent({ policy: new AddressPolicy(['127.0.0.0/8']) });
-  });
-  afterAll(async () => {
-    await agent.close();
-    await receiver.close();
-    await store.close();
-  });
+  workerSuite(kind);
 
   it('keeps claiming for healthy endpoints while several hanging ones hold all they may', async () => {
-    const clock = new FakeClock('2026-03-01T00:00:00Z');
     const ws = await seedWorkspace(store.db);
     for (let i = 0; i < 3; i++) {
       await seedEndpoint(store.db, { ...ws, url: `${receiver.url}/hang${i}`, events: ['call.started'] });
@@ -45,24 +23,12 @@ describe.each(storeKinds())('webhook worker room on $name', (kind) => {
       open++;
       void released.then(() => res.writeHead(204).end());
     };
-    const emit = (type: EventType) =>
-      store.db.transaction().execute((trx) => emitEvent(trx, { ...ws, type, data: {}, now: clock.now() }));
     // Three hanging endpoints with backlogs due first, then three deliveries for a healthy one.
-    for (let i = 0; i < 10; i++) await emit('call.started');
+    for (let i = 0; i < 10; i++) await emit(ws, 'call.started');
     clock.set(clock.now() + 1);
-    for (let i = 0; i < 3; i++) await emit('call.ended');
+    for (let i = 0; i < 3; i++) await emit(ws, 'call.ended');
 
-    const w = new WebhookWorker({
-      store,
-      clock,
-      logger: silentLogger(),
-      dispatcher: agent,
-      secrets: testBox,
-      notifier: { endpointPaused: async () => undefined, close: () => undefined },
-      concurrency: 8,
-      perEndpointConcurrency: 2,
-      pollIntervalMs: 1_000,
-    });
+    const w = worker({ concurrency: 8, perEndpointConcurrency: 2, pollIntervalMs: 1_000 });
     w.start();
     const ok = () => receiver.received.filter((r) => r.url === '/ok').length;
     // Polls come every second of the fake clock; attempts time out after 10 s of it.
