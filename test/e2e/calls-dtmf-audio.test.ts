@@ -6,9 +6,8 @@
 // latches to that source; our session's counters show sipp's packets arrived.
 import { createSocket, type Socket } from 'node:dgram';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RtpSession } from '../../src/telephony/media/rtp-session.js';
 import { MENU, startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
-import { eventually, finishedCall, storedEvents, transcript } from '../support/call-reads.js';
+import { finishedCall, liveCallRtp, storedEvents, transcript } from '../support/call-reads.js';
 import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
@@ -56,16 +55,10 @@ describe('e2e: DTMF and audio both ways (sipp pcaps)', () => {
         DIGIT: 1,
       });
       const peer = sipp(sippArgs(`127.0.0.1:${n.sipPort}`, scenario, await freeUdpPort()));
-      // Hold on to the call's RtpSession while it is live: its counters outlive the call.
-      let rtp: RtpSession | undefined;
-      const watching = eventually(async () => {
-        const row = await n.store.db.selectFrom('calls').select('id').executeTakeFirst();
-        rtp = row ? n.node.calls.find(row.id)?.rtp : undefined;
-        return rtp;
-      });
+      const watching = liveCallRtp(n);
       const result = await peer.done;
       expect(result.code, result.out.slice(-3000)).toBe(0);
-      await watching;
+      const rtp = await watching;
 
       const call = await finishedCall(n);
       expect(call).toMatchObject({ direction: 'inbound', hangup_reason: 'workflow_hangup' });
@@ -81,12 +74,12 @@ describe('e2e: DTMF and audio both ways (sipp pcaps)', () => {
 
       // Both ways: every packet of g711a.pcap (and the digit's events) reached our session; our
       // prompt went out as PCMA under our SSRC and the sink (sipp's SDP address) received it.
-      const counters = rtp!.counters;
+      const counters = rtp.counters;
       if (process.env.CALL_FACTS) console.info({ counters, sink: sink.packets.length });
       expect(counters.rtpIn).toBeGreaterThanOrEqual(G711A_PACKETS + 3);
       expect(counters.rtpOut).toBeGreaterThan(50);
       expect(sink.packets.length).toBeGreaterThan(10);
-      expect(sink.packets.every((p) => p.ssrc === rtp!.ssrc)).toBe(true);
+      expect(sink.packets.every((p) => p.ssrc === rtp.ssrc)).toBe(true);
       expect(new Set(sink.packets.map((p) => p.pt))).toEqual(new Set([8]));
       expect(sink.packets.length).toBeLessThan(counters.rtpOut);
     },

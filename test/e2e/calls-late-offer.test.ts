@@ -8,9 +8,8 @@
 // instead of skipping.
 import { createSocket, type Socket } from 'node:dgram';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RtpSession } from '../../src/telephony/media/rtp-session.js';
 import { MENU, startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
-import { eventually, storedEvents, transcript } from '../support/call-reads.js';
+import { eventually, liveCallRtp, storedEvents, transcript } from '../support/call-reads.js';
 import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
@@ -60,17 +59,11 @@ describe('e2e: inbound late offer (INVITE without SDP, sipp as the carrier)', ()
         DIGIT: 1,
       });
       const peer = sipp(sippArgs(`127.0.0.1:${n.sipPort}`, scenario, mediaPort));
-      // Hold on to the call's RtpSession while it is live: its counters outlive the call.
-      let rtp: RtpSession | undefined;
-      const watching = eventually(async () => {
-        const row = await n.store.db.selectFrom('calls').select('id').executeTakeFirst();
-        rtp = row ? n.node.calls.find(row.id)?.rtp : undefined;
-        return rtp;
-      });
+      const watching = liveCallRtp(n);
       const result = await peer.done;
       // sipp saw our offer (checked by its regexps), and our BYE.
       expect(result.code, result.out.slice(-3000)).toBe(0);
-      await watching;
+      const rtp = await watching;
 
       const [call] = await eventually(async () => {
         const rows = await inboundCalls(n);
@@ -92,12 +85,12 @@ describe('e2e: inbound late offer (INVITE without SDP, sipp as the carrier)', ()
 
       // Both ways on the answer: sipp's pcap (and the digit's events) reached our session; our
       // prompt went to the answer's address as PCMA, the answer's codec, not our first choice.
-      const counters = rtp!.counters;
+      const counters = rtp.counters;
       if (process.env.CALL_FACTS) console.info({ counters, sink: sink.length });
       expect(counters.rtpIn).toBeGreaterThanOrEqual(G711A_PACKETS + 3);
       expect(counters.rtpOut).toBeGreaterThan(50);
       expect(sink.length).toBeGreaterThan(10);
-      expect(sink.every((p) => p.ssrc === rtp!.ssrc)).toBe(true);
+      expect(sink.every((p) => p.ssrc === rtp.ssrc)).toBe(true);
       expect(new Set(sink.map((p) => p.pt))).toEqual(new Set([8]));
       // Once sipp's own RTP came in, ours followed it there (symmetric RTP).
       expect(sink.length).toBeLessThan(counters.rtpOut);

@@ -16,11 +16,10 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTtsProvider } from '../../src/providers/tts/registry.js';
-import type { RtpSession } from '../../src/telephony/media/rtp-session.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-servers/index.js';
 import { startFakeSttServer, type FakeSttServer } from '../support/fake-voice-servers/stt.js';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
-import { eventually, finishedCall, storedEvents } from '../support/call-reads.js';
+import { eventually, finishedCall, liveCallRtp, storedEvents } from '../support/call-reads.js';
 import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs, sippUasArgs } from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
@@ -146,28 +145,23 @@ describe('e2e: speech in over a real call, the agent node over the phone (sipp, 
         SINK: await sink(),
       });
       const peer = sipp(sippArgs(`127.0.0.1:${n.sipPort}`, scenario, await freeUdpPort()));
-      let rtp: RtpSession | undefined;
-      const watching = eventually(async () => {
-        const row = await n.store.db.selectFrom('calls').select('id').executeTakeFirst();
-        rtp = row ? n.node.calls.find(row.id)?.rtp : undefined;
-        return rtp;
-      });
+      const watching = liveCallRtp(n);
 
       // The greeting (barge-in on) opened the STT session; the caller's audio flows into it.
       const conn = await stt.nextConnection();
       expect(conn.url.pathname).toBe('/v1/listen');
       expect(conn.url.searchParams.get('encoding')).toBe('linear16');
       await conn.waitForAudio(32_000); // one second at 16 kHz
-      await watching;
+      const rtp = await watching;
       // The vendor hears the caller speak: the greeting stops at once (its queue is emptied) ...
-      const outAtBargeIn = rtp!.counters.rtpOut;
+      const outAtBargeIn = rtp.counters.rtpOut;
       conn.send({ type: 'SpeechStarted', channel: [0], timestamp: 0.2 });
       // ... and recognises the turn.
       conn.result(HEARD, { isFinal: true, speechFinal: true, start: 0.2, duration: 0.8 });
 
       // The model is asked with the caller's words; its reply goes out as RTP.
       await llm.waitForRequests(1);
-      const outAtReply = rtp!.counters.rtpOut;
+      const outAtReply = rtp.counters.rtpOut;
       const result = await peer.done;
       expect(result.code, result.out.slice(-3000)).toBe(0);
 
@@ -211,7 +205,7 @@ describe('e2e: speech in over a real call, the agent node over the phone (sipp, 
       // Barge-in: the greeting was cut (the whole call sent fewer packets than the greeting alone
       // has), and nothing of it went out between the caller's speech and the model's answer but
       // what was already in flight; the reply was sent in full after the model answered.
-      const counters = rtp!.counters;
+      const counters = rtp.counters;
       if (process.env.CALL_FACTS) {
         console.info({ greetingPackets, replyPackets, outAtBargeIn, outAtReply, counters, sentSeconds });
       }

@@ -1,6 +1,7 @@
 // Reads of an e2e node's store (call-node.ts): polling until a value shows, a call row by id or
 // once it has finished, the events of the outbox, a session's transcript.
 import type { CallTable } from '../../src/store/schema.js';
+import type { RtpSession } from '../../src/telephony/media/rtp-session.js';
 import type { CallNode, Loose } from './call-node.js';
 
 /** Polls the store (no timers of its own beyond a short yield) until `read` gives a value. */
@@ -20,6 +21,17 @@ export function callById(n: CallNode, id: string): Promise<CallTable | undefined
  * The call row once it is completed: the call `id`, or without one the store's only call (the
  * first row of `calls`, for suites that place one call and never learn its id).
  */
+/**
+ * The RtpSession of the node's only call, once the call is live. Held on to by the test, its
+ * counters outlive the call.
+ */
+export function liveCallRtp(n: CallNode): Promise<RtpSession> {
+  return eventually(async () => {
+    const row = await n.store.db.selectFrom('calls').select('id').executeTakeFirst();
+    return row ? n.node.calls.find(row.id)?.rtp : undefined;
+  });
+}
+
 export function finishedCall(n: CallNode, id?: string): Promise<CallTable> {
   return eventually(async () => {
     const row =
