@@ -10,7 +10,10 @@ import {
   Migrator,
   PostgresAdapter,
   SqliteDialect,
+  SqliteQueryCompiler,
   sql,
+  type LimitNode,
+  type QueryCompiler,
   type DatabaseConnection,
   type Driver,
   type SqliteDatabase,
@@ -49,12 +52,25 @@ export interface StoreOptions {
  * the write lock up front, so busy_timeout applies and transactions queue instead of failing.
  */
 class ImmediateSqliteDialect extends SqliteDialect {
+  override createQueryCompiler(): QueryCompiler {
+    return new SqliteLimitCompiler();
+  }
+
   override createDriver(): Driver {
     const driver = super.createDriver();
     driver.beginTransaction = async (connection: DatabaseConnection) => {
       await connection.executeQuery(CompiledQuery.raw('begin immediate'));
     };
     return driver;
+  }
+}
+
+/** Kysely's SQLite SQL with the LIMIT as an expression (see sqliteLimits in prepared.ts: why). */
+class SqliteLimitCompiler extends SqliteQueryCompiler {
+  protected override visitLimit(node: LimitNode): void {
+    this.append('limit cast(');
+    this.visitNode(node.limit);
+    this.append(' as integer)');
   }
 }
 

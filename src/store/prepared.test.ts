@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeKinds } from '../../test/support/stores.js';
 import { inTransaction, type Store } from './database.js';
-import { preparedQuery, queryFirst, queryRows } from './prepared.js';
+import { preparedQuery, queryFirst, queryRows, sqliteLimits } from './prepared.js';
 
 interface Setting {
   name: string;
@@ -14,6 +14,25 @@ const BY_NAME_OR_VALUE = preparedQuery<Setting>(
   'select name, value from server_settings where value = $2 or name = $1 or name = $1 || $3 order by name',
 );
 const ONE = preparedQuery<Setting>('test_setting', 'select name, value from server_settings where name = $1');
+
+// A bare `limit ?` would make SQLite prepare the statement again on every run (see sqliteLimits).
+describe('LIMIT on SQLite', () => {
+  it('is written as an expression, in prepared queries and in Kysely queries', () => {
+    expect(sqliteLimits('select 1 from t order by a limit $2 offset $3')).toBe(
+      'select 1 from t order by a limit cast($2 as integer) offset $3',
+    );
+    expect(sqliteLimits('select 1 from t LIMIT ?')).toBe('select 1 from t limit cast(? as integer)');
+    expect(sqliteLimits('select 1 from t limit 5')).toBe('select 1 from t limit 5');
+    expect(preparedQuery('test_limit', 'select a from t limit $1').sqlite).toBe(
+      'select a from t limit cast(? as integer)',
+    );
+  });
+});
+
+const FIRST_N = preparedQuery<Setting>(
+  'test_first_n',
+  'select name, value from server_settings order by name limit $1 offset $2',
+);
 
 describe.each(storeKinds())('prepared queries on $name', (kind) => {
   let store: Store;
@@ -39,6 +58,16 @@ describe.each(storeKinds())('prepared queries on $name', (kind) => {
     ]);
     expect(await queryFirst(store.db, ONE, ['c'])).toEqual({ name: 'c', value: '4' });
     expect(await queryFirst(store.db, ONE, ['nope'])).toBeUndefined();
+  });
+
+  it('takes LIMIT and OFFSET as parameters, new values on every run', async () => {
+    expect((await queryRows(store.db, FIRST_N, [2, 0])).map((r) => r.name)).toEqual(['a', 'ax']);
+    expect((await queryRows(store.db, FIRST_N, [1, 2])).map((r) => r.name)).toEqual(['b']);
+    const built = (n: number) =>
+      store.db.selectFrom('server_settings').select('name').orderBy('name').limit(n);
+    expect((await built(3).execute()).map((r) => r.name)).toEqual(['a', 'ax', 'b']);
+    expect((await built(1).execute()).map((r) => r.name)).toEqual(['a']);
+    if (kind.name === 'sqlite') expect(built(1).compile().sql).toContain('limit cast(? as integer)');
   });
 
   it('answers SQLite without a promise outside transactions', () => {
