@@ -36,6 +36,16 @@ export function pageParams(query: { page?: number; per_page?: number }): PagePar
 }
 
 export function renderPage<T>(items: T[], total: number, params: PageParams, req: PageRequest): Page<T> {
+  return { data: items, ...pageFrame(items.length, total, params, req) };
+}
+
+/** A page's `links` and `meta`, for a page holding `count` items. */
+function pageFrame(
+  count: number,
+  total: number,
+  params: PageParams,
+  req: PageRequest,
+): Omit<Page<never>, 'data'> {
   const lastPage = Math.max(1, Math.ceil(total / params.perPage));
   const offset = (params.page - 1) * params.perPage;
   const rest = Object.entries(req.query)
@@ -44,7 +54,6 @@ export function renderPage<T>(items: T[], total: number, params: PageParams, req
     .join('');
   const url = (n: number) => `${req.path}?page=${n}${rest}`;
   return {
-    data: items,
     links: {
       first: url(1),
       last: url(lastPage),
@@ -53,21 +62,28 @@ export function renderPage<T>(items: T[], total: number, params: PageParams, req
     },
     meta: {
       current_page: params.page,
-      from: items.length ? offset + 1 : null,
+      from: count ? offset + 1 : null,
       last_page: lastPage,
       path: req.path,
       per_page: params.perPage,
-      to: items.length ? offset + items.length : null,
+      to: count ? offset + count : null,
       total,
     },
   };
 }
 
 /**
- * The same page as JSON text, for items that are JSON already: exactly what serializing
- * renderPage() through the Paginated schema gives (`links` and `meta` keep the schema's order).
+ * The same page as JSON text, for items that are JSON already (`itemsJson`: `count` items joined
+ * by commas): exactly what serializing renderPage() through the Paginated schema gives (`links`
+ * and `meta` keep the schema's order).
  */
-export function renderPageJson(items: string[], total: number, params: PageParams, req: PageRequest): string {
-  const { links, meta } = renderPage(items, total, params, req);
-  return `{"data":[${items.join(',')}],"links":${JSON.stringify(links)},"meta":${JSON.stringify(meta)}}`;
+export function renderPageJson(
+  itemsJson: string,
+  count: number,
+  total: number,
+  params: PageParams,
+  req: PageRequest,
+): string {
+  const { links, meta } = pageFrame(count, total, params, req);
+  return `{"data":[${itemsJson}],"links":${JSON.stringify(links)},"meta":${JSON.stringify(meta)}}`;
 }

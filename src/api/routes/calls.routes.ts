@@ -28,11 +28,11 @@ export async function callRoutes(app: FastifyInstance, s: Services, deps: Servic
       const { project_id, direction, status, from, to } = req.query;
       const filter = { project_id, direction, status, from, to };
       // Each call comes rendered by the store: the same bytes the Call schema would write.
-      const { items, total } = await s.calls.list(actorOf(req), filter, page);
+      const { itemsJson, count, total } = await s.calls.list(actorOf(req), filter, page);
       // A string body is sent as it is; the reply is untyped for it (the schema types objects).
       return (reply as FastifyReply)
         .type('application/json; charset=utf-8')
-        .send(renderPageJson(items, total, page, pageRequest(req, deps)));
+        .send(renderPageJson(itemsJson, count, total, page, pageRequest(req, deps)));
     },
   );
 
