@@ -1,10 +1,17 @@
 // The server side of bench:api, run as a child process: `bare` is a plain Fastify route with a
 // project-sized JSON body; `sqlite`/`postgres` is the full API with 10,000 calls stored.
-// Prints one JSON line {port, key, projectId} when ready.
+// Prints one JSON line {port, key, projectId, floorPort?} when ready.
+//
+// With SQLite, a second plain Fastify server in the same process (`floorPort`) answers
+// GET /floor/{id} with nothing but the two point reads an authenticated GET of one resource
+// cannot do without: the key by its hash, then the project, on the same database file. It is a
+// reference for how much of the single GET's cost is those reads alone.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Fastify from 'fastify';
+import SQLite from 'better-sqlite3';
+import { hashApiKey } from '../src/modules/api-keys/key-format.js';
 import { sql } from 'kysely';
 import { buildApp } from '../src/api/app.js';
 import { serviceDeps } from '../src/main.js';
@@ -72,6 +79,8 @@ async function bare(): Promise<void> {
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as { port: number }).port;
   process.stdout.write(`${JSON.stringify({ port, key: '', projectId: '' })}\n`);
+  // Exit through close so a --cpu-prof run writes its profile.
+  process.on('SIGTERM', () => void app.close().then(() => process.exit(0)));
 }
 
 async function full(): Promise<void> {
@@ -137,9 +146,11 @@ async function full(): Promise<void> {
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as { port: number }).port;
-  process.stdout.write(`${JSON.stringify({ port, key: apiKey, projectId })}\n`);
+  const floor = kind === 'sqlite' ? await floorServer(path.join(dataDir, 'bench.db')) : undefined;
+  const floorPort = floor ? (floor.server.address() as { port: number }).port : undefined;
+  process.stdout.write(`${JSON.stringify({ port, key: apiKey, projectId, floorPort })}\n`);
   process.on('SIGTERM', () => {
-    void app.close().then(async () => {
+    void Promise.all([app.close(), floor?.close()]).then(async () => {
       if (kind === 'postgres')
         await store.db.schema
           .dropSchema(schema)
@@ -152,6 +163,29 @@ async function full(): Promise<void> {
       process.exit(0);
     });
   });
+}
+
+/** A plain Fastify route making the single GET's two point reads, and nothing else. */
+async function floorServer(file: string) {
+  const db = new SQLite(file);
+  db.pragma('journal_mode = WAL');
+  const keyByHash = db.prepare(
+    'select id, workspace_id, key_hash, scopes, last_used_at, revoked_at from api_keys where key_hash = ?',
+  );
+  const projectById = db.prepare(
+    'select id, workspace_id, name, description, created_at, updated_at from projects where workspace_id = ? and id = ?',
+  );
+  const app = Fastify();
+  app.get<{ Params: { id: string } }>('/floor/:id', async (req, reply) => {
+    const key = keyByHash.get(hashApiKey(String(req.headers.authorization).slice(7))) as
+      { workspace_id: string } | undefined;
+    const project = key && (projectById.get(key.workspace_id, req.params.id) as Record<string, unknown>);
+    if (!project) return reply.code(404).send({ message: 'Not found.' });
+    return { data: project };
+  });
+  app.addHook('onClose', () => db.close());
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return app;
 }
 
 void (kind === 'bare' ? bare() : full());

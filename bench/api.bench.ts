@@ -3,8 +3,10 @@
 // not share its event loop. Besides req/s it reports the server's CPU time per request, which
 // stays meaningful on a busy machine where req/s does not. Stores: SQLite always; PostgreSQL when
 // BENCH_DATABASE_URL or TEST_DATABASE_URL is set. BENCH_SECONDS (10) and BENCH_ROUNDS (1) tune it.
-// A second bare route answering a page of the list's size (~11 KB) is printed for reference: it
-// shows what writing those bytes alone costs. The targets are against the first bare route.
+// Two reference rows are printed beside the targets: a bare route answering a page of the list's
+// size (~11 KB), which shows what writing those bytes alone costs, and (SQLite) a bare route
+// making only the single GET's two point reads (the key by hash, the project), which shows what
+// those reads alone cost. The targets are against the first bare route.
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +17,8 @@ interface Target {
   port: number;
   key: string;
   projectId: string;
+  /** SQLite only: the plain route making just the single GET's two point reads. */
+  floorPort?: number;
 }
 
 interface Running {
@@ -100,7 +104,7 @@ interface Round {
   bare: Result;
   /** The bare route answering a page of the list's size: a reference, not the target's baseline. */
   barePage: Result;
-  runs: Array<{ kind: 'sqlite' | 'postgres'; one: Result; list: Result }>;
+  runs: Array<{ kind: 'sqlite' | 'postgres'; one: Result; list: Result; floor?: Result }>;
 }
 
 async function round(kinds: Array<'sqlite' | 'postgres'>, print: boolean): Promise<Round> {
@@ -118,13 +122,21 @@ async function round(kinds: Array<'sqlite' | 'postgres'>, print: boolean): Promi
     const base = `http://127.0.0.1:${server.target.port}/api/v1`;
     const one = await load(server, `${base}/projects/${server.target.projectId}`, server.target.key);
     const list = await load(server, `${base}/calls?per_page=25`, server.target.key);
+    const floor = server.target.floorPort
+      ? await load(
+          server,
+          `http://127.0.0.1:${server.target.floorPort}/floor/${server.target.projectId}`,
+          server.target.key,
+        )
+      : undefined;
     server.stop();
     if (print) {
+      if (floor) console.log(row(`(reference) bare + the 2 point reads`, floor, baseline));
       console.log(row(`${kind}: GET /projects/{id}`, one, baseline));
       console.log(row(`${kind}: GET /calls?per_page=25 (10k rows)`, list, baseline));
       console.log(row(`  (reference) the list against the bare page`, list, barePage));
     }
-    runs.push({ kind, one, list });
+    runs.push({ kind, one, list, ...(floor ? { floor } : {}) });
   }
   return { bare: baseline, barePage, runs };
 }
@@ -184,6 +196,16 @@ async function main(): Promise<void> {
     const barePages = rounds.map((r) => r.barePage);
     for (const kind of kinds) {
       const of = (pick: 'one' | 'list') => rounds.map((r) => r.runs.find((x) => x.kind === kind)![pick]);
+      const floors = rounds.map((r) => r.runs.find((x) => x.kind === kind)!.floor);
+      if (floors.every((f) => f !== undefined)) {
+        console.log(
+          row(
+            `(reference) bare + the 2 point reads`,
+            medianOf(floors as Result[], bares).r,
+            medianOf(floors as Result[], bares).base,
+          ),
+        );
+      }
       const one = medianOf(of('one'), bares);
       const list = medianOf(of('list'), bares);
       console.log(row(`${kind}: GET /projects/{id}`, one.r, one.base));
@@ -193,7 +215,11 @@ async function main(): Promise<void> {
       if (kind === 'sqlite') console.log(verdict(one.r, list.r, one.base));
     }
   }
-  const errors = rounds.flatMap((r) => [r.bare, r.barePage, ...r.runs.flatMap((x) => [x.one, x.list])]);
+  const errors = rounds.flatMap((r) => [
+    r.bare,
+    r.barePage,
+    ...r.runs.flatMap((x) => [x.one, x.list, ...(x.floor ? [x.floor] : [])]),
+  ]);
   if (errors.some((e) => e.errors > 0)) process.exitCode = 1;
 }
 
