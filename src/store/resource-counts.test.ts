@@ -3,10 +3,20 @@ import { Migrator } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeKinds, type StoreKind } from '../../test/support/stores.js';
 import { newId } from '../shared/ids.js';
-import { inTransaction, openStore, type Store } from './database.js';
+import { inTransaction, openStore, type Executor, type Store } from './database.js';
 import { migrations } from './migrations/index.js';
-import { resourceTotal } from './resource-counts.js';
 import type { CallTable } from './schema.js';
+
+/** The workspace's calls as resource_counts holds them (0 before its first). */
+async function resourceTotal(ex: Executor, workspaceId: string, resource: 'calls'): Promise<number> {
+  const row = await ex
+    .selectFrom('resource_counts')
+    .select('total')
+    .where('workspace_id', '=', workspaceId)
+    .where('resource', '=', resource)
+    .executeTakeFirst();
+  return Number(row?.total ?? 0);
+}
 
 /** Without node_id: the migration test below inserts it into a store from before 006. */
 function call(workspaceId: string, at = '2026-11-02T10:00:00.000Z'): Omit<CallTable, 'node_id'> {
