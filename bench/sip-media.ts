@@ -10,8 +10,8 @@ import { RtpPortAllocator } from '../src/telephony/media/port-allocator.js';
 import { RtpSession } from '../src/telephony/media/rtp-session.js';
 import { SharedPacer } from '../src/telephony/media/shared-pacer.js';
 import { answerOffer } from '../src/telephony/sip/sdp/answer.js';
-import { SipStack } from '../src/telephony/sip/stack.js';
-import { UasLeg } from '../src/telephony/sip/uas-leg.js';
+import type { UasLeg } from '../src/telephony/sip/uas-leg.js';
+import { answeringStack } from './sip-answering-stack.js';
 import { freePort, scenario, sipp, stat } from './sip-sipp.js';
 
 export const MEDIA_CALLS = Number(process.env.SIP_BENCH_MEDIA_CALLS ?? 500);
@@ -66,8 +66,6 @@ export async function media(): Promise<MediaRun> {
   const ports = new RtpPortAllocator(20000, 20000 + 4 * MEDIA_CALLS + 1000);
   const sessions: RtpSession[] = [];
   const legs: UasLeg[] = [];
-  let n = 0;
-  let port = 0;
   let setupErrors = 0;
   let frames = 0;
   const answer = async (leg: UasLeg, offer: string): Promise<void> => {
@@ -84,46 +82,20 @@ export async function media(): Promise<MediaRun> {
     const a = answerOffer(
       offer,
       { address: '127.0.0.1', port: rtpPort, codecs: ['PCMU'] },
-      { sessionId: String(n), sessionVersion: 1, address: '127.0.0.1' },
+      { sessionId: String(sessions.length), sessionVersion: 1, address: '127.0.0.1' },
     );
     if (!a.ok) throw new Error(a.why);
     session.setRemote({ address: a.audio.remoteAddress, port: a.audio.remotePort });
     leg.answer(a.sdp);
     session.start();
   };
-  const stack = new SipStack({
-    clock: systemClock,
-    host: '127.0.0.1',
-    port: 0,
-    throttle: { ratePerSecond: 1e6, burst: 1e6 },
-    onRequest: (req, tx) => {
-      if (req.method !== 'INVITE') return false;
-      const leg = new UasLeg(
-        {
-          stack,
-          clock: systemClock,
-          contact: `<sip:sb@127.0.0.1:${port}>`,
-          newId: () => `m${++n}`,
-          localHost: '127.0.0.1',
-          localPort: port,
-        },
-        req,
-        tx,
-        {
-          cancelled: () => undefined,
-          bye: () => undefined,
-          ackTimeout: () => undefined,
-        },
-      );
-      legs.push(leg);
-      answer(leg, new TextDecoder().decode(req.body)).catch(() => {
-        setupErrors++;
-        leg.reject(500, 'Server Internal Error');
-      });
-      return true;
-    },
+  const { stack, port } = await answeringStack('m', (leg, req) => {
+    legs.push(leg);
+    answer(leg, new TextDecoder().decode(req.body)).catch(() => {
+      setupErrors++;
+      leg.reject(500, 'Server Internal Error');
+    });
   });
-  port = (await stack.listen()).udp!;
   const rss0 = process.memoryUsage().rss;
   const heap0 = process.memoryUsage().heapUsed;
   // Several sipp UACs share the calls: one sipp echoes every packet of its calls on one socket in

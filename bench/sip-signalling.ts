@@ -2,9 +2,7 @@
 // media) at SIP_BENCH_RATE calls/s for SIP_BENCH_CALLS calls, against our stack answering with
 // UasLeg and against sipp's own UAS (the baseline), and the line that reports each run.
 import { spawn } from 'node:child_process';
-import { systemClock } from '../src/shared/clock.js';
-import { SipStack } from '../src/telephony/sip/stack.js';
-import { UasLeg } from '../src/telephony/sip/uas-leg.js';
+import { answeringStack } from './sip-answering-stack.js';
 import { freePort, sipp, stat } from './sip-sipp.js';
 
 export const RATE = Number(process.env.SIP_BENCH_RATE ?? 1000);
@@ -42,33 +40,7 @@ async function uac(port: number): Promise<Run> {
 }
 
 export async function ours(): Promise<Run & { rssGrowth: number }> {
-  let n = 0;
-  let port = 0;
-  const stack = new SipStack({
-    clock: systemClock,
-    host: '127.0.0.1',
-    port: 0,
-    throttle: { ratePerSecond: 1e6, burst: 1e6 },
-    onRequest: (req, tx) => {
-      if (req.method !== 'INVITE') return false;
-      const leg = new UasLeg(
-        {
-          stack,
-          clock: systemClock,
-          contact: `<sip:sb@127.0.0.1:${port}>`,
-          newId: () => `b${++n}`,
-          localHost: '127.0.0.1',
-          localPort: port,
-        },
-        req,
-        tx,
-        { cancelled: () => undefined, bye: () => undefined, ackTimeout: () => undefined },
-      );
-      leg.answer(SDP);
-      return true;
-    },
-  });
-  port = (await stack.listen()).udp!;
+  const { stack, port } = await answeringStack('b', (leg) => leg.answer(SDP));
   const rss0 = process.memoryUsage().rss;
   const run = await uac(port);
   const rssGrowth = process.memoryUsage().rss - rss0;
