@@ -4,14 +4,15 @@
 //
 // With SQLite, a second plain Fastify server in the same process (`floorPort`) answers
 // GET /floor/{id} with nothing but the two point reads an authenticated GET of one resource
-// cannot do without: the key by its hash, then the project, on the same database file. It is a
+// cannot do without: the key by its hash, then the project, on the same store connection. It is a
 // reference for how much of the single GET's cost is those reads alone.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Fastify from 'fastify';
-import SQLite from 'better-sqlite3';
 import { hashApiKey } from '../src/modules/api-keys/key-format.js';
+import { apiKeysRepo } from '../src/modules/api-keys/api-keys.repo.js';
+import { projectsRepo } from '../src/modules/projects/projects.repo.js';
 import { sql } from 'kysely';
 import { buildApp } from '../src/api/app.js';
 import { serviceDeps } from '../src/main.js';
@@ -21,7 +22,7 @@ import { createWorkspace } from '../src/modules/workspaces/workspaces.service.js
 import { systemClock } from '../src/shared/clock.js';
 import { newId } from '../src/shared/ids.js';
 import { silentLogger } from '../src/shared/logger.js';
-import { migrateToLatest, openStore, toDbTime } from '../src/store/database.js';
+import { migrateToLatest, openStore, toDbTime, type Db } from '../src/store/database.js';
 
 const kind = process.argv[2] as 'bare' | 'sqlite' | 'postgres';
 
@@ -146,7 +147,7 @@ async function full(): Promise<void> {
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as { port: number }).port;
-  const floor = kind === 'sqlite' ? await floorServer(path.join(dataDir, 'bench.db')) : undefined;
+  const floor = kind === 'sqlite' ? await floorServer(store.db) : undefined;
   const floorPort = floor ? (floor.server.address() as { port: number }).port : undefined;
   process.stdout.write(`${JSON.stringify({ port, key: apiKey, projectId, floorPort })}\n`);
   process.on('SIGTERM', () => {
@@ -165,25 +166,18 @@ async function full(): Promise<void> {
   });
 }
 
-/** A plain Fastify route making the single GET's two point reads, and nothing else. */
-async function floorServer(file: string) {
-  const db = new SQLite(file);
-  db.pragma('journal_mode = WAL');
-  const keyByHash = db.prepare(
-    'select id, workspace_id, key_hash, scopes, last_used_at, revoked_at from api_keys where key_hash = ?',
-  );
-  const projectById = db.prepare(
-    'select id, workspace_id, name, description, created_at, updated_at from projects where workspace_id = ? and id = ?',
-  );
+/**
+ * A plain Fastify route making the single GET's two point reads, and nothing else: the same
+ * repository calls on the same store connection as the API, without the API around them.
+ */
+async function floorServer(db: Db) {
   const app = Fastify();
   app.get<{ Params: { id: string } }>('/floor/:id', async (req, reply) => {
-    const key = keyByHash.get(hashApiKey(String(req.headers.authorization).slice(7))) as
-      { workspace_id: string } | undefined;
-    const project = key && (projectById.get(key.workspace_id, req.params.id) as Record<string, unknown>);
+    const key = await apiKeysRepo.findByHash(db, hashApiKey(String(req.headers.authorization).slice(7)));
+    const project = key && (await projectsRepo.find(db, key.workspace_id, req.params.id));
     if (!project) return reply.code(404).send({ message: 'Not found.' });
     return { data: project };
   });
-  app.addHook('onClose', () => db.close());
   await app.listen({ port: 0, host: '127.0.0.1' });
   return app;
 }
