@@ -1,12 +1,21 @@
 // npm run bench:api — the API's throughput and tail latency next to a bare Fastify route measured
-// in the same run. The target server runs in a child process so autocannon (this process) does
-// not share its event loop. Besides req/s it reports the server's CPU time per request, which
-// stays meaningful on a busy machine where req/s does not. Stores: SQLite always; PostgreSQL when
-// BENCH_DATABASE_URL or TEST_DATABASE_URL is set. BENCH_SECONDS (10) and BENCH_ROUNDS (1) tune it.
-// Two reference rows are printed beside the targets: a bare route answering a page of the list's
-// size (~11 KB), which shows what writing those bytes alone costs, and (SQLite) a bare route
-// making only the single GET's two point reads (the key by hash, the project), which shows what
-// those reads alone cost. The targets are against the first bare route.
+// in the same run. Every server runs in its own child process so autocannon (this process) does
+// not share their event loops. Stores: SQLite always; PostgreSQL when BENCH_DATABASE_URL or
+// TEST_DATABASE_URL is set.
+//
+// Paired and interleaved. On a shared machine the bare route's own rate swings by half within
+// seconds (seen: 26,000 to 56,000 req/s in consecutive 3 s runs), so a bare figure taken once at
+// the start says little about the minutes that follow. Here all servers start together (an idle
+// one costs nothing) and the load moves between them in short slices: bare, route A, bare, route B,
+// bare, … Each route's slice is compared with the mean of the two bare slices on either side of it,
+// and the printed ratio is the median of those paired ratios over BENCH_ROUNDS rounds (default 5)
+// of BENCH_SECONDS-long slices (default 3). Server CPU time per request is reported beside req/s:
+// it is the figure that moves least with the machine's load.
+//
+// Reference rows, printed beside the targets: a bare route answering a page of the list's size
+// (~11 KB), which shows what writing those bytes alone costs, and (SQLite) a bare route making only
+// the single GET's two point reads (the key by hash, the project), which shows what those reads
+// alone cost. The targets are against the small bare route.
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,7 +37,7 @@ interface Running {
   stop(): void;
 }
 
-interface Result {
+interface Slice {
   rps: number;
   p99: number;
   errors: number;
@@ -36,11 +45,19 @@ interface Result {
   cpuPerRequest: number;
 }
 
+interface Route {
+  name: string;
+  server: Running;
+  url: string;
+  key?: string;
+  /** Compared against this route's slices instead of the bare route's (a second, printed ratio). */
+  against?: string;
+}
+
 const here = path.dirname(fileURLToPath(import.meta.url));
-const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+const SLICE_SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 5));
 const CONNECTIONS = 100;
-/** BENCH_ROUNDS=N runs everything N times and adds the medians (noisy machines). */
-const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 1));
 
 async function startTarget(kind: 'bare' | 'sqlite' | 'postgres'): Promise<Running> {
   const child = spawn(process.execPath, [path.join(here, 'api-target.js'), kind], {
@@ -74,15 +91,15 @@ async function startTarget(kind: 'bare' | 'sqlite' | 'postgres'): Promise<Runnin
   };
 }
 
-async function load(server: Running, url: string, key?: string): Promise<Result> {
-  const before = await server.cpu();
+async function load(route: Route, seconds: number): Promise<Slice> {
+  const before = await route.server.cpu();
   const result = await autocannon({
-    url,
+    url: route.url,
     connections: CONNECTIONS,
-    duration: DURATION,
-    headers: key ? { authorization: `Bearer ${key}` } : {},
+    duration: seconds,
+    headers: route.key ? { authorization: `Bearer ${route.key}` } : {},
   });
-  const cpu = (await server.cpu()) - before;
+  const cpu = (await route.server.cpu()) - before;
   return {
     rps: result.requests.average,
     p99: result.latency.p99,
@@ -91,136 +108,155 @@ async function load(server: Running, url: string, key?: string): Promise<Result>
   };
 }
 
-function row(name: string, r: Result, base?: Result): string {
-  const ratio = base ? `${((r.rps / base.rps) * 100).toFixed(1)}%` : 'baseline';
-  const cpuRatio = base ? `${((base.cpuPerRequest / r.cpuPerRequest) * 100).toFixed(1)}%` : '';
-  return (
-    `${name.padEnd(36)} ${r.rps.toFixed(0).padStart(7)} req/s ${ratio.padStart(8)}   p99 ${String(r.p99).padStart(4)} ms   ` +
-    `cpu ${r.cpuPerRequest.toFixed(0).padStart(4)} µs/req ${cpuRatio.padStart(7)}   errors ${r.errors}`
-  );
-}
-
-interface Round {
-  bare: Result;
-  /** The bare route answering a page of the list's size: a reference, not the target's baseline. */
-  barePage: Result;
-  runs: Array<{ kind: 'sqlite' | 'postgres'; one: Result; list: Result; floor?: Result }>;
-}
-
-async function round(kinds: Array<'sqlite' | 'postgres'>, print: boolean): Promise<Round> {
-  const bare = await startTarget('bare');
-  const baseline = await load(bare, `http://127.0.0.1:${bare.target.port}/bare`);
-  const barePage = await load(bare, `http://127.0.0.1:${bare.target.port}/bare-page`);
-  bare.stop();
-  if (print) {
-    console.log(row('bare fastify GET', baseline));
-    console.log(row('(reference) bare, a 25-call page', barePage, baseline));
-  }
-  const runs: Round['runs'] = [];
-  for (const kind of kinds) {
-    const server = await startTarget(kind);
-    const base = `http://127.0.0.1:${server.target.port}/api/v1`;
-    const one = await load(server, `${base}/projects/${server.target.projectId}`, server.target.key);
-    const list = await load(server, `${base}/calls?per_page=25`, server.target.key);
-    const floor = server.target.floorPort
-      ? await load(
-          server,
-          `http://127.0.0.1:${server.target.floorPort}/floor/${server.target.projectId}`,
-          server.target.key,
-        )
-      : undefined;
-    server.stop();
-    if (print) {
-      if (floor) console.log(row(`(reference) bare + the 2 point reads`, floor, baseline));
-      console.log(row(`${kind}: GET /projects/{id}`, one, baseline));
-      console.log(row(`${kind}: GET /calls?per_page=25 (10k rows)`, list, baseline));
-      console.log(row(`  (reference) the list against the bare page`, list, barePage));
-    }
-    runs.push({ kind, one, list, ...(floor ? { floor } : {}) });
-  }
-  return { bare: baseline, barePage, runs };
-}
-
 function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
-/** Per field, the median over rounds; req/s as the median of each round's own ratio × bare. */
-function medianOf(results: Result[], bares: Result[]): { r: Result; base: Result } {
-  const base: Result = {
-    rps: median(bares.map((b) => b.rps)),
-    p99: median(bares.map((b) => b.p99)),
-    errors: bares.reduce((n, b) => n + b.errors, 0),
-    cpuPerRequest: median(bares.map((b) => b.cpuPerRequest)),
-  };
-  const ratio = median(results.map((r, i) => r.rps / bares[i]!.rps));
-  const cpuRatio = median(results.map((r, i) => bares[i]!.cpuPerRequest / r.cpuPerRequest));
+/** One route's slices with the bare slices on either side of each. */
+interface Pairs {
+  slices: Slice[];
+  /** Per slice: its req/s over the mean req/s of the bare slices before and after it. */
+  ratios: number[];
+  /** Per slice: the bare slices' mean CPU per request over its own. */
+  cpuRatios: number[];
+}
+
+interface Summary {
+  rps: number;
+  ratio: number;
+  p99: number;
+  cpuPerRequest: number;
+  cpuRatio: number;
+  errors: number;
+}
+
+function summarize(p: Pairs): Summary {
   return {
-    base,
-    r: {
-      rps: ratio * base.rps,
-      p99: median(results.map((r) => r.p99)),
-      errors: results.reduce((n, r) => n + r.errors, 0),
-      cpuPerRequest: base.cpuPerRequest / cpuRatio,
-    },
+    rps: median(p.slices.map((s) => s.rps)),
+    ratio: median(p.ratios),
+    p99: median(p.slices.map((s) => s.p99)),
+    cpuPerRequest: median(p.slices.map((s) => s.cpuPerRequest)),
+    cpuRatio: median(p.cpuRatios),
+    errors: p.slices.reduce((n, s) => n + s.errors, 0),
   };
 }
 
-function verdict(one: Result, list: Result, baseline: Result): string {
-  const okOne = one.rps >= 0.4 * baseline.rps && one.p99 < 10;
-  const okList = list.rps >= 0.2 * baseline.rps;
-  return `  targets (sqlite): single ≥40% with p99 <10 ms: ${okOne ? 'met' : 'NOT met'}; list ≥20%: ${okList ? 'met' : 'NOT met'}`;
+function row(name: string, s: Summary, baseline = false): string {
+  const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+  return (
+    `${name.padEnd(44)} ${s.rps.toFixed(0).padStart(7)} req/s ${(baseline ? 'baseline' : pct(s.ratio)).padStart(8)}   ` +
+    `p99 ${String(s.p99).padStart(4)} ms   cpu ${s.cpuPerRequest.toFixed(0).padStart(4)} µs/req ` +
+    `${(baseline ? '' : pct(s.cpuRatio)).padStart(7)}   errors ${s.errors}`
+  );
 }
 
 async function main(): Promise<void> {
-  console.log(
-    `bench:api — ${CONNECTIONS} connections, ${DURATION} s per run, ${ROUNDS} round(s), ${os.cpus().length} cores, ${process.version}`,
-  );
-  console.log('ratios: req/s against the bare route; bare CPU per request over ours (load-independent)');
   const kinds: Array<'sqlite' | 'postgres'> = ['sqlite'];
   if (process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL) kinds.push('postgres');
-  const rounds: Round[] = [];
-  for (let i = 0; i < ROUNDS; i++) {
-    if (ROUNDS > 1) console.log(`round ${i + 1}`);
-    const r = await round(kinds, true);
-    const sqlite = r.runs.find((x) => x.kind === 'sqlite')!;
-    if (ROUNDS === 1) console.log(verdict(sqlite.one, sqlite.list, r.bare));
-    rounds.push(r);
+  console.log(
+    `bench:api — ${CONNECTIONS} connections, ${ROUNDS} round(s) of ${SLICE_SECONDS} s slices, ` +
+      `${os.cpus().length} cores, ${process.version}, stores: ${kinds.join(', ')}`,
+  );
+  console.log(
+    'ratios: each slice against the bare slices either side of it, median over rounds; ' +
+      'then bare CPU per request over ours (load-independent)',
+  );
+
+  const bareServer = await startTarget('bare');
+  const bare: Route = {
+    name: 'bare fastify GET',
+    server: bareServer,
+    url: `http://127.0.0.1:${bareServer.target.port}/bare`,
+  };
+  const routes: Route[] = [
+    {
+      name: '(reference) bare, a 25-call page',
+      server: bareServer,
+      url: `http://127.0.0.1:${bareServer.target.port}/bare-page`,
+    },
+  ];
+  const servers: Running[] = [bareServer];
+  for (const kind of kinds) {
+    const server = await startTarget(kind);
+    servers.push(server);
+    const { port, key, projectId, floorPort } = server.target;
+    const base = `http://127.0.0.1:${port}/api/v1`;
+    if (floorPort) {
+      routes.push({
+        name: '(reference) bare + the 2 point reads',
+        server,
+        url: `http://127.0.0.1:${floorPort}/floor/${projectId}`,
+        key,
+      });
+    }
+    routes.push(
+      { name: `${kind}: GET /projects/{id}`, server, url: `${base}/projects/${projectId}`, key },
+      {
+        name: `${kind}: GET /calls?per_page=25 (10k rows)`,
+        server,
+        url: `${base}/calls?per_page=25`,
+        key,
+        against: '(reference) bare, a 25-call page',
+      },
+    );
   }
-  if (ROUNDS > 1) {
-    console.log(`median of ${ROUNDS} rounds (ratios are medians of each round's own ratio)`);
-    const bares = rounds.map((r) => r.bare);
-    console.log(row('bare fastify GET', medianOf(bares, bares).base));
-    const barePages = rounds.map((r) => r.barePage);
-    for (const kind of kinds) {
-      const of = (pick: 'one' | 'list') => rounds.map((r) => r.runs.find((x) => x.kind === kind)![pick]);
-      const floors = rounds.map((r) => r.runs.find((x) => x.kind === kind)!.floor);
-      if (floors.every((f) => f !== undefined)) {
-        console.log(
-          row(
-            `(reference) bare + the 2 point reads`,
-            medianOf(floors as Result[], bares).r,
-            medianOf(floors as Result[], bares).base,
-          ),
-        );
-      }
-      const one = medianOf(of('one'), bares);
-      const list = medianOf(of('list'), bares);
-      console.log(row(`${kind}: GET /projects/{id}`, one.r, one.base));
-      console.log(row(`${kind}: GET /calls?per_page=25 (10k rows)`, list.r, list.base));
-      const againstPage = medianOf(of('list'), barePages);
-      console.log(row(`  (reference) the list against the bare page`, againstPage.r, againstPage.base));
-      if (kind === 'sqlite') console.log(verdict(one.r, list.r, one.base));
+
+  // Warm every route (JIT, store caches) before anything counts.
+  for (const r of [bare, ...routes]) await load(r, 1);
+
+  const pairs = new Map<string, Pairs>(
+    routes.map((r) => [r.name, { slices: [], ratios: [], cpuRatios: [] }]),
+  );
+  const bareSlices: Slice[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    process.stdout.write(`round ${round + 1}/${ROUNDS} `);
+    let before = await load(bare, SLICE_SECONDS);
+    bareSlices.push(before);
+    for (const r of routes) {
+      const slice = await load(r, SLICE_SECONDS);
+      const after = await load(bare, SLICE_SECONDS);
+      bareSlices.push(after);
+      const p = pairs.get(r.name)!;
+      p.slices.push(slice);
+      p.ratios.push(slice.rps / ((before.rps + after.rps) / 2));
+      p.cpuRatios.push((before.cpuPerRequest + after.cpuPerRequest) / 2 / slice.cpuPerRequest);
+      before = after;
+      process.stdout.write('.');
+    }
+    process.stdout.write('\n');
+  }
+  for (const s of servers) s.stop();
+
+  const bareSummary = summarize({ slices: bareSlices, ratios: [], cpuRatios: [] });
+  console.log(row(bare.name, bareSummary, true));
+  const summaries = new Map<string, Summary>();
+  for (const r of routes) {
+    const s = summarize(pairs.get(r.name)!);
+    summaries.set(r.name, s);
+    console.log(row(r.name, s));
+    if (r.against) {
+      // The same slices against the bare page route's: ratios of ratios, slice by slice.
+      const own = pairs.get(r.name)!;
+      const ref = pairs.get(r.against)!;
+      const against: Pairs = {
+        slices: own.slices,
+        ratios: own.ratios.map((x, i) => x / ref.ratios[i]!),
+        cpuRatios: own.cpuRatios.map((x, i) => x / ref.cpuRatios[i]!),
+      };
+      console.log(row(`  (reference) the list against the bare page`, summarize(against)));
     }
   }
-  const errors = rounds.flatMap((r) => [
-    r.bare,
-    r.barePage,
-    ...r.runs.flatMap((x) => [x.one, x.list, ...(x.floor ? [x.floor] : [])]),
-  ]);
-  if (errors.some((e) => e.errors > 0)) process.exitCode = 1;
+  const one = summaries.get('sqlite: GET /projects/{id}')!;
+  const list = summaries.get('sqlite: GET /calls?per_page=25 (10k rows)')!;
+  const okOne = one.ratio >= 0.4 && one.p99 < 10;
+  const okList = list.ratio >= 0.2;
+  console.log(
+    `  targets (sqlite): single ≥40% with p99 <10 ms: ${okOne ? 'met' : 'NOT met'}; list ≥20%: ${okList ? 'met' : 'NOT met'}`,
+  );
+  const errors = bareSummary.errors + [...summaries.values()].reduce((n, s) => n + s.errors, 0);
+  if (errors > 0) process.exitCode = 1;
 }
 
 void main();
