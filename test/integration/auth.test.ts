@@ -51,6 +51,26 @@ describe.each(storeKinds())('auth, scopes and keys on $name', (kind) => {
     expect((await t.call('DELETE', `/api/v1/api-keys/${k.id}`)).statusCode).toBe(404);
   });
 
+  it('records last_used_at at most once a minute per key', async () => {
+    const created = await t.call('POST', '/api/v1/api-keys', { body: { name: 'touch', scopes: ['read'] } });
+    const k = (created.data as Json).data;
+    const lastUsed = async () => {
+      const list = await t.call('GET', '/api/v1/api-keys?per_page=100');
+      return (list.data as { data: Record<string, unknown>[] }).data.find((x) => x.id === k.id)!.last_used_at;
+    };
+    // The API writes times to the second.
+    const nowText = () => new Date(t.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const first = nowText();
+    await t.call('GET', '/api/v1/projects', { key: k.key as string });
+    expect(await lastUsed()).toBe(first);
+    t.clock.advance(59_000);
+    await t.call('GET', '/api/v1/projects', { key: k.key as string });
+    expect(await lastUsed()).toBe(first);
+    t.clock.advance(1_000);
+    await t.call('GET', '/api/v1/projects', { key: k.key as string });
+    expect(await lastUsed()).toBe(nowText());
+  });
+
   it('answers 403 for a missing scope; write implies read; a key cannot grant more than it holds', async () => {
     const make = async (scopes: string[]) =>
       ((await t.call('POST', '/api/v1/api-keys', { body: { name: 's', scopes } })).data as Json).data
