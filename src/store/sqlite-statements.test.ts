@@ -27,12 +27,12 @@ describe('statementCache', () => {
   });
 
   it('keeps only the most recently used statements', () => {
-    const a = statements('select 1');
-    statements('select 2');
-    statements('select 1'); // now the most recent: 'select 2' is the oldest
-    statements('select 3');
-    expect(statements('select 1')).toBe(a);
-    expect(statements('select 2')).not.toBe(a);
+    const one = statements('select 1');
+    const two = statements('select 2');
+    statements('select 1'); // used again: 'select 2' is now the least recently used
+    statements('select 3'); // over the bound of 2: evicts 'select 2'
+    expect(statements('select 1')).toBe(one);
+    expect(statements('select 2')).not.toBe(two);
   });
 
   it('drops cached statements when the schema changes', () => {
