@@ -5,15 +5,12 @@ import path from 'node:path';
 import { buildApp } from '../src/api/app.js';
 import { MemoryRateLimiter } from '../src/api/rate-limit/rate-limiter.js';
 import { loadConfig } from '../src/config/config.js';
-import type { ServiceDeps } from '../src/modules/context.js';
 import { SessionHost } from '../src/modules/sessions/session-host.js';
 import { createWorkspace } from '../src/modules/workspaces/workspaces.service.js';
 import { createLlmRegistry } from '../src/providers/llm/registry.js';
+import { serviceDeps } from '../src/main.js';
 import { systemClock } from '../src/shared/clock.js';
-import { newId } from '../src/shared/ids.js';
 import { silentLogger } from '../src/shared/logger.js';
-import { SecretBox } from '../src/shared/secret-box.js';
-import { deriveServerKeys } from '../src/shared/server-key.js';
 import { migrateToLatest, openStore } from '../src/store/database.js';
 import { TelephonyNode } from '../src/telephony/calls/telephony-node.js';
 import { DIALLED } from './calls-scenarios.js';
@@ -53,18 +50,9 @@ export async function startNode(dataDir: string) {
     SIP_DOMAIN: 'sip.bench',
     RTP_PORT_MIN: '20000',
     RTP_PORT_MAX: '29999',
+    SWITCHBOARD_SECRET_KEY: 'bench-master-key',
   });
-  const keys = deriveServerKeys('bench-master-key');
-  const deps: ServiceDeps = {
-    db: store.db,
-    dialect: store.dialect,
-    clock: systemClock,
-    newId,
-    config,
-    keys,
-    secretBox: new SecretBox(keys.secretBox),
-    logger: silentLogger(),
-  };
+  const deps = serviceDeps(config, store, silentLogger());
   const sessions = new SessionHost(deps, { llm: createLlmRegistry(config) });
   const node = await TelephonyNode.start({ deps, sessions, port: 0, stt: null });
   const { app } = await buildApp({

@@ -15,7 +15,7 @@ import { WebhookWorker } from './events/webhook-worker.js';
 import type { ServiceDeps } from './modules/context.js';
 import { expireUnjoinedSessions } from './modules/sessions/session-lifecycle.js';
 import { createWorkspace } from './modules/workspaces/workspaces.service.js';
-import { systemClock } from './shared/clock.js';
+import { systemClock, type Clock } from './shared/clock.js';
 import { newId } from './shared/ids.js';
 import { createLogger, type Logger } from './shared/logger.js';
 import { SecretBox } from './shared/secret-box.js';
@@ -37,12 +37,21 @@ const SESSION_SWEEP_MS = 60_000;
 /** How long shutdown waits for requests, deliveries and calls in flight before giving up. */
 export const SHUTDOWN_GRACE_MS = 30_000;
 
-export function serviceDeps(config: Config, store: Store, logger: Logger): ServiceDeps {
+/**
+ * What every part of the service is built on. The server keys come from SWITCHBOARD_SECRET_KEY or
+ * the data dir's key file; tests and benchmarks set the former and pass their own clock.
+ */
+export function serviceDeps(
+  config: Config,
+  store: Store,
+  logger: Logger,
+  clock: Clock = systemClock,
+): ServiceDeps {
   const keys = deriveServerKeys(loadMasterKey(config.secretKey, config.dataDir));
   return {
     db: store.db,
     dialect: store.dialect,
-    clock: systemClock,
+    clock,
     newId,
     config,
     keys,

@@ -15,7 +15,9 @@ const run = promisify(execFile);
 
 // `serve` hands over to the service; here it only records what it was given.
 const served = vi.hoisted(() => [] as { dataDir: string; role: string }[]);
-vi.mock('../../src/main.js', () => ({
+// Only runService is replaced: the test API builds its dependencies with the real serviceDeps.
+vi.mock('../../src/main.js', async (importOriginal) => ({
+  ...(await importOriginal<Record<string, unknown>>()),
   runService: async (config: { dataDir: string }, role: string) => {
     served.push({ dataDir: config.dataDir, role });
   },

@@ -9,10 +9,8 @@ import { createWorkspace } from '../../src/modules/workspaces/workspaces.service
 import { FakeClock, type Clock } from '../../src/shared/clock.js';
 import { SessionHost } from '../../src/modules/sessions/session-host.js';
 import { createLlmRegistry } from '../../src/providers/llm/registry.js';
-import { newId } from '../../src/shared/ids.js';
+import { serviceDeps } from '../../src/main.js';
 import { silentLogger } from '../../src/shared/logger.js';
-import { SecretBox } from '../../src/shared/secret-box.js';
-import { deriveServerKeys } from '../../src/shared/server-key.js';
 import type { Store } from '../../src/store/database.js';
 import type { StoreKind } from './stores.js';
 
@@ -52,19 +50,15 @@ export async function startTestApi(kind: StoreKind, options: TestApiOptions = {}
   const store = await kind.open();
   const clock = options.clock ?? new FakeClock('2026-11-02T10:00:00Z');
   const config: Config = {
-    ...loadConfig({ PUBLIC_BASE_URL: 'http://localhost:8080', RATE_LIMIT_PER_MINUTE: '100000' }),
+    ...loadConfig({
+      PUBLIC_BASE_URL: 'http://localhost:8080',
+      RATE_LIMIT_PER_MINUTE: '100000',
+      SWITCHBOARD_SECRET_KEY: 'test-master-key',
+    }),
     ...options.config,
   };
-  const keys = deriveServerKeys('test-master-key');
   const deps: AppDeps = {
-    db: store.db,
-    dialect: store.dialect,
-    clock,
-    newId,
-    config,
-    keys,
-    secretBox: new SecretBox(keys.secretBox),
-    logger: silentLogger(),
+    ...serviceDeps(config, store, silentLogger(), clock),
     rateLimiter: options.rateLimiter ?? new MemoryRateLimiter(config.rateLimitPerMinute, clock),
     overrides: options.overrides,
   };

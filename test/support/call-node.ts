@@ -11,12 +11,10 @@ import type { Services } from '../../src/modules/services.js';
 import { SessionHost } from '../../src/modules/sessions/session-host.js';
 import { createWorkspace } from '../../src/modules/workspaces/workspaces.service.js';
 import { createLlmRegistry } from '../../src/providers/llm/registry.js';
+import { serviceDeps } from '../../src/main.js';
 import type { TtsProvider } from '../../src/providers/tts/tts.types.js';
 import { systemClock } from '../../src/shared/clock.js';
-import { newId } from '../../src/shared/ids.js';
 import { createLogger, silentLogger } from '../../src/shared/logger.js';
-import { SecretBox } from '../../src/shared/secret-box.js';
-import { deriveServerKeys } from '../../src/shared/server-key.js';
 import { migrateToLatest, openStore, type Store } from '../../src/store/database.js';
 import type { PhoneChannelFactory } from '../../src/telephony/calls/live-call.js';
 import { TelephonyNode } from '../../src/telephony/calls/telephony-node.js';
@@ -75,19 +73,10 @@ export async function startCallNode(options: CallNodeOptions = {}): Promise<Call
     RATE_LIMIT_PER_MINUTE: '100000',
     SIP_HOST: '127.0.0.1',
     SIP_DOMAIN: 'sip.test',
+    SWITCHBOARD_SECRET_KEY: 'test-master-key',
     ...options.config,
   });
-  const keys = deriveServerKeys('test-master-key');
-  const deps: ServiceDeps = {
-    db: store.db,
-    dialect: store.dialect,
-    clock: systemClock,
-    newId,
-    config,
-    keys,
-    secretBox: new SecretBox(keys.secretBox),
-    logger: process.env.CALL_LOGS ? createLogger('debug') : silentLogger(),
-  };
+  const deps = serviceDeps(config, store, process.env.CALL_LOGS ? createLogger('debug') : silentLogger());
   const sessions = new SessionHost(deps, { llm: createLlmRegistry(config) });
   // Each node its own RTP range, so parallel files never hand out the same port.
   const min = rtpBase;
