@@ -1,8 +1,10 @@
 // `switchboard chat`: a test-channel session of a workflow's latest published version, in the
 // terminal. The session is a real one (status, transcript, usage, webhooks), on channel `test`.
 // Input lines: plain text is said to the workflow; a line of keypad keys (0-9 * # A-D) or
-// `/dtmf 12#` presses keys; `/quit` ends the session. At end of input the session ends once the
-// workflow has been quiet for a moment (so piped scripts work).
+// `/dtmf 12#` presses keys; `/quit` ends the session. Both `/quit` and the end of input end it once
+// the workflow has been quiet for a moment: a piped script (`printf '2\n/quit\n' | …`) hears the
+// answer to its last line before the session ends, and a person who types `/quit` at a waiting
+// prompt sees it end at once, since the workflow has long been quiet by then.
 import readline from 'node:readline';
 import type { Config } from '../config/config.js';
 import { AddressPolicy } from '../events/address-policy.js';
@@ -24,8 +26,8 @@ export interface ChatIo {
 }
 
 const KEYS = /^[0-9*#A-D]+$/;
-/** After input ends, how long the workflow may stay quiet before the session is ended. */
-const QUIET_AFTER_EOF_MS = 1500;
+/** After `/quit` or the end of input, how long the workflow must stay quiet before the session ends. */
+const QUIET_MS = 1500;
 
 export async function runChat(
   config: Config,
@@ -102,29 +104,40 @@ export async function runChat(
     );
     session.start();
 
+    // Ends the session once the workflow has been quiet for QUIET_MS (checked now, then every
+    // 100 ms); the session may also end by itself meanwhile.
+    let ending = false;
+    const endWhenQuiet = (): void => {
+      if (ending) return;
+      ending = true;
+      const check = (): boolean => {
+        if (session.status === 'ended') return true;
+        if (Date.now() - lastActivity < QUIET_MS) return false;
+        void session.end('client_ended');
+        return true;
+      };
+      if (check()) return;
+      const timer = setInterval(() => check() && clearInterval(timer), 100);
+    };
+
     const lines = readline.createInterface({ input: io.stdin, terminal: false });
     lines.on('line', (raw) => {
       const line = raw.trim();
-      if (!line || session.status === 'ended') return;
+      if (!line || ending || session.status === 'ended') return;
+      if (line === '/quit' || line === '/end') {
+        lines.close();
+        return;
+      }
       lastActivity = Date.now();
       try {
-        if (line === '/quit' || line === '/end') void session.end('client_ended');
-        else if (line.startsWith('/dtmf ')) session.sendDtmf(line.slice(6).trim());
+        if (line.startsWith('/dtmf ')) session.sendDtmf(line.slice(6).trim());
         else if (KEYS.test(line)) session.sendDtmf(line);
         else session.sendText(line);
       } catch (err) {
         io.stderr.write(`  [${(err as Error).message}]\n`);
       }
     });
-    lines.on('close', () => {
-      const timer = setInterval(() => {
-        if (session.status === 'ended') clearInterval(timer);
-        else if (Date.now() - lastActivity >= QUIET_AFTER_EOF_MS) {
-          clearInterval(timer);
-          void session.end('client_ended');
-        }
-      }, 100);
-    });
+    lines.on('close', endWhenQuiet);
 
     const summary = await session.done;
     lines.close();

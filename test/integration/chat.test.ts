@@ -96,6 +96,56 @@ describe('switchboard chat', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  it('a piped /quit right after a key ends the session only after the workflow has answered it', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-chat-'));
+    const { config, workflowId } = await seed(dir);
+    const stdin = new PassThrough();
+    let out = '';
+    const run = runChat(
+      config,
+      { workflowId, variables: {} },
+      { stdin, stdout: { write: (c: string) => (out += c) }, stderr: { write: () => 0 } },
+    );
+    // One chunk, as `printf '2\n/quit\nignored\n' | switchboard chat …` delivers it.
+    stdin.write('2\n/quit\nhello\n');
+    expect(await run).toBe(0);
+    expect(out).toContain('workflow> You chose 2.');
+    expect(out).toContain('[session ended: completed');
+    stdin.end();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('/quit at a waiting prompt ends the session as client_ended, before the prompt times out', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-chat-'));
+    const { config, workflowId } = await seed(dir);
+    const stdin = new PassThrough();
+    let out = '';
+    let prompted!: () => void;
+    const prompt = new Promise<void>((resolve) => (prompted = resolve));
+    const run = runChat(
+      config,
+      { workflowId, variables: {} },
+      {
+        stdin,
+        stdout: {
+          write: (c: string) => {
+            out += c;
+            if (c.includes('Press 1')) prompted();
+          },
+        },
+        stderr: { write: () => 0 },
+      },
+    );
+    await prompt;
+    stdin.write('/quit\n');
+    expect(await run).toBe(0);
+    expect(out).toContain('[session ended: client_ended');
+    // The dtmf node waits 5 s; its timeout branch never ran.
+    expect(out).not.toContain('We did not hear you.');
+    stdin.end();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
   it('fails with a clear reason for an unknown workflow', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-chat-'));
     const config = loadConfig({ SWITCHBOARD_DATA_DIR: dir });
