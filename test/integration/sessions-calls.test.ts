@@ -56,6 +56,12 @@ describe.each(storeKinds())('sessions on $name', (kind) => {
     });
     const claims = await verifyJoinToken(t.deps.keys.joinToken, s.join_token as string, t.clock.now());
     expect(claims).toMatchObject({ sessionId: s.id, workspaceId: t.workspaceId });
+    // A plain JWT: issued now (not in the future), expiring after the configured hour.
+    const payload = JSON.parse(
+      Buffer.from((s.join_token as string).split('.')[1]!, 'base64url').toString('utf8'),
+    ) as { iat: number; exp: number };
+    expect(payload.iat).toBe(Math.floor(t.clock.now() / 1000));
+    expect(payload.exp - payload.iat).toBe(3600);
     expect(
       await verifyJoinToken(t.deps.keys.joinToken, s.join_token as string, t.clock.now() + 3601_000),
     ).toBeNull();

@@ -10,12 +10,19 @@ export interface JoinClaims {
   expiresAt: number;
 }
 
-export async function mintJoinToken(key: Uint8Array, claims: JoinClaims): Promise<string> {
+/**
+ * `issuedAt` (epoch ms) is when the token is minted: `iat` must not lie in the future, or other
+ * JWT libraries a customer's backend may use to inspect the token would refuse it.
+ */
+export async function mintJoinToken(
+  key: Uint8Array,
+  claims: JoinClaims & { issuedAt: number },
+): Promise<string> {
   return new SignJWT({ ws: claims.workspaceId })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(claims.sessionId)
     .setAudience(AUDIENCE)
-    .setIssuedAt(Math.floor((claims.expiresAt - 1) / 1000))
+    .setIssuedAt(Math.floor(claims.issuedAt / 1000))
     .setExpirationTime(Math.floor(claims.expiresAt / 1000))
     .sign(key);
 }

@@ -113,10 +113,12 @@ export class SessionsService {
       await trx.insertInto('sessions').values(session).execute();
       return session;
     });
-    const expiresAt = deps.clock.now() + deps.config.joinTokenTtlSeconds * 1000;
+    const issuedAt = deps.clock.now();
+    const expiresAt = issuedAt + deps.config.joinTokenTtlSeconds * 1000;
     const joinToken = await mintJoinToken(deps.keys.joinToken, {
       sessionId: row.id,
       workspaceId: actor.workspaceId,
+      issuedAt,
       expiresAt,
     });
     const wsBase = deps.config.publicBaseUrl.replace(/^http/, 'ws');
