@@ -72,8 +72,10 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
 
   // An empty body with Content-Type: application/json counts as "no body" (POST /publish takes
   // none); routes that need a body then answer 400. Anything else goes to fastify's safe parser.
+  // JSON is the only body the API takes: without fastify's text/plain parser, a body of any other
+  // type is refused as malformed (400) instead of reaching the schema as a string.
   const jsonParser = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
     jsonParser(req, body as string, done);

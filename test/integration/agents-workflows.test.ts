@@ -155,6 +155,10 @@ describe.each(storeKinds())('agents and workflows on $name', (kind) => {
 
     const rollback = await t.call('POST', `/api/v1/workflows/${wf.id}/publish`, { body: { version: 1 } });
     expect((rollback.data as One).data.published_version).toBe(3);
+    // The body may also be absent (null); a wrong version is the version's error alone.
+    const wrong = await t.call('POST', `/api/v1/workflows/${wf.id}/publish`, { body: { version: '1' } });
+    expect(wrong.statusCode).toBe(422);
+    expect((wrong.data as { errors: unknown }).errors).toEqual({ version: ['must be integer'] });
     expect(((await t.call('GET', `/api/v1/workflows/${wf.id}/versions/3`)).data as One).data.graph).toEqual(
       SIMPLE_GRAPH,
     );

@@ -45,6 +45,25 @@ describe.each(storeKinds())('projects on $name', (kind) => {
     const none = await t.call('POST', '/api/v1/projects');
     expect(none.statusCode).toBe(400);
     expect(Object.keys(none.data as object)).toEqual(['message']);
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/vnd.api+json']) {
+      const other = await t.call('POST', '/api/v1/projects', {
+        rawBody: '{"name": "x"}',
+        headers: { 'content-type': type },
+      });
+      expect(other.statusCode, type).toBe(400);
+      expect(other.data).toEqual({
+        message: 'Send the request body as JSON, with Content-Type: application/json.',
+      });
+    }
+  });
+
+  it('keys a nullable field\'s type error by the field, as "… or null"', async () => {
+    const res = await t.call('POST', '/api/v1/projects', { body: { name: 'a', description: 5 } });
+    expect(res.statusCode).toBe(422);
+    expect(res.data).toEqual({
+      message: 'The description field must be string or null.',
+      errors: { description: ['must be string or null'] },
+    });
   });
 
   it('answers 413 for a body over 1 MiB', async () => {

@@ -45,13 +45,45 @@ function messageOf(e: AjvError): string {
   }
 }
 
+const isNullBranch = (e: AjvError): boolean => e.keyword === 'type' && e.params?.type === 'null';
+
+/**
+ * A value that fails a nullable schema (anyOf [T, null]) fails both branches, and the null branch
+ * says "must be null". That is folded into the other branch's type error at the same place ("must
+ * be string or null"), or dropped when the value failed deeper inside the other branch: a body
+ * `{"version": "1"}` is wrong in `version`, not a body that should have been null.
+ */
+function withoutNullBranches(list: AjvError[]): Array<{ e: AjvError; orNull: boolean }> {
+  const kept: Array<{ e: AjvError; orNull: boolean }> = [];
+  for (const e of list) {
+    if (e.keyword === 'anyOf' || e.keyword === 'oneOf') continue;
+    if (isNullBranch(e)) {
+      const at = e.instancePath ?? '';
+      const explained = list.some(
+        (o) =>
+          o !== e &&
+          !isNullBranch(o) &&
+          o.keyword !== 'anyOf' &&
+          o.keyword !== 'oneOf' &&
+          ((o.instancePath ?? '') === at || (o.instancePath ?? '').startsWith(`${at}/`)),
+      );
+      if (explained) continue;
+    }
+    const orNull =
+      e.keyword === 'type' &&
+      !isNullBranch(e) &&
+      list.some((o) => isNullBranch(o) && (o.instancePath ?? '') === (e.instancePath ?? ''));
+    kept.push({ e, orNull });
+  }
+  return kept;
+}
+
 /** Fastify schema errors as 422 keyed by field (anyOf noise folded into one message per field). */
 export function validationErrors(list: AjvError[], context: string): FieldErrors {
   const errors: FieldErrors = {};
-  for (const e of list) {
-    if (e.keyword === 'anyOf' || e.keyword === 'oneOf') continue;
+  for (const { e, orNull } of withoutNullBranches(list)) {
     const field = context === 'body' || context === 'querystring' ? fieldOf(e) : `${context}.${fieldOf(e)}`;
-    const msg = messageOf(e);
+    const msg = orNull ? `${messageOf(e)} or null` : messageOf(e);
     const arr = (errors[field] ??= []);
     if (!arr.includes(msg)) arr.push(msg);
   }
@@ -92,7 +124,8 @@ function toAppError(error: FastifyError, request: FastifyRequest): AppError {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new PayloadTooLargeError();
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new AppError(415, 'Requests must be sent as application/json.');
+      // The spec's table has no 415: a body that is not JSON is a malformed request.
+      return new BadRequestError('Send the request body as JSON, with Content-Type: application/json.');
   }
   if (error instanceof SyntaxError || error.statusCode === 400) {
     return new BadRequestError('The request body is not valid JSON.');
