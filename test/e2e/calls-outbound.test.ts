@@ -73,6 +73,7 @@ async function dial(n: CallNode, world: { projectId: string; workflows: Record<s
     from: FROM,
     to: TO,
     variables: { purpose: 'e2e' },
+    metadata: { crm_id: 'abc-1', attempt: 2 },
   });
   expect(res.status, JSON.stringify(res.data)).toBe(201);
   expect(res.data.data.status).toBe('queued');
@@ -124,6 +125,12 @@ describe('e2e: outbound calls over real SIP (sipp UAS)', () => {
           .executeTakeFirstOrThrow();
         expect(session).toMatchObject({ channel: 'phone', status: 'ended', end_reason: 'caller_hangup' });
         expect(JSON.parse(session.variables)).toEqual({ purpose: 'e2e' });
+        // The call's metadata went with it to the session and its session.ended webhook.
+        expect(JSON.parse(session.metadata)).toEqual({ crm_id: 'abc-1', attempt: 2 });
+        const ended = (await storedEvents(n)).find(
+          (e) => e.type === 'session.ended' && e.data.id === session.id,
+        );
+        expect(ended?.data.metadata).toEqual({ crm_id: 'abc-1', attempt: 2 });
         expect(live.rtp.counters.rtpOut).toBeGreaterThan(20);
         const minutes = await n.store.db
           .selectFrom('usage_events')

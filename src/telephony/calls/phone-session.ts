@@ -36,11 +36,14 @@ export function e164FromSipUser(user: string | null | undefined): string | null 
   return isE164(compact) ? compact : null;
 }
 
-/** Inserts the pending phone session of a call (inside the call's transaction). */
+/**
+ * Inserts the pending phone session of a call (inside the call's transaction). The session takes
+ * the call's metadata, so its session.ended webhook carries what POST /calls was given.
+ */
 export async function insertPhoneSession(
   trx: Executor,
   deps: Pick<ServiceDeps, 'clock' | 'newId'>,
-  call: Pick<CallTable, 'id' | 'workspace_id' | 'project_id'>,
+  call: Pick<CallTable, 'id' | 'workspace_id' | 'project_id' | 'metadata'>,
   workflow: { id: string; version: number },
   variables: Record<string, unknown>,
 ): Promise<SessionTable> {
@@ -54,7 +57,7 @@ export async function insertPhoneSession(
     channel: 'phone',
     status: 'pending',
     variables: JSON.stringify(variables),
-    metadata: '{}',
+    metadata: call.metadata,
     call_id: call.id,
     end_reason: null,
     started_at: null,
