@@ -8,6 +8,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import { NODE_TYPES, SCHEMA_VERSION } from './graph.types.js';
 import type { NodeType } from './graph.types.js';
 import { TRANSFORM_OPERATIONS } from './transform.js';
+import { TERMINATOR_PATTERN } from './terminator.js';
 
 const open = { additionalProperties: true } as const;
 
@@ -67,7 +68,7 @@ export const DtmfConfigSchema = Type.Object(
   {
     prompt: Type.Optional(Template('spoken prompt')),
     num_digits: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
-    terminator: Type.Optional(Type.String({ pattern: '^[0-9*#]?$', default: '#' })),
+    terminator: Type.Optional(Type.String({ pattern: TERMINATOR_PATTERN, default: '#' })),
     timeout_seconds: Type.Optional(Seconds('silence after the prompt before `timeout`; default 5')),
     save_to_variable: VariableName,
   },

@@ -44,9 +44,14 @@ describe('dtmf', () => {
   });
 
   it('needs num_digits of at least 1, a positive timeout and a one-key terminator', () => {
-    expect(check('dtmf', { ...ok, num_digits: 0, timeout_seconds: 0, terminator: 'pound' }).errors).toEqual([
+    expect(
+      check('dtmf', { ...ok, num_digits: 0, timeout_seconds: 0, terminator: 'hash key' }).errors,
+    ).toEqual([
       err('num_digits', '`num_digits` must be a whole number of at least 1.'),
-      err('terminator', "`terminator` must be one key: '#', '*' or a digit ('' for none)."),
+      err(
+        'terminator',
+        "`terminator` must be one key: '#' (or 'pound'), '*' (or 'star') or a digit ('' for none).",
+      ),
       err('timeout_seconds', '`timeout_seconds` must be a positive number of seconds.'),
     ]);
     expect(check('dtmf', { ...ok, num_digits: 2.5, timeout_seconds: -3 }).errors).toEqual([
@@ -58,6 +63,10 @@ describe('dtmf', () => {
       err('timeout_seconds', '`timeout_seconds` must be a positive number of seconds.'),
     ]);
     expect(check('dtmf', { ...ok, timeout_seconds: 0.5, terminator: '*' }).errors).toEqual([]);
+    // The spec names the key ("e.g. pound"): the names are accepted too.
+    expect(check('dtmf', { ...ok, terminator: 'pound' }).errors).toEqual([]);
+    expect(check('dtmf', { ...ok, terminator: 'star' }).errors).toEqual([]);
+    expect(check('dtmf', { ...ok, terminator: 'Pound' }).errors).toHaveLength(1);
   });
 
   it('warns when collection can only end by timeout', () => {

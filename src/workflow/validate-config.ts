@@ -6,6 +6,7 @@ import type { GraphNode } from './graph.types.js';
 import { DEFAULT_HANDLE } from './node-specs.js';
 import { fieldPath } from './node-variables.js';
 import { TRANSFORM_OPERATIONS, isTransformOperation } from './transform.js';
+import { terminatorKey } from './terminator.js';
 import { checkDial, checkTransfer, checkWebhook } from './validate-config-calls.js';
 import { ConfigFields, variableNameMessage } from './validate-fields.js';
 import { HANDLE_NAME, VARIABLE_NAME } from './validate-shared.js';
@@ -65,8 +66,11 @@ function checkDtmf(f: ConfigFields): void {
     f.integer('num_digits', 1, 64);
   }
   const terminator = f.config.terminator;
-  if (terminator !== undefined && (typeof terminator !== 'string' || !/^[0-9*#]?$/.test(terminator))) {
-    f.error('terminator', "`terminator` must be one key: '#', '*' or a digit ('' for none).");
+  if (terminator !== undefined && terminatorKey(terminator) === null) {
+    f.error(
+      'terminator',
+      "`terminator` must be one key: '#' (or 'pound'), '*' (or 'star') or a digit ('' for none).",
+    );
   }
   f.seconds('timeout_seconds');
   f.variableName('save_to_variable', true);

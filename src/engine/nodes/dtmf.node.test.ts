@@ -23,6 +23,19 @@ describe('dtmf', () => {
     expect(await run).toEqual({ handle: 'success', outputs: { pin: '12' } });
   });
 
+  it('takes the key names pound and star for # and *', async () => {
+    for (const [name, key] of [
+      ['pound', '#'],
+      ['star', '*'],
+    ] as const) {
+      const h = nodeHarness();
+      const run = dtmfNode.run(h.ctx, { ...base, terminator: name }, h.signal);
+      await settle();
+      h.channel.pushDtmf(`4${key === '#' ? '*' : '#'}5${key}`);
+      expect(await run).toEqual({ handle: 'success', outputs: { pin: `4${key === '#' ? '*' : '#'}5` } });
+    }
+  });
+
   it('times out after timeout_seconds, saving the digits so far', async () => {
     const h = nodeHarness();
     const run = dtmfNode.run(h.ctx, base, h.signal);
