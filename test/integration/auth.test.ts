@@ -106,11 +106,29 @@ describe.each(storeKinds())('auth, scopes and keys on $name', (kind) => {
     expect((await t.call('DELETE', `/api/v1/api-keys/${theirs.id}`)).statusCode).toBe(404);
   });
 
-  it('sends X-RateLimit headers on authenticated responses', async () => {
+  it('sends X-RateLimit headers on authenticated responses, errors included', async () => {
     const res = await t.call('GET', '/api/v1/projects');
     expect(res.headers['x-ratelimit-limit']).toBe('100000');
     expect(Number(res.headers['x-ratelimit-remaining'])).toBeGreaterThan(0);
     expect(res.headers['x-request-id']).toBeTruthy();
+
+    const readOnly = (
+      (await t.call('POST', '/api/v1/api-keys', { body: { name: 'r', scopes: ['read'] } })).data as Json
+    ).data.key as string;
+    const errors = [
+      await t.call('GET', `/api/v1/projects/${t.deps.newId()}`),
+      await t.call('POST', '/api/v1/projects', { body: {} }),
+      await t.call('POST', '/api/v1/projects', { key: readOnly, body: { name: 'x' } }),
+    ];
+    expect(errors.map((e) => e.statusCode)).toEqual([404, 422, 403]);
+    for (const e of errors) {
+      expect(e.headers['x-ratelimit-limit'], String(e.statusCode)).toBe('100000');
+      expect(e.headers['x-ratelimit-remaining'], String(e.statusCode)).toMatch(/^\d+$/);
+    }
+    // Unknown paths and public routes take no key: no count, no headers.
+    const unknown = await t.call('GET', '/api/v1/nope');
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.headers).not.toHaveProperty('x-ratelimit-remaining');
   });
 
   it('serves the OpenAPI 3.1 document covering every route, and the health check', async () => {
