@@ -93,12 +93,21 @@ export async function startService(
   const { store } = await openConfiguredStore(config);
   const deps = serviceDeps(config, store, logger);
   await firstRun(deps, config, out);
-  const closers: Array<() => Promise<void>> = [];
+  // Shutdown runs the parts' closers phase by phase, whatever order they started in: SIP first
+  // (new INVITEs get 503 while calls finish, up to the drain limit), then the API (no new work),
+  // then the worker (deliveries in flight), then the session host and providers. A part registers
+  // its closer as soon as it runs, so a later part failing to start stops it too.
+  const closers: Record<'sip' | 'api' | 'worker' | 'sessions', Array<() => Promise<void>>> = {
+    sip: [],
+    api: [],
+    worker: [],
+    sessions: [],
+  };
   let closing: Promise<void> | null = null;
   const service: RunningService = {
     close() {
       closing ??= (async () => {
-        for (const close of closers) {
+        for (const close of [...closers.sip, ...closers.api, ...closers.worker, ...closers.sessions]) {
           await close().catch((err: unknown) => logger.error({ err }, 'error during shutdown'));
         }
         await store.close();
@@ -122,7 +131,7 @@ export async function startService(
         notifier,
       });
       worker.start();
-      closers.push(async () => {
+      closers.worker.push(async () => {
         await worker.stop(); // waits for deliveries in flight
         await dispatcher.close();
         notifier.close();
@@ -148,7 +157,7 @@ export async function startService(
       const host = new SessionHost(deps, { llm, dispatcher });
       sessionHost = host;
       // Last to close: the sessions' endings are stored, then the providers' connections go.
-      closers.push(async () => {
+      closers.sessions.push(async () => {
         await host.close();
         await llm.close();
         await dispatcher.close();
@@ -169,6 +178,11 @@ export async function startService(
         // unless a test injects one; the warm announcement uses the prompts' (cached) TTS.
         ...(transferer ? { transferer } : {}),
       });
+      const node = telephony;
+      closers.sip.push(async () => {
+        const r = await node.close();
+        if (r.hungUp) logger.warn('calls still up at the drain limit were hung up');
+      });
       const a = telephony.address;
       sipLine =
         `  SIP:        ${config.sip.host} udp+tcp ${a.udp}${a.tls ? `, tls ${a.tls}` : ''}, ` +
@@ -179,7 +193,12 @@ export async function startService(
       const rateLimiter: RateLimiter = config.redisUrl
         ? new RedisRateLimiter(config.redisUrl, config.rateLimitPerMinute)
         : new MemoryRateLimiter(config.rateLimitPerMinute, systemClock);
-      const { app } = await buildApp({
+      let app: { close(): Promise<unknown> } | undefined;
+      closers.api.push(async () => {
+        await app?.close();
+        await rateLimiter.close?.();
+      });
+      const built = await buildApp({
         ...deps,
         rateLimiter,
         httpLogger: logger.child({ part: 'api' }),
@@ -187,7 +206,8 @@ export async function startService(
         ...(telephony ? { overrides: { dialer: telephony.dialer } } : {}),
         ...(sessionHost ? { sessionHost } : {}),
       });
-      await app.listen({ host: config.host, port: config.port });
+      app = built.app;
+      await built.app.listen({ host: config.host, port: config.port });
       out.write(
         [
           `Switchboard ${role === 'all' ? '' : `(${role}) `}is listening.`,
@@ -198,11 +218,6 @@ export async function startService(
           '',
         ].join('\n'),
       );
-      // The API stops first (no new work), then the worker drains, then the store closes.
-      closers.unshift(async () => {
-        await app.close();
-        await rateLimiter.close?.();
-      });
     }
 
     if (role === 'all' || role === 'worker') {
@@ -213,20 +228,11 @@ export async function startService(
         );
       }, SESSION_SWEEP_MS);
       sweep.unref();
-      closers.push(async () => clearInterval(sweep));
+      closers.worker.push(async () => clearInterval(sweep));
     }
 
     // After the API's lines, so the banner reads top-down.
     if (sipLine) out.write(sipLine);
-    if (telephony) {
-      // First on SIGTERM: new INVITEs get 503 while calls finish (up to the drain limit), before
-      // the API and the session host stop.
-      const node = telephony;
-      closers.unshift(async () => {
-        const r = await node.close();
-        if (r.hungUp) logger.warn('calls still up at the drain limit were hung up');
-      });
-    }
   } catch (err) {
     await service.close();
     throw err;

@@ -116,4 +116,58 @@ describe('switchboard serve', () => {
     await again.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
+
+  /** True when UDP and TCP can both bind `port` now: nothing of ours still holds it. */
+  async function released(port: number): Promise<boolean> {
+    const udp = dgram.createSocket('udp4');
+    const udpOk = await new Promise<boolean>((r) => {
+      udp.once('error', () => r(false));
+      udp.bind(port, '127.0.0.1', () => r(true));
+    });
+    if (udpOk) await new Promise<void>((r) => udp.close(() => r()));
+    const tcp = net.createServer();
+    const tcpOk = await new Promise<boolean>((r) => {
+      tcp.once('error', () => r(false));
+      tcp.listen(port, '127.0.0.1', () => r(true));
+    });
+    if (tcpOk) await new Promise<void>((r) => tcp.close(() => r()));
+    return udpOk && tcpOk;
+  }
+
+  it('releases the SIP ports it had opened when the HTTP port is taken', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-serve-'));
+    const blocker = net.createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    const httpPort = (blocker.address() as net.AddressInfo).port;
+    const sipPort = await freeSipPort();
+    const config = loadConfig({
+      SWITCHBOARD_DATA_DIR: dir,
+      PORT: String(httpPort),
+      SIP_PORT: String(sipPort),
+      LOG_LEVEL: 'silent',
+    });
+    await expect(startService(config, 'all', capture().stream)).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    expect(await released(sipPort)).toBe(true);
+    await new Promise<void>((r) => blocker.close(() => r()));
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('releases UDP and TCP when the TLS certificate is bad', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-serve-'));
+    const notPem = path.join(dir, 'not.pem');
+    fs.writeFileSync(notPem, 'this is not a certificate\n');
+    const sipPort = await freeSipPort();
+    const config = loadConfig({
+      SWITCHBOARD_DATA_DIR: dir,
+      PORT: '0',
+      SIP_PORT: String(sipPort),
+      SIP_TLS_PORT: '0',
+      SIP_TLS_CERT: notPem,
+      SIP_TLS_KEY: notPem,
+      LOG_LEVEL: 'silent',
+    });
+    await expect(startService(config, 'all', capture().stream)).rejects.toThrow();
+    expect(await released(sipPort)).toBe(true);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 });

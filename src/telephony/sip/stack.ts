@@ -156,16 +156,24 @@ export class SipStack {
       }
     }
     if (o.tls) {
-      this.tls = new StreamTransport({
-        host: o.host,
-        receiver: this.receiver,
-        clock: o.clock,
-        transport: 'TLS',
-        port: o.tls.port,
-        tls: { cert: o.tls.cert, key: o.tls.key },
-        ...(o.idleMs ? { idleMs: o.idleMs } : {}),
-      });
-      ports.tls = (await this.tls.listen()).port;
+      try {
+        this.tls = new StreamTransport({
+          host: o.host,
+          receiver: this.receiver,
+          clock: o.clock,
+          transport: 'TLS',
+          port: o.tls.port,
+          tls: { cert: o.tls.cert, key: o.tls.key },
+          ...(o.idleMs ? { idleMs: o.idleMs } : {}),
+        });
+        ports.tls = (await this.tls.listen()).port;
+      } catch (err) {
+        // A bad certificate or a taken TLS port: release UDP and TCP too, or the failed start
+        // would keep the process alive holding them.
+        this.tls = undefined;
+        await this.close();
+        throw err;
+      }
     }
     return ports;
   }
