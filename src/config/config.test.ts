@@ -63,6 +63,21 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL must be a postgres/);
     expect(() => loadConfig({ RTP_PORT_MIN: '30000', RTP_PORT_MAX: '20000' })).toThrow(/RTP_PORT_MAX/);
     expect(() => loadConfig({ RATE_LIMIT_PER_MINUTE: '0' })).toThrow(/RATE_LIMIT_PER_MINUTE/);
+    expect(() => loadConfig({ SIP_TLS_KEY: '/etc/sip/key.pem' })).toThrow(
+      new ConfigError('SIP_TLS_KEY is set but SIP_TLS_CERT is not'),
+    );
+  });
+
+  it('turns SIP TLS on with a certificate, reading the key from its file unless SIP_TLS_KEY says', () => {
+    expect(loadConfig({}).sip).toMatchObject({ tlsCert: undefined, tlsKey: undefined });
+    expect(loadConfig({ SIP_TLS_CERT: '/etc/sip/both.pem' }).sip).toMatchObject({
+      tlsCert: '/etc/sip/both.pem',
+      tlsKey: '/etc/sip/both.pem',
+    });
+    expect(loadConfig({ SIP_TLS_CERT: '/c.pem', SIP_TLS_KEY: '/k.pem' }).sip).toMatchObject({
+      tlsCert: '/c.pem',
+      tlsKey: '/k.pem',
+    });
   });
 
   it('reads SIP_CODECS as a preference order, names in any case', () => {

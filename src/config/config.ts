@@ -151,6 +151,10 @@ export function loadConfig(env: Env = process.env): Config {
   const rtpPortMax = int(env, 'RTP_PORT_MAX', 30000, 1024, 65535);
   if (rtpPortMax < rtpPortMin) throw new ConfigError('RTP_PORT_MAX must not be below RTP_PORT_MIN');
   const sipPort = int(env, 'SIP_PORT', 5060, 0, 65535);
+  // TLS is on when a certificate is given. Without SIP_TLS_KEY the certificate file is read for
+  // the key as well (one PEM holding both); a key alone is a mistake, not "TLS off".
+  const tlsCert = env.SIP_TLS_CERT || undefined;
+  if (!tlsCert && env.SIP_TLS_KEY) throw new ConfigError('SIP_TLS_KEY is set but SIP_TLS_CERT is not');
   return {
     nodeId: nodeId(env, sipPort),
     dataDir: path.resolve(env.SWITCHBOARD_DATA_DIR || './data'),
@@ -165,8 +169,8 @@ export function loadConfig(env: Env = process.env): Config {
       host: env.SIP_HOST || '127.0.0.1',
       port: sipPort,
       tlsPort: int(env, 'SIP_TLS_PORT', 5061, 0, 65535),
-      tlsCert: env.SIP_TLS_CERT || undefined,
-      tlsKey: env.SIP_TLS_KEY || undefined,
+      tlsCert,
+      tlsKey: tlsCert && (env.SIP_TLS_KEY || tlsCert),
       domain: env.SIP_DOMAIN || 'sip.localhost',
       rtpPortMin,
       rtpPortMax,
