@@ -193,9 +193,10 @@ export async function startService(
       const rateLimiter: RateLimiter = config.redisUrl
         ? new RedisRateLimiter(config.redisUrl, config.rateLimitPerMinute)
         : new MemoryRateLimiter(config.rateLimitPerMinute, systemClock);
-      let app: { close(): Promise<unknown> } | undefined;
+      // Registered before the app exists, so a failed build or listen still closes the limiter.
+      const api: { app?: { close(): Promise<unknown> } } = {};
       closers.api.push(async () => {
-        await app?.close();
+        await api.app?.close();
         await rateLimiter.close?.();
       });
       const built = await buildApp({
@@ -206,7 +207,7 @@ export async function startService(
         ...(telephony ? { overrides: { dialer: telephony.dialer } } : {}),
         ...(sessionHost ? { sessionHost } : {}),
       });
-      app = built.app;
+      api.app = built.app;
       await built.app.listen({ host: config.host, port: config.port });
       out.write(
         [
