@@ -39,6 +39,15 @@ export function parseFlags<T extends FlagSpec>(argv: string[], options: T, comma
     return parseArgs({ args: argv, options: { ...options, help: { type: 'boolean' } }, strict: true })
       .values as { [K in keyof T]?: T[K]['type'] extends 'boolean' ? boolean : string } & { help?: boolean };
   } catch (err) {
+    // `--calls -1`: parseArgs reads "-1" as a flag and calls the value ambiguous; say what to write.
+    const ambiguous = /^Option '(--[\w-]+)[^']*' argument is ambiguous/.exec((err as Error).message);
+    if (ambiguous) {
+      const flag = ambiguous[1]!;
+      const value = argv[argv.indexOf(flag) + 1] ?? '-…';
+      throw new UsageError(
+        `${command}: ${flag} ${value}: a value starting with "-" is written ${flag}=${value}`,
+      );
+    }
     const first = (err as Error).message.split('\n')[0]!.replace(/\. To specify a positional.*$/, '');
     throw new UsageError(`${command}: ${first} (see switchboard ${command} --help)`);
   }

@@ -255,7 +255,7 @@ describe.each(cliStores().map((make) => ({ make, name: make === sqliteStore ? 's
       failure(
         await cli('workspace', 'plan', '--workspace', id, '--calls', '-1'),
         2,
-        /Option '--calls' argument is ambiguous/,
+        /^switchboard: workspace plan: --calls -1: a value starting with "-" is written --calls=-1\n$/,
       );
       failure(
         await cli('workspace', 'plan', '--workspace', id, '--sessions', '1.5'),
