@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import { NODE_TYPES } from './graph.types.js';
 import { nodeConfigSchemas, workflowGraphJsonSchema } from './graph-schema.js';
+import { validateGraph } from './validate.js';
 
 // ajv is CommonJS: depending on the loader its class is the default import or its `.default`.
 type AjvClass = typeof Ajv2020Module.default;
@@ -119,7 +120,7 @@ describe('workflowGraphJsonSchema', () => {
       { id: 'x', type: 'transform', config: { operation: 'eval', input: '', save_to_variable: 'v' } },
     ],
     ['webhook without url', { id: 'x', type: 'webhook', config: { method: 'POST' } }],
-    ['a node without config', { id: 'x', type: 'speak' }],
+    ['a speak node without config (its text is required)', { id: 'x', type: 'speak' }],
     ['a bad variable name', { id: 'x', type: 'set_variables', config: { variables: { '1bad': 'x' } } }],
     [
       'a bad handle name',
@@ -128,6 +129,19 @@ describe('workflowGraphJsonSchema', () => {
   ])('rejects %s', (_label, node) => {
     const validate = compile();
     expect(validate(withNode(node))).toBe(false);
+  });
+
+  it('accepts a node without config, as the validator does (a missing config is {})', () => {
+    const validate = compile();
+    const graph = {
+      nodes: [
+        { id: 'start', type: 'start' },
+        { id: 'bye', type: 'end' },
+      ],
+      edges: [{ source: 'start', target: 'bye' }],
+    };
+    expect(validate(graph), JSON.stringify(validate.errors)).toBe(true);
+    expect(validateGraph(graph, {}).errors).toEqual([]);
   });
 
   it('rejects an envelope without edges', () => {

@@ -236,14 +236,23 @@ const EdgeSchema = Type.Object(
   open,
 );
 
+/** True when an empty config fails the type's config schema (some key is required). */
+function configNeedsKeys(type: NodeType): boolean {
+  const required = (nodeConfigSchemas[type] as { required?: unknown[] }).required;
+  return Array.isArray(required) && required.length > 0;
+}
+
 function nodeSchema(type: NodeType): Record<string, unknown> {
   return {
     type: 'object',
-    required: ['id', 'type', 'config'],
+    // The validator reads a missing config as {} (docs/workflow-nodes.md), so `config` may be left
+    // out exactly where {} is a valid config, and the schema and the server agree on when a node
+    // may come without one.
+    required: configNeedsKeys(type) ? ['id', 'type', 'config'] : ['id', 'type'],
     properties: {
       id: { type: 'string', minLength: 1 },
       type: { const: type },
-      config: { $ref: `#/$defs/${type}_config` },
+      config: { $ref: `#/$defs/${type}_config`, description: 'absent: {}' },
       position: { $ref: '#/$defs/position' },
     },
   };
