@@ -11,6 +11,8 @@ import type { Config } from './config/config.js';
 import { AddressPolicy } from './events/address-policy.js';
 import { createOwnerNotifier } from './events/owner-notifier.js';
 import { createGuardedAgent } from './events/ssrf-guard.js';
+import { followLiveEvents } from './events/live-follow.js';
+import { createLiveBus } from './events/redis-live-bus.js';
 import { WebhookWorker } from './events/webhook-worker.js';
 import type { ServiceDeps } from './modules/context.js';
 import { expireUnjoinedSessions } from './modules/sessions/session-lifecycle.js';
@@ -138,6 +140,11 @@ export async function startService(
       });
     }
 
+    // Force-ends and cancels between nodes (REDIS_URL; else this process alone): roles that run
+    // sessions, calls or the API. Closed in the last phase: the drain and the API may use it until then.
+    const liveBus = role === 'worker' ? undefined : createLiveBus(config, logger.child({ part: 'live' }));
+    if (liveBus) closers.sessions.push(() => liveBus.close());
+
     // SIP (roles all and sip): started before the API, whose POST /calls dials through it.
     let telephony: TelephonyNode | undefined;
     let sessionHost: SessionHost | undefined;
@@ -206,8 +213,11 @@ export async function startService(
         // Without SIP here (role api, SIP_PORT=0) POST /calls ends calls `sip_unavailable`.
         ...(telephony ? { overrides: { dialer: telephony.dialer } } : {}),
         ...(sessionHost ? { sessionHost } : {}),
+        ...(liveBus ? { liveEvents: liveBus } : {}),
       });
       api.app = built.app;
+      // Without SIP here the app runs the realtime sockets' sessions on a host of its own.
+      sessionHost ??= built.sessionHost;
       await built.app.listen({ host: config.host, port: config.port });
       out.write(
         [
@@ -230,6 +240,15 @@ export async function startService(
       }, SESSION_SWEEP_MS);
       sweep.unref();
       closers.worker.push(async () => clearInterval(sweep));
+    }
+
+    // Other nodes' force-ends and cancels reach the sessions and calls live in this process.
+    if (liveBus) {
+      followLiveEvents(liveBus, {
+        sessions: sessionHost,
+        calls: telephony?.dialer,
+        logger: logger.child({ part: 'live' }),
+      });
     }
 
     // After the API's lines, so the banner reads top-down.

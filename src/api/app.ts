@@ -22,6 +22,7 @@ import { SessionHost } from '../modules/sessions/session-host.js';
 import { createLlmRegistry } from '../providers/llm/registry.js';
 import { createGuardedAgent } from '../events/ssrf-guard.js';
 import { AddressPolicy } from '../events/address-policy.js';
+import type { LivePublisher } from '../events/live-bus.js';
 
 export interface AppDeps extends ServiceDeps {
   rateLimiter: RateLimiter;
@@ -31,6 +32,8 @@ export interface AppDeps extends ServiceDeps {
   sessionHost?: SessionHost;
   /** pino logger for request logs; omit for silence. */
   httpLogger?: Logger;
+  /** Where force-ends and cancels are told to the other nodes (live-bus.ts); none: this process only. */
+  liveEvents?: LivePublisher;
 }
 
 export interface BuiltApp {
@@ -120,7 +123,11 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     await sessionHost.close();
     for (const resource of owned) await resource.close();
   });
-  const services = createServices(deps, { liveSessions: sessionHost, ...deps.overrides });
+  const services = createServices(deps, {
+    liveSessions: sessionHost,
+    liveEvents: deps.liveEvents,
+    ...deps.overrides,
+  });
 
   app.get('/healthz', { schema: { hide: true } }, async (_req, reply) => {
     try {

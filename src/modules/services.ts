@@ -12,6 +12,7 @@ import { UsageService } from './usage/usage.service.js';
 import { SessionsService, type LiveSessionControl } from './sessions/sessions.service.js';
 import { WorkflowsService } from './workflows/workflows.service.js';
 import { WebhookEndpointsService } from './webhook-endpoints/webhook-endpoints.service.js';
+import type { LivePublisher } from '../events/live-bus.js';
 import type { Resolver } from '../events/ssrf-guard.js';
 
 export interface Services {
@@ -36,6 +37,11 @@ export interface ServiceOverrides {
   liveSessions?: LiveSessionControl;
   /** DNS for webhook URL checks (tests answer names without a network). */
   webhookResolver?: Resolver;
+  /**
+   * Tells the other nodes that a session was force-ended or a call cancelled here (live-bus.ts);
+   * without one, only this process's live sessions and calls hear of it.
+   */
+  liveEvents?: LivePublisher;
 }
 
 export function createServices(deps: ServiceDeps, overrides: ServiceOverrides = {}): Services {
@@ -48,8 +54,12 @@ export function createServices(deps: ServiceDeps, overrides: ServiceOverrides = 
     phoneNumbers: new PhoneNumbersService(deps),
     agents: new AgentsService(deps),
     workflows: new WorkflowsService(deps),
-    sessions: new SessionsService(deps, overrides.liveSessions),
+    sessions: new SessionsService(deps, overrides.liveSessions, overrides.liveEvents),
     webhookEndpoints: new WebhookEndpointsService(deps, overrides.webhookResolver),
-    calls: new CallsService(deps, overrides.dialer ?? new UnavailableDialer(deps, deps.logger)),
+    calls: new CallsService(
+      deps,
+      overrides.dialer ?? new UnavailableDialer(deps, deps.logger),
+      overrides.liveEvents,
+    ),
   };
 }

@@ -54,9 +54,10 @@ export async function callRoutes(app: FastifyInstance, s: Services, deps: Servic
     async (req) => ({ data: await s.calls.get(actorOf(req), req.params.id) }),
   );
 
-  // Beyond the spec: cancel an outbound call that has not been answered (CANCEL on the wire when
-  // this node dialled it; cancelled / caller_cancelled either way). A connected call is ended by
-  // its workflow or its parties, so anything else is 409.
+  // Beyond the spec: cancel an outbound call that has not been answered (CANCEL on the wire from
+  // the node that dialled it, this one or, told over the live-event bus, another; cancelled /
+  // caller_cancelled either way). A connected call is ended by its workflow or its parties, so
+  // anything else is 409.
   r.delete(
     '/calls/:id',
     {

@@ -1,6 +1,7 @@
 // Calls: outbound calls are created queued by POST /calls and handed to the Dialer; inbound ones
 // are created by the call controller. Set-up failures show on the call, never as HTTP errors.
 import type { PageParams } from '../../api/paging.js';
+import { announce, type LivePublisher } from '../../events/live-bus.js';
 import { isE164 } from '../../shared/e164.js';
 import { ConflictError, FieldErrorBag, NotFoundError } from '../../shared/errors.js';
 import { inTransaction, toDbTime } from '../../store/database.js';
@@ -19,6 +20,8 @@ export class CallsService {
   constructor(
     private readonly deps: ServiceDeps,
     private readonly dialer: Dialer,
+    /** Tells the other nodes (REDIS_URL); without it a call dialled elsewhere rings on. */
+    private readonly events?: LivePublisher,
   ) {}
 
   /** One page of calls, each as the API's JSON text, rendered by the store (calls.repo.ts). */
@@ -49,13 +52,17 @@ export class CallsService {
         `Only an outbound call that is queued or ringing can be cancelled; this one is ${before.direction}, ${before.status}.`,
       );
     }
+    let here = false;
     if (this.dialer.cancel) {
-      await this.dialer.cancel(id);
+      here = await this.dialer.cancel(id);
     } else {
       await inTransaction(this.deps.db, (trx) =>
         endCall(trx, this.deps, id, 'cancelled', 'caller_cancelled'),
       );
     }
+    // Only the record ended here: the node that dials the call must put CANCEL on the wire, or the
+    // callee's phone rings on until an answer (then BYE) or the ring timeout.
+    if (!here) await announce(this.events, { kind: 'call.cancel', call_id: id }, this.deps.logger);
     return this.get(actor, id);
   }
 

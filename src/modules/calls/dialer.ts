@@ -15,8 +15,11 @@ export interface Dialer {
   readonly nodeId?: string;
   /** Starts dialing a queued outbound call; returns at once, progress is written to the call. */
   dial(call: CallTable): void;
-  /** Cancels a call that has not been answered yet (→ cancelled / caller_cancelled). */
-  cancel?(callId: string): Promise<void>;
+  /**
+   * Cancels a call that has not been answered yet (→ cancelled / caller_cancelled). True when the
+   * call was live in this process; false when only its record was ended here (another node dials it).
+   */
+  cancel?(callId: string): Promise<boolean>;
 }
 
 /**

@@ -1,6 +1,7 @@
 // Web sessions: minted through the API with a join token, joined over the realtime socket, and
 // force-ended by DELETE. Phone sessions are made by calls (the call controller).
 import type { PageParams } from '../../api/paging.js';
+import { announce, type LivePublisher } from '../../events/live-bus.js';
 import { isoSeconds } from '../../shared/clock.js';
 import { NotFoundError, ValidationError } from '../../shared/errors.js';
 import { inTransaction, toDbTime, type Executor } from '../../store/database.js';
@@ -47,6 +48,8 @@ export class SessionsService {
   constructor(
     private readonly deps: ServiceDeps,
     private readonly live?: LiveSessionControl,
+    /** Tells the other nodes (REDIS_URL); without it only this process's sessions are aborted. */
+    private readonly events?: LivePublisher,
   ) {}
 
   async list(
@@ -130,12 +133,22 @@ export class SessionsService {
     };
   }
 
-  /** Force-ends a pending or active session; ending an ended one again changes nothing. */
+  /**
+   * Force-ends a pending or active session; ending an ended one again changes nothing in the
+   * store. Its execution runs wherever its socket or call is: here it is aborted directly, and
+   * every other node hears session.end. Both also when the record had ended already, so a repeated
+   * DELETE reaches an execution that missed the first message (aborting is idempotent).
+   */
   async end(actor: Actor, id: string): Promise<void> {
-    const ended = await inTransaction(this.deps.db, async (trx) => {
+    await inTransaction(this.deps.db, async (trx) => {
       const row = await this.find(trx, actor, id);
       return endSession(trx, this.deps, row, 'force_ended');
     });
-    if (ended) this.live?.abort(id, 'force_ended');
+    this.live?.abort(id, 'force_ended');
+    await announce(
+      this.events,
+      { kind: 'session.end', session_id: id, reason: 'force_ended' },
+      this.deps.logger,
+    );
   }
 }

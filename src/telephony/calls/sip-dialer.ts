@@ -56,14 +56,12 @@ export class SipDialer implements Dialer {
 
   /**
    * Cancels a call that has not been answered. One dialled by another process is ended in the
-   * store; that process sends BYE should the callee still answer (answerCall finds it ended).
+   * store, and false says so: the caller then tells that process (call.cancel on the live-event
+   * bus), which sends the CANCEL through cancelLive(); without the message it would send BYE only
+   * should the callee still answer (answerCall finds the call ended).
    */
-  async cancel(callId: string): Promise<void> {
-    const here = this.live.get(callId);
-    if (here) {
-      if (here.cancel()) await here.idle();
-      return;
-    }
+  async cancel(callId: string): Promise<boolean> {
+    if (await this.cancelLive(callId)) return true;
     await inTransaction(this.deps.db, async (trx) => {
       const row = await trx.selectFrom('calls').select('status').where('id', '=', callId).executeTakeFirst();
       if (row?.status !== 'queued' && row?.status !== 'ringing') return;
@@ -74,6 +72,19 @@ export class SipDialer implements Dialer {
         meter: false,
       });
     });
+    return false;
+  }
+
+  /**
+   * CANCEL on the wire for a call ringing from this process; false when it is not live here. Its
+   * record may have been ended by another node already: the ending then finds it ended and stores
+   * nothing twice (finishCall returns null).
+   */
+  async cancelLive(callId: string): Promise<boolean> {
+    const here = this.live.get(callId);
+    if (!here) return false;
+    if (here.cancel()) await here.idle();
+    return true;
   }
 
   /** Shutdown after the drain limit: CANCEL what still rings, BYE what is connected (`shutdown`). */
