@@ -20,6 +20,8 @@ export interface TestApi {
   clock: FakeClock;
   deps: AppDeps;
   services: Services;
+  /** Runs the sessions joined through this app. */
+  sessionHost: SessionHost;
   /** A workspace with an all-scopes key. */
   key: string;
   workspaceId: string;
@@ -68,7 +70,7 @@ export async function startTestApi(kind: StoreKind, options: TestApiOptions = {}
       { llm: createLlmRegistry(config) },
     );
   }
-  const { app, services } = await buildApp(deps);
+  const { app, services, sessionHost } = await buildApp(deps);
   const newWorkspace = async (name = 'test') => {
     const { workspace, apiKey } = await createWorkspace(deps, { name, ownerEmail: 'owner@example.test' });
     return { key: apiKey, workspaceId: workspace.id };
@@ -99,6 +101,7 @@ export async function startTestApi(kind: StoreKind, options: TestApiOptions = {}
     clock,
     deps,
     services,
+    sessionHost,
     key: first.key,
     workspaceId: first.workspaceId,
     newWorkspace,
