@@ -12,6 +12,8 @@ import { SessionHost } from '../../src/modules/sessions/session-host.js';
 import { createWorkspace } from '../../src/modules/workspaces/workspaces.service.js';
 import { createLlmRegistry } from '../../src/providers/llm/registry.js';
 import { serviceDeps } from '../../src/main.js';
+import type { LiveBus } from '../../src/events/live-bus.js';
+import { followLiveEvents } from '../../src/events/live-follow.js';
 import type { TtsProvider } from '../../src/providers/tts/tts.types.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { createLogger, silentLogger } from '../../src/shared/logger.js';
@@ -57,6 +59,8 @@ export interface CallNodeOptions {
   configuredStt?: boolean;
   /** Default: the node's own (REFER and warm transfers, announcements in espeak-ng's `en`). */
   transferer?: Transferer;
+  /** Live events with other nodes, wired as `serve` wires them (the node does not close it). */
+  liveBus?: LiveBus;
 }
 
 let rtpBase = 30000 + (process.pid % 50) * 400;
@@ -97,7 +101,11 @@ export async function startCallNode(options: CallNodeOptions = {}): Promise<Call
     rateLimiter: new MemoryRateLimiter(config.rateLimitPerMinute, systemClock),
     overrides: { dialer: node.dialer },
     sessionHost: sessions,
+    ...(options.liveBus ? { liveEvents: options.liveBus } : {}),
   });
+  if (options.liveBus) {
+    followLiveEvents(options.liveBus, { sessions, calls: node.dialer, logger: deps.logger });
+  }
   const { workspace, apiKey } = await createWorkspace(deps, { name: 'e2e' });
   const api = async (method: string, url: string, body?: unknown) => {
     const res = await app.inject({
