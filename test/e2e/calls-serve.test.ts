@@ -5,7 +5,6 @@
 // `server_restart` before SIP listens.
 import dgram from 'node:dgram';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,7 +12,7 @@ import { loadConfig } from '../../src/config/config.js';
 import { startService } from '../../src/main.js';
 import { openConfiguredStore } from '../../src/store/configured-store.js';
 import { asCallTable } from '../support/calls.js';
-import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
+import { freeTcpPort, freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
 
@@ -23,14 +22,6 @@ function capture() {
     stream: { write: (c: string) => ((text += c), true) } as unknown as NodeJS.WritableStream,
     text: () => text,
   };
-}
-
-async function freeTcpPort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as net.AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
 }
 
 /** A port free for both UDP and TCP right now (SIP_PORT binds both). */

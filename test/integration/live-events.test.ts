@@ -16,36 +16,16 @@ import { createLlmRegistry } from '../../src/providers/llm/registry.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { inTransaction } from '../../src/store/database.js';
 import { SipDialer } from '../../src/telephony/calls/sip-dialer.js';
-import type { InviteOptions, SipLeg, SipLegEvents, SipTarget } from '../../src/telephony/calls/sip-leg.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { callEvents, callRow, callWorld, type CallWorld } from '../support/calls.js';
 import { createProject, createPublishedWorkflow } from '../support/fixtures.js';
+import { ScriptedLeg } from '../support/scripted-leg.js';
 import { storeKinds } from '../support/stores.js';
 
 /** Waits in `ask` (a dtmf node) until a digit or its timeout, which the fake clock never reaches. */
 const PIN_MENU = JSON.parse(
   fs.readFileSync(new URL('../fixtures/graphs/pin-menu.json', import.meta.url), 'utf8'),
 );
-
-/** An outbound leg the test plays: it counts the CANCELs and BYEs the call puts on the wire. */
-class ScriptedLeg implements SipLeg {
-  cancels = 0;
-  byes = 0;
-  private handlers?: SipLegEvents;
-  invite(_target: SipTarget, _options: InviteOptions, events: SipLegEvents): void {
-    this.handlers = events;
-  }
-  cancel(): void {
-    this.cancels++;
-  }
-  bye(): void {
-    this.byes++;
-  }
-  get events(): SipLegEvents {
-    if (!this.handlers) throw new Error('no INVITE was sent');
-    return this.handlers;
-  }
-}
 
 interface BusKind {
   name: string;

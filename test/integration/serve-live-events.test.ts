@@ -2,7 +2,6 @@
 // reaches a session joined on this one, and this node's DELETE /sessions/{id} is published there.
 // Runs only against the real Redis (TEST_REDIS_URL); the in-process wiring is in live-events.test.ts.
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +12,7 @@ import { LIVE_CHANNEL, RedisLiveBus } from '../../src/events/redis-live-bus.js';
 import { startService, type RunningService } from '../../src/main.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import type { Loose } from '../support/call-node.js';
+import { freeTcpPort } from '../support/sipp.js';
 
 /** Waits in `ask` for a digit for a minute: longer than the test takes to end it. */
 const WAIT_FOR_DIGIT = {
@@ -31,14 +31,6 @@ const WAIT_FOR_DIGIT = {
     { source: 'ask', source_handle: 'timeout', target: 'bye' },
   ],
 };
-
-async function freeTcpPort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as net.AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 const redisUrl = process.env.TEST_REDIS_URL;
 describe.runIf(Boolean(redisUrl))('serve --role api with REDIS_URL: live events', () => {

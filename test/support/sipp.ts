@@ -1,8 +1,9 @@
 // sipp for the e2e suites: a sipp process and its output, whether sipp is installed, the scenarios
-// of test/interop/calls (and /transfers) filled in, the common arguments, a free UDP port.
+// of test/interop/calls (and /transfers) filled in, the common arguments, free UDP and TCP ports.
 import { spawn, spawnSync } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
@@ -87,6 +88,15 @@ function common(scenario: string, mediaPort: number, calls: number): string[] {
 }
 
 /** A UDP port nobody listens on right now (bound and released). */
+/** A TCP port free on 127.0.0.1 right now (for an HTTP server the test starts). */
+export async function freeTcpPort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as net.AddressInfo;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
 export async function freeUdpPort(): Promise<number> {
   const s = createSocket('udp4');
   await new Promise<void>((r) => s.bind(0, '127.0.0.1', () => r()));

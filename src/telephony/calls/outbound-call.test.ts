@@ -6,32 +6,7 @@ import { storeKinds } from '../../../test/support/stores.js';
 import type { OutboundCall } from './outbound-call.js';
 import type { RunnableCall } from './phone-session.js';
 import { SipDialer } from './sip-dialer.js';
-import type { InviteOptions, SipLeg, SipLegEvents, SipTarget } from './sip-leg.js';
-
-/** A leg the test scripts: it records what the call asked of it and lets the test answer. */
-class ScriptedLeg implements SipLeg {
-  target?: SipTarget;
-  options?: InviteOptions;
-  private handlers?: SipLegEvents;
-  cancels = 0;
-  byes = 0;
-
-  invite(target: SipTarget, options: InviteOptions, events: SipLegEvents): void {
-    this.target = target;
-    this.options = options;
-    this.handlers = events;
-  }
-  cancel(): void {
-    this.cancels++;
-  }
-  bye(): void {
-    this.byes++;
-  }
-  get events(): SipLegEvents {
-    if (!this.handlers) throw new Error('no INVITE was sent');
-    return this.handlers;
-  }
-}
+import { ScriptedLeg } from '../../../test/support/scripted-leg.js';
 
 describe.each(storeKinds())('outbound calls on $name', (kind) => {
   let t: TestApi;
