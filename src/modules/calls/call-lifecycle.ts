@@ -103,10 +103,15 @@ export async function endCall(
   id: string,
   status: CallStatus,
   reason: HangupReason,
+  /** End it only from these statuses (a cancel must not end a call answered meanwhile). */
+  from?: readonly CallStatus[],
 ): Promise<Call | null> {
   if (!FINAL_CALL_STATUSES.includes(status)) throw new Error(`${status} is not a final call status`);
   const row = await load(ex, id);
   if (FINAL_CALL_STATUSES.includes(row.status as CallStatus)) return null;
+  // The update below only applies while the status is still the one read here, so this check and
+  // the transition cannot be split by a concurrent answer.
+  if (from && !from.includes(row.status as CallStatus)) return null;
   const now = deps.clock.now();
   const at = toDbTime(now);
   const duration = row.started_at ? secondsBetween(row.started_at, at) : 0;

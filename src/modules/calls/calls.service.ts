@@ -56,9 +56,11 @@ export class CallsService {
     if (this.dialer.cancel) {
       here = await this.dialer.cancel(id);
     } else {
-      await inTransaction(this.deps.db, (trx) =>
-        endCall(trx, this.deps, id, 'cancelled', 'caller_cancelled'),
+      const ended = await inTransaction(this.deps.db, (trx) =>
+        endCall(trx, this.deps, id, 'cancelled', 'caller_cancelled', ['queued', 'ringing']),
       );
+      // Answered (or ended) since the check above: the same 409 as if it had been so already.
+      if (!ended) return this.cancel(actor, id);
     }
     // Only the record ended here: the node that dials the call must put CANCEL on the wire, or the
     // callee's phone rings on until an answer (then BYE) or the ring timeout.

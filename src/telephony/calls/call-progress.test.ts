@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../../../test/support/api.js';
 import { callEvents, callRow, callWorld, invite, type CallWorld } from '../../../test/support/calls.js';
 import { storeKinds } from '../../../test/support/stores.js';
+import { endCall } from '../../modules/calls/call-lifecycle.js';
+import { inTransaction } from '../../store/database.js';
 import { CallProgress, endingOf, type EndedBy } from './call-progress.js';
 import { admitInbound } from './inbound-admission.js';
 
@@ -49,6 +51,17 @@ describe.each(storeKinds())('call progress on $name', (kind) => {
     progress = new CallProgress(t.deps);
   });
   afterAll(() => t.close());
+
+  it('endCall with `from` leaves a call answered meanwhile alone (a late cancel is not a hang-up)', async () => {
+    const a = await admit();
+    await progress.answered(a.call.id);
+    const cancel = await inTransaction(t.store.db, (trx) =>
+      endCall(trx, t.deps, a.call.id, 'cancelled', 'caller_cancelled', ['queued', 'ringing']),
+    );
+    expect(cancel).toBeNull();
+    expect(await callRow(t, a.call.id)).toMatchObject({ status: 'in_progress', hangup_reason: null });
+    expect(await progress.ended(a.call.id, 'remote')).toMatchObject({ status: 'completed' });
+  });
 
   it('answer, then the caller hangs up: in_progress with call.started, completed with caller_hangup, minutes metered', async () => {
     const a = await admit();
