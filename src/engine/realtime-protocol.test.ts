@@ -110,4 +110,29 @@ describe('RealtimeConnection', () => {
     conn.close();
     expect((await session.done).endReason).toBe('client_disconnected');
   });
+
+  it('with two sockets on one session, it ends only when the last one closes', async () => {
+    const { conn, session, frames } = connect();
+    const second: ServerMessage[] = [];
+    const other = new RealtimeConnection(session, (f) => second.push(JSON.parse(f) as ServerMessage));
+    await settle();
+    other.close();
+    conn.close();
+    conn.close(); // a second close of one socket does not count twice
+    expect((await session.done).endReason).toBe('client_disconnected');
+    expect(second[0]).toMatchObject({ type: 'ready' });
+    expect(frames[0]).toMatchObject({ type: 'ready' });
+  });
+
+  it('one of two sockets closing leaves the session running for the other', async () => {
+    const { session, frames } = connect();
+    const other = new RealtimeConnection(session, () => undefined);
+    await settle();
+    other.close();
+    await settle();
+    expect(session.status).toBe('active');
+    session.sendDtmf('1');
+    expect((await session.done).endReason).toBe('completed');
+    expect(frames.some((f) => f.type === 'assistant_text' && f.text === 'You chose 1')).toBe(true);
+  });
 });

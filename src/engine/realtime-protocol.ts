@@ -109,6 +109,13 @@ export interface RealtimeConnectionOptions {
   onEnded?: () => void;
 }
 
+/**
+ * How many sockets are attached to each live session: a second socket joins the same session, and
+ * the session ends with client_disconnected only when the last one goes, so a second tab (or a
+ * monitor) closing does not end the conversation under the first.
+ */
+const attached = new WeakMap<LiveSession, number>();
+
 /** One client socket attached to one live session. */
 export class RealtimeConnection {
   private readonly unsubscribe: () => void;
@@ -127,6 +134,7 @@ export class RealtimeConnection {
         this.options.onEnded?.();
       }
     });
+    attached.set(session, (attached.get(session) ?? 0) + 1);
     this.emit({ type: 'ready', protocol: PROTOCOL_VERSION, session_id: session.id, status: session.status });
     if (options.startOnConnect ?? true) session.start();
   }
@@ -152,7 +160,9 @@ export class RealtimeConnection {
     if (this.closed) return;
     this.closed = true;
     this.unsubscribe();
-    if ((this.options.endOnClose ?? true) && this.session.status !== 'ended') {
+    const left = (attached.get(this.session) ?? 1) - 1;
+    attached.set(this.session, left);
+    if ((this.options.endOnClose ?? true) && left === 0 && this.session.status !== 'ended') {
       void this.session.end('client_disconnected');
     }
   }
