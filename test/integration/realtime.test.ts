@@ -119,6 +119,7 @@ describe.each(storeKinds())('realtime sessions on $name', (kind) => {
       status: 'completed',
       last_node_id: 'bye',
       variables: { choice: '1', name: 'Ann' },
+      metadata: { ticket: 7 },
     });
     const ended = events.find((e) => e.type === 'session.ended')!.body.data;
     expect(ended).toMatchObject({ end_reason: 'completed', metadata: { ticket: 7 } });

@@ -206,6 +206,8 @@ export class SessionHost implements LiveSessionControl {
         started_at: summary.startedAt === null ? null : isoSeconds(summary.startedAt),
         ended_at: isoSeconds(summary.endedAt),
         variables: ex.variables,
+        // Caller-owned metadata is echoed in every webhook of its session (spec 2).
+        metadata: parseJson<Record<string, unknown>>(row.metadata, {}),
         ...(ex.transfer ? { transfer: ex.transfer } : {}),
         ...(ex.error ? { error: ex.error } : {}),
       };
