@@ -4,7 +4,9 @@
 // `/dtmf 12#` presses keys; `/quit` ends the session. Both `/quit` and the end of input end it once
 // the workflow has been quiet for a moment: a piped script (`printf '2\n/quit\n' | …`) hears the
 // answer to its last line before the session ends, and a person who types `/quit` at a waiting
-// prompt sees it end at once, since the workflow has long been quiet by then.
+// prompt sees it end at once, since the workflow has long been quiet by then. The end of input is
+// also silence from then on: a node waiting for keys or words stops waiting (as at its timeout),
+// so `printf '12\n' | …` into a collection without a terminator saves "12" and runs on.
 import readline from 'node:readline';
 import type { Config } from '../config/config.js';
 import { AddressPolicy } from '../events/address-policy.js';
@@ -120,11 +122,13 @@ export async function runChat(
       const timer = setInterval(() => check() && clearInterval(timer), 100);
     };
 
+    let quit = false;
     const lines = readline.createInterface({ input: io.stdin, terminal: false });
     lines.on('line', (raw) => {
       const line = raw.trim();
       if (!line || ending || session.status === 'ended') return;
       if (line === '/quit' || line === '/end') {
+        quit = true;
         lines.close();
         return;
       }
@@ -137,7 +141,10 @@ export async function runChat(
         io.stderr.write(`  [${(err as Error).message}]\n`);
       }
     });
-    lines.on('close', endWhenQuiet);
+    lines.on('close', () => {
+      if (!quit) (session.channel as { closeInput?: () => void }).closeInput?.();
+      endWhenQuiet();
+    });
 
     const summary = await session.done;
     lines.close();

@@ -12,9 +12,9 @@ import { silentLogger } from '../../src/shared/logger.js';
 import { openConfiguredStore } from '../../src/store/configured-store.js';
 import { toDbTime } from '../../src/store/database.js';
 
-const graph = fs.readFileSync(new URL('../fixtures/graphs/pin-menu.json', import.meta.url), 'utf8');
+const PIN_MENU = fs.readFileSync(new URL('../fixtures/graphs/pin-menu.json', import.meta.url), 'utf8');
 
-async function seed(dataDir: string) {
+async function seed(dataDir: string, graph = PIN_MENU) {
   const config = loadConfig({ SWITCHBOARD_DATA_DIR: dataDir });
   const { store } = await openConfiguredStore(config);
   const deps = serviceDeps(config, store, silentLogger());
@@ -143,6 +143,43 @@ describe('switchboard chat', () => {
     // The dtmf node waits 5 s; its timeout branch never ran.
     expect(out).not.toContain('We did not hear you.');
     stdin.end();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the end of piped input is silence: a collection without terminator keeps the keys and runs on', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-chat-'));
+    const { config, workflowId } = await seed(
+      dir,
+      JSON.stringify({
+        nodes: [
+          { id: 'start', type: 'start', config: {} },
+          {
+            id: 'pin',
+            type: 'dtmf',
+            config: { timeout_seconds: 30, terminator: '', save_to_variable: 'pin' },
+          },
+          { id: 'got', type: 'speak', config: { text: 'Got {{pin}}.' } },
+          { id: 'bye', type: 'end', config: {} },
+        ],
+        edges: [
+          { source: 'start', target: 'pin' },
+          { source: 'pin', source_handle: 'success', target: 'got' },
+          { source: 'pin', source_handle: 'timeout', target: 'bye' },
+          { source: 'got', target: 'bye' },
+        ],
+      }),
+    );
+    const stdin = new PassThrough();
+    let out = '';
+    const run = runChat(
+      config,
+      { workflowId, variables: {} },
+      { stdin, stdout: { write: (c: string) => (out += c) }, stderr: { write: () => 0 } },
+    );
+    stdin.end('12\n');
+    expect(await run).toBe(0);
+    expect(out).toContain('workflow> Got 12.');
+    expect(out).toContain('[session ended: completed');
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
