@@ -49,8 +49,8 @@ export interface TextChannelOptions {
   simulated?: SimulatedOutcomes;
   /**
    * Whether telephony nodes run against simulated outcomes (default true: test sessions, chat,
-   * simulations). False for real users on a text line (web chat): those nodes then fail the
-   * execution with channel_unsupported instead of pretending a transfer happened.
+   * simulations). False for real users on a text line (web chat): those nodes then leave by
+   * `failed` (or fail the execution with channel_unsupported) instead of pretending a transfer happened.
    */
   simulateTelephony?: boolean;
   playbackMsPerChar?: number;

@@ -174,6 +174,28 @@ describe('interpreter', () => {
     expect(s.events.events.at(-1)).toMatchObject({ type: 'execution.cancelled', reason: 'force_ended' });
   });
 
+  it('a transfer the channel cannot make leaves by failed when the graph wires it', async () => {
+    const s = setup();
+    s.channel = new TextChannel({ clock: s.clock, simulateTelephony: false });
+    const g = graph(
+      [
+        ['start', 'start'],
+        ['x', 'transfer_to_human', { destination: 'tel:+15551234567' }],
+        ['sorry', 'speak', { text: 'Nobody can take this now ({{transfer_failure_reason}}).' }],
+        ['bye', 'end'],
+      ],
+      [
+        ['start', 'x'],
+        ['x', 'sorry', 'failed'],
+        ['sorry', 'bye'],
+      ],
+    );
+    const result = await runWorkflow({ ...s, graph: g });
+    expect(result.status).toBe('completed');
+    expect(result.path).toEqual(['start', 'x', 'sorry', 'bye']);
+    expect(result.variables.transfer_failure_reason).toBe('channel_unsupported');
+  });
+
   it('refuses a node whose channel need is missing', async () => {
     const s = setup();
     s.channel = new TextChannel({ clock: s.clock, simulateTelephony: false });

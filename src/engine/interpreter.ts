@@ -165,20 +165,19 @@ export class Execution {
         this.path.push(node.id);
         const def = registry.get(node.type);
         if (!def) throw new NodeError('unknown_node_type', `Unknown node type "${node.type}".`);
-        if (def.needs) {
-          for (const need of def.needs) {
-            if (!channel.capabilities[need]) {
-              throw new NodeError(
-                'channel_unsupported',
-                `Node type "${node.type}" needs ${need}, which the ${channel.kind} channel lacks.`,
-              );
-            }
-          }
+        const missing = def.needs?.find((need) => !channel.capabilities[need]);
+        if (missing && !(def.unsupported && edges.get(node.id)?.has(def.unsupported.handle))) {
+          throw new NodeError(
+            'channel_unsupported',
+            `Node type "${node.type}" needs ${missing}, which the ${channel.kind} channel lacks.`,
+          );
         }
         ctx.nodeId = node.id;
         this.events.emit({ type: 'node.entered', node_id: node.id, node_type: node.type });
         let outcome: NodeOutcome;
-        if (def.instant) {
+        if (missing) {
+          outcome = def.unsupported!;
+        } else if (def.instant) {
           outcome = await def.run(ctx, node.config ?? {}, NEVER_ABORTED);
         } else {
           const controller = new AbortController();

@@ -105,6 +105,13 @@ export interface NodeDefinition {
   /** What the channel must offer; checked by the interpreter before the node runs. */
   needs?: readonly ChannelNeed[];
   /**
+   * How the node leaves when the channel lacks one of its needs and the graph has an edge for
+   * that handle: a transfer or a dial that cannot happen here (a web chat) is a failed one, and the
+   * graph's fallback runs (spec 1.1: "execution continues on the `failed` handle"). Without it, or
+   * without that edge, the execution fails with channel_unsupported.
+   */
+  unsupported?: NodeOutcome;
+  /**
    * The node never waits (no channel, timer or network): it gets a shared signal that never
    * aborts instead of its own, and the interpreter checks for a stop right after it. Creating an
    * AbortController is the largest fixed cost of a step, and these nodes are most steps.

@@ -12,6 +12,7 @@ export const DEFAULT_RING_TIMEOUT_SECONDS = 30;
 export const dialNode: NodeDefinition = {
   type: 'dial',
   needs: ['telephony'],
+  unsupported: { handle: 'failed' },
   run: async (ctx, config, signal) => {
     const destination = normalizeDestination(ctx.render(optString(config, 'to') ?? ''));
     if (!destination) return { handle: 'failed' };

@@ -9,6 +9,7 @@ import { normalizeDestination } from './destination.js';
 export const transferCallNode: NodeDefinition = {
   type: 'transfer_call',
   needs: ['telephony'],
+  unsupported: { handle: 'failed', outputs: { transfer_failure_reason: 'channel_unsupported' } },
   run: async (ctx, config, signal) => {
     const destination = normalizeDestination(ctx.render(optString(config, 'destination') ?? ''));
     if (!destination) {

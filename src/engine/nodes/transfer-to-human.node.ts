@@ -10,6 +10,7 @@ import { normalizeDestination } from './destination.js';
 export const transferToHumanNode: NodeDefinition = {
   type: 'transfer_to_human',
   needs: ['telephony'],
+  unsupported: { handle: 'failed', outputs: { transfer_failure_reason: 'channel_unsupported' } },
   run: async (ctx, config, signal) => {
     const destination = normalizeDestination(ctx.render(optString(config, 'destination') ?? ''));
     if (!destination) {

@@ -85,7 +85,7 @@ export class SessionHost implements LiveSessionControl {
 
   private start(row: SessionTable): Promise<LiveSession> {
     // Only the test channel pretends transfers and dials succeed; a real web user reaching a
-    // telephony node gets an honest failure (channel_unsupported) instead.
+    // telephony node gets an honest failure instead: its `failed` handle, or channel_unsupported.
     const channel = new TextChannel({
       clock: this.deps.clock,
       kind: row.channel === 'test' ? 'test' : 'web',
