@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreateCall } from '../../src/modules/calls/calls.schema.js';
+import { markAnswered } from '../../src/modules/calls/call-lifecycle.js';
 import { CallsService } from '../../src/modules/calls/calls.service.js';
 import type { Dialer } from '../../src/modules/calls/dialer.js';
 import { verifyJoinToken } from '../../src/modules/sessions/join-token.js';
 import { expireUnjoinedSessions } from '../../src/modules/sessions/session-lifecycle.js';
 import { setPlan } from '../../src/modules/workspaces/workspaces.service.js';
+import { inTransaction } from '../../src/store/database.js';
 import type { CallTable } from '../../src/store/schema.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { createProject, createPublishedWorkflow, registerNumber } from '../support/fixtures.js';
@@ -268,6 +270,28 @@ describe.each(storeKinds())('calls on $name', (kind) => {
       .execute();
     const mine = ended.map((e) => JSON.parse(e.body) as { data: Record<string, unknown> });
     expect(mine.filter((e) => e.data.id === call.id || e.data.call_id === call.id)).toHaveLength(1);
+  });
+
+  it('DELETE of a call answered between the check and the cancel is 409, and tells no other node', async () => {
+    const actor = { workspaceId: t.workspaceId, keyId: 'k', scopes: new Set(['write'] as const) };
+    const published: unknown[] = [];
+    const events = { publish: async (e: unknown) => void published.push(e) };
+    // Another node's callee picks up just as the cancel is handled: the dialer finds it answered.
+    const racing: Dialer = {
+      dial: () => undefined,
+      cancel: async (id) => {
+        await inTransaction(t.deps.db, (trx) => markAnswered(trx, t.deps, id));
+        return false;
+      },
+    };
+    const service = new CallsService(t.deps, racing, events);
+    const call = await service.create(actor, body() as CreateCall);
+    await expect(service.cancel(actor, call.id)).rejects.toMatchObject({
+      status: 409,
+      message: expect.stringMatching(/in_progress/),
+    });
+    expect((await service.get(actor, call.id)).status).toBe('in_progress');
+    expect(published).toEqual([]);
   });
 
   it('answers 402 when the calls allowance is used up, and hides foreign calls', async () => {

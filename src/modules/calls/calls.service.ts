@@ -46,26 +46,30 @@ export class CallsService {
    * that is connected or over, is a 409 (a connected call ends from its workflow or the far end).
    */
   async cancel(actor: Actor, id: string): Promise<Call> {
+    const notCancellable = (call: Call) =>
+      new ConflictError(
+        `Only an outbound call that is queued or ringing can be cancelled; this one is ${call.direction}, ${call.status}.`,
+      );
     const before = await this.get(actor, id);
     if (before.direction !== 'outbound' || (before.status !== 'queued' && before.status !== 'ringing')) {
-      throw new ConflictError(
-        `Only an outbound call that is queued or ringing can be cancelled; this one is ${before.direction}, ${before.status}.`,
-      );
+      throw notCancellable(before);
     }
     let here = false;
     if (this.dialer.cancel) {
       here = await this.dialer.cancel(id);
     } else {
-      const ended = await inTransaction(this.deps.db, (trx) =>
+      await inTransaction(this.deps.db, (trx) =>
         endCall(trx, this.deps, id, 'cancelled', 'caller_cancelled', ['queued', 'ringing']),
       );
-      // Answered (or ended) since the check above: the same 409 as if it had been so already.
-      if (!ended) return this.cancel(actor, id);
     }
+    // Answered (or ended otherwise) between the check above and the cancel: the same 409 as if it
+    // had been so already, whichever node it rings from.
+    const after = await this.get(actor, id);
+    if (after.status !== 'cancelled') throw notCancellable(after);
     // Only the record ended here: the node that dials the call must put CANCEL on the wire, or the
     // callee's phone rings on until an answer (then BYE) or the ring timeout.
     if (!here) await announce(this.events, { kind: 'call.cancel', call_id: id }, this.deps.logger);
-    return this.get(actor, id);
+    return after;
   }
 
   async create(actor: Actor, input: CreateCall): Promise<Call> {
