@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { runChat } from '../../src/cli/chat.js';
 import { loadConfig } from '../../src/config/config.js';
 import { serviceDeps } from '../../src/main.js';
@@ -63,94 +63,88 @@ async function seed(dataDir: string, graph = PIN_MENU) {
   return { config, workflowId };
 }
 
+/** Data directories made by the tests, removed after each. */
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * `switchboard chat` on a fresh data directory holding one published workflow (`graph`), with
+ * stdin a stream the test writes to and stdout/stderr captured. `onOut` sees each stdout chunk.
+ */
+async function startChat(options: {
+  graph?: string;
+  variables?: Record<string, unknown>;
+  onOut?: (chunk: string) => void;
+}) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-chat-'));
+  dirs.push(dir);
+  const { config, workflowId } = await seed(dir, options.graph);
+  const stdin = new PassThrough();
+  let out = '';
+  let err = '';
+  const run = runChat(
+    config,
+    { workflowId, variables: options.variables ?? {} },
+    {
+      stdin,
+      stdout: {
+        write: (c: string) => {
+          out += c;
+          options.onOut?.(c);
+        },
+      },
+      stderr: { write: (c: string) => (err += c) },
+    },
+  );
+  return { config, stdin, run, out: () => out, err: () => err };
+}
+
 describe('switchboard chat', () => {
   it('talks to the latest published version and records the session', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-chat-'));
-    const { config, workflowId } = await seed(dir);
-    const stdin = new PassThrough();
-    let out = '';
-    let err = '';
-    const run = runChat(
-      config,
-      { workflowId, variables: { name: 'Ann' } },
-      {
-        stdin,
-        stdout: { write: (c: string) => (out += c) },
-        stderr: { write: (c: string) => (err += c) },
-      },
-    );
-    stdin.write('1\n');
-    stdin.end();
-    expect(await run).toBe(0);
-    expect(out).toContain('workflow> Press 1 for sales, 2 for support');
-    expect(out).toContain('workflow> Connecting you to sales, Ann.');
-    expect(out).toContain('[session ended: completed');
-    expect(err).toContain('[dtmf ask]');
+    const chat = await startChat({ variables: { name: 'Ann' } });
+    chat.stdin.end('1\n');
+    expect(await chat.run).toBe(0);
+    expect(chat.out()).toContain('workflow> Press 1 for sales, 2 for support');
+    expect(chat.out()).toContain('workflow> Connecting you to sales, Ann.');
+    expect(chat.out()).toContain('[session ended: completed');
+    expect(chat.err()).toContain('[dtmf ask]');
 
-    const { store } = await openConfiguredStore(config);
+    const { store } = await openConfiguredStore(chat.config);
     const session = await store.db.selectFrom('sessions').selectAll().executeTakeFirstOrThrow();
     expect(session).toMatchObject({ channel: 'test', status: 'ended', end_reason: 'completed' });
     const messages = await store.db.selectFrom('messages').select('content').execute();
     expect(messages.map((m) => m.content)).toContain('Connecting you to sales, Ann.');
     await store.close();
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('a piped /quit right after a key ends the session only after the workflow has answered it', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-chat-'));
-    const { config, workflowId } = await seed(dir);
-    const stdin = new PassThrough();
-    let out = '';
-    const run = runChat(
-      config,
-      { workflowId, variables: {} },
-      { stdin, stdout: { write: (c: string) => (out += c) }, stderr: { write: () => 0 } },
-    );
+    const chat = await startChat({});
     // One chunk, as `printf '2\n/quit\nignored\n' | switchboard chat …` delivers it.
-    stdin.write('2\n/quit\nhello\n');
-    expect(await run).toBe(0);
-    expect(out).toContain('workflow> You chose 2.');
-    expect(out).toContain('[session ended: completed');
-    stdin.end();
-    fs.rmSync(dir, { recursive: true, force: true });
+    chat.stdin.write('2\n/quit\nhello\n');
+    expect(await chat.run).toBe(0);
+    expect(chat.out()).toContain('workflow> You chose 2.');
+    expect(chat.out()).toContain('[session ended: completed');
+    chat.stdin.end();
   });
 
   it('/quit at a waiting prompt ends the session as client_ended, before the prompt times out', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-chat-'));
-    const { config, workflowId } = await seed(dir);
-    const stdin = new PassThrough();
-    let out = '';
     let prompted!: () => void;
     const prompt = new Promise<void>((resolve) => (prompted = resolve));
-    const run = runChat(
-      config,
-      { workflowId, variables: {} },
-      {
-        stdin,
-        stdout: {
-          write: (c: string) => {
-            out += c;
-            if (c.includes('Press 1')) prompted();
-          },
-        },
-        stderr: { write: () => 0 },
-      },
-    );
+    const chat = await startChat({ onOut: (c) => c.includes('Press 1') && prompted() });
     await prompt;
-    stdin.write('/quit\n');
-    expect(await run).toBe(0);
-    expect(out).toContain('[session ended: client_ended');
+    chat.stdin.write('/quit\n');
+    expect(await chat.run).toBe(0);
+    expect(chat.out()).toContain('[session ended: client_ended');
     // The dtmf node waits 5 s; its timeout branch never ran.
-    expect(out).not.toContain('We did not hear you.');
-    stdin.end();
-    fs.rmSync(dir, { recursive: true, force: true });
+    expect(chat.out()).not.toContain('We did not hear you.');
+    chat.stdin.end();
   });
 
   it('the end of piped input is silence: a collection without terminator keeps the keys and runs on', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-chat-'));
-    const { config, workflowId } = await seed(
-      dir,
-      JSON.stringify({
+    const chat = await startChat({
+      graph: JSON.stringify({
         nodes: [
           { id: 'start', type: 'start', config: {} },
           {
@@ -168,23 +162,16 @@ describe('switchboard chat', () => {
           { source: 'got', target: 'bye' },
         ],
       }),
-    );
-    const stdin = new PassThrough();
-    let out = '';
-    const run = runChat(
-      config,
-      { workflowId, variables: {} },
-      { stdin, stdout: { write: (c: string) => (out += c) }, stderr: { write: () => 0 } },
-    );
-    stdin.end('12\n');
-    expect(await run).toBe(0);
-    expect(out).toContain('workflow> Got 12.');
-    expect(out).toContain('[session ended: completed');
-    fs.rmSync(dir, { recursive: true, force: true });
+    });
+    chat.stdin.end('12\n');
+    expect(await chat.run).toBe(0);
+    expect(chat.out()).toContain('workflow> Got 12.');
+    expect(chat.out()).toContain('[session ended: completed');
   });
 
   it('fails with a clear reason for an unknown workflow', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-chat-'));
+    dirs.push(dir);
     const config = loadConfig({ SWITCHBOARD_DATA_DIR: dir });
     await expect(
       runChat(
@@ -193,6 +180,5 @@ describe('switchboard chat', () => {
         { stdin: new PassThrough(), stdout: { write: () => 0 }, stderr: { write: () => 0 } },
       ),
     ).rejects.toThrow('chat: no workflow nope');
-    fs.rmSync(dir, { recursive: true, force: true });
   });
 });
