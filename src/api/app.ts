@@ -10,7 +10,8 @@ import { UnavailableError } from '../shared/errors.js';
 import { pingStore } from '../store/database.js';
 import type { ServiceDeps } from '../modules/context.js';
 import { createServices, type ServiceOverrides, type Services } from '../modules/services.js';
-import { registerErrorHandling } from './plugins/errors.js';
+import { answerRouterError, registerErrorHandling } from './plugins/errors.js';
+import { registerTextCheck } from './plugins/text-check.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerIdempotency } from './plugins/idempotency.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.js';
@@ -23,6 +24,9 @@ import { createLlmRegistry } from '../providers/llm/registry.js';
 import { createGuardedAgent } from '../events/ssrf-guard.js';
 import { AddressPolicy } from '../events/address-policy.js';
 import type { LivePublisher } from '../events/live-bus.js';
+
+/** Longest path parameter the router matches; Node's 16 KB header limit bounds URLs anyway. */
+const MAX_PATH_PARAM_LENGTH = 16 * 1024;
 
 export interface AppDeps extends ServiceDeps {
   rateLimiter: RateLimiter;
@@ -48,7 +52,11 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
     bodyLimit: deps.config.bodyLimitBytes,
     genReqId: (req) => requestIdFor(req.headers['x-request-id']),
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
-    routerOptions: { ignoreTrailingSlash: true },
+    // A path id of any length reaches its route, so it is authenticated and answered 404 like
+    // any other unknown id (the router's own limit, 100 characters, answered 414 before auth).
+    // Node's header limit (16 KB) still bounds the whole URL.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAM_LENGTH },
+    frameworkErrors: answerRouterError,
   }) as unknown as FastifyInstance;
 
   // Synchronous (callback) hook: no promise per response.
@@ -105,6 +113,7 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
 
   registerErrorHandling(app);
   registerAuth(app, deps, deps.rateLimiter);
+  registerTextCheck(app);
   registerIdempotency(app, deps);
 
   // The session host, with its own LLM providers and SSRF-guarded agent unless one is given.

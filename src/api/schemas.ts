@@ -13,8 +13,12 @@ export const ErrorBody = Type.Object(
 
 export const IdParams = Type.Object({ id: Type.String() });
 
+/** The highest page number a list takes: 10^9 pages of up to 100 items. */
+export const MAX_PAGE = 1_000_000_000;
+
 export const PageQuery = {
-  page: Type.Optional(Type.Integer({ minimum: 1, description: 'Page number, from 1' })),
+  // Bounded so the row offset stays an exact integer on both stores (1e308 is an integer too).
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, description: 'Page number, from 1' })),
   per_page: Type.Optional(
     Type.Integer({ minimum: 1, maximum: 100, description: 'Items per page (default 25)' }),
   ),

@@ -110,5 +110,56 @@ for (const kind of storeKinds()) {
         ['llm_output_tokens', 'fake', 4],
       ]);
     });
+
+    it('stores text from outside sources (a model reply with NUL) with U+FFFD in its place', async () => {
+      const clock = new FakeClock('2026-03-01T10:00:00Z');
+      const llm = new FakeLlm({ clock, firstTokenMs: 0, replies: [{ text: 'a\u0000b \ud800' }] });
+      const oneAgent = graph(
+        [
+          ['start', 'start'],
+          ['a', 'agent', { agent_id: 'a1', max_turns: 1 }],
+          ['bye', 'end'],
+        ],
+        [
+          ['start', 'a'],
+          ['a', 'bye'],
+        ],
+      );
+      const session = new SessionRegistry().create({
+        sessionId: `nul-${kind.name}`,
+        clock,
+        channel: new TextChannel({ clock }),
+        graph: oneAgent,
+        llm: { fake: llm },
+        getAgent: async () => testAgent({ id: 'a1', name: 'Ada' }),
+      });
+      const rec = recordSession(session, {
+        db: store.db,
+        workspaceId: 'w1',
+        projectId: 'p1',
+        now: clock.now(),
+      });
+      session.start();
+      await settle();
+      session.sendText('hello');
+      await settle(100);
+      await session.done;
+      await rec.flush();
+      const conv = await store.db
+        .selectFrom('conversations')
+        .select('id')
+        .where('session_id', '=', `nul-${kind.name}`)
+        .executeTakeFirstOrThrow();
+      const msgs = await store.db
+        .selectFrom('messages')
+        .select(['role', 'content'])
+        .where('conversation_id', '=', conv.id)
+        .orderBy('sequence')
+        .execute();
+      expect(msgs).toEqual([
+        { role: 'user', content: 'hello' },
+        { role: 'assistant', content: 'a\uFFFDb \uFFFD' },
+      ]);
+    });
   });
 }

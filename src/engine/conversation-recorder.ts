@@ -5,6 +5,7 @@
 // when multiple agents ran"); at that moment earlier agent messages get their names filled in.
 import { toDbTime, type Executor } from '../store/database.js';
 import { newId as defaultNewId, type IdGenerator } from '../shared/ids.js';
+import { storableText } from '../shared/text.js';
 import type { EngineEvent, EventStream } from './events.js';
 import { WriteQueue } from './write-queue.js';
 
@@ -63,7 +64,8 @@ export class ConversationRecorder {
     const row = {
       sequence,
       role: event.role,
-      content: event.content,
+      // A webhook's response or a model's output spoken back may hold text no store keeps.
+      content: storableText(event.content),
       agent_name: this.namesVisible && agent !== undefined ? agent : null,
       spoken_at: toDbTime(event.at),
       latency_ms: event.latency_ms === undefined ? null : Math.round(event.latency_ms),

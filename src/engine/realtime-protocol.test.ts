@@ -59,6 +59,18 @@ describe('parseClientMessage', () => {
     });
     expect(parseClientMessage('{"type":"audio"}')).toMatchObject({ ok: false, code: 'unknown_type' });
   });
+
+  it('refuses user text that no store keeps as sent (NUL, unpaired surrogates)', () => {
+    expect(parseClientMessage('{"type":"user_text","text":"a\\u0000b"}')).toEqual({
+      ok: false,
+      code: 'invalid_message',
+      message: 'text must not contain the NUL character (\\u0000).',
+    });
+    expect(parseClientMessage('{"type":"user_text","text":"\\ud800"}')).toMatchObject({
+      ok: false,
+      code: 'invalid_message',
+    });
+  });
 });
 
 describe('RealtimeConnection', () => {

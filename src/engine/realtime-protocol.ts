@@ -4,6 +4,7 @@
 // the protocol is tested without sockets. Audio frames will travel on the same socket later.
 import type { EngineEvent, SessionEndReason, SessionStatus } from './events.js';
 import { SessionNotActiveError, type LiveSession } from './session-runtime.js';
+import { badTextReason } from '../shared/text.js';
 
 export const PROTOCOL_VERSION = 1;
 const MAX_TEXT_CHARS = 4000;
@@ -47,6 +48,9 @@ export function parseClientMessage(raw: string): ParseResult {
           code: 'invalid_message',
           message: `text must be 1 to ${MAX_TEXT_CHARS} characters.`,
         };
+      }
+      if (badTextReason(m.text)) {
+        return { ok: false, code: 'invalid_message', message: `text ${badTextReason(m.text)}.` };
       }
       return { ok: true, message: { type: 'user_text', text: m.text } };
     case 'dtmf':

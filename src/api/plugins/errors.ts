@@ -136,6 +136,20 @@ function toAppError(error: FastifyError, request: FastifyRequest): AppError {
   return new InternalError();
 }
 
+/**
+ * The router's own refusals, before any route matched: a path that does not decode (a bad `%XX`
+ * escape, or bytes that are not UTF-8) and a path parameter past the router's limit. Neither can
+ * name a resource, so both are 404 in the spec's envelope, as an unknown id is; without this,
+ * fastify answers 400 and 414 in a body of its own shape.
+ */
+export function answerRouterError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const message =
+    error.code === 'FST_ERR_BAD_URL'
+      ? 'Not found: the path is not valid percent-encoded UTF-8.'
+      : 'Not found.';
+  sendError(reply, 404, message);
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const appError = toAppError(error, request);

@@ -10,6 +10,7 @@ import {
   UpdateWorkflow,
   ValidationResultSchema,
   VersionDetail,
+  VersionNumber,
   VersionItem,
   Workflow,
 } from '../../modules/workflows/workflows.schema.js';
@@ -114,7 +115,7 @@ export async function workflowRoutes(app: FastifyInstance, s: Services, deps: Se
         tags,
         params: IdParams,
         body: Type.Optional(PublishBody),
-        response: { 200: Single(Published), ...errorResponses(404, 422) },
+        response: { 200: Single(Published), ...errorResponses(400, 404, 422) },
       },
     },
     async (req) => ({ data: await s.workflows.publish(actorOf(req), req.params.id, req.body?.version) }),
@@ -144,7 +145,7 @@ export async function workflowRoutes(app: FastifyInstance, s: Services, deps: Se
       config: { scope: 'read' },
       schema: {
         tags,
-        params: Type.Object({ id: Type.String(), version: Type.Integer({ minimum: 1 }) }),
+        params: Type.Object({ id: Type.String(), version: VersionNumber() }),
         response: { 200: Single(VersionDetail), ...errorResponses(404) },
       },
     },

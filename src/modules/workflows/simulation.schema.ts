@@ -1,6 +1,7 @@
 // POST /workflows/{id}/simulate (beyond the spec): run a draft or a version without a phone.
 import { Type, type Static } from '@sinclair/typebox';
 import { Variables } from '../../api/schemas.js';
+import { VersionNumber } from './workflows.schema.js';
 
 const Input = Type.Union([
   Type.Object({ text: Type.String({ maxLength: 10_000 }) }, { additionalProperties: false }),
@@ -24,9 +25,7 @@ const LlmReply = Type.Object(
 
 export const SimulateBody = Type.Object(
   {
-    version: Type.Optional(
-      Type.Integer({ minimum: 1, description: 'A published version; default: the draft' }),
-    ),
+    version: Type.Optional(VersionNumber('A published version; default: the draft')),
     variables: Type.Optional(Variables),
     inputs: Type.Optional(Type.Array(Input, { maxItems: 500 })),
     stubs: Type.Optional(

@@ -49,8 +49,12 @@ export const ValidationResultSchema = Type.Object({
   warnings: Type.Array(Finding),
 });
 
+/** A published version number, as stored (a 32-bit integer column on PostgreSQL). */
+export const VersionNumber = (description?: string) =>
+  Type.Integer({ minimum: 1, maximum: 2_147_483_647, ...(description ? { description } : {}) });
+
 export const PublishBody = Type.Union([
-  Type.Object({ version: Type.Optional(Type.Integer({ minimum: 1 })) }, { additionalProperties: false }),
+  Type.Object({ version: Type.Optional(VersionNumber()) }, { additionalProperties: false }),
   Type.Null(),
 ]);
 
