@@ -3,6 +3,17 @@
 // voice-activity events turn taking and barge-in are built on.
 import type { FailureDetails, FailureKind } from '../shared/failure.js';
 
+/**
+ * What the caller is expected to say next, from the node that listens: recognisers that decode
+ * against a grammar (the embedded one) build it from these; streaming vendors may ignore them.
+ */
+export interface SpeechHints {
+  /** Words or short phrases the node can act on (an agent's exits, a condition's keywords). */
+  phrases?: string[];
+  /** A number read out digit by digit is likely ("four one one"). */
+  digits?: boolean;
+}
+
 export interface SttStartOptions {
   /** The agent's `stt_language` (BCP 47). */
   language?: string;
@@ -14,6 +25,8 @@ export interface SttStartOptions {
   endpointingMs?: number;
   /** Words to favour (names, product terms). */
   keywords?: string[];
+  /** What the first turn is expected to hold (see SttSession.expect). */
+  hints?: SpeechHints;
   /** Aborting ends the session at once; the events iterator rejects with the reason. */
   signal?: AbortSignal;
 }
@@ -30,6 +43,11 @@ export type SttEvent =
       /** Offset of the span from the start of the session's audio. */
       startMs: number;
       durationMs: number;
+      /**
+       * Per-utterance recognisers: how long recognising the utterance took (ms), from the end of
+       * the turn being detected to this transcript. Streaming vendors leave it out.
+       */
+      recognitionMs?: number;
     }
   | { type: 'speech_started'; atMs: number }
   /** No new words for the vendor's utterance gap: a second end-of-turn signal, robust to noise. */
@@ -40,6 +58,8 @@ export interface SttSession {
   sendAudio(pcm: Int16Array): void;
   /** Asks the vendor to finalise what it has heard so far (a turn we end ourselves). */
   finalize(): void;
+  /** What the next turn is expected to hold; recognisers without grammars leave this out. */
+  expect?(hints: SpeechHints | null): void;
   /** Ends the audio and waits until the vendor has sent its last results; `events` then ends. */
   close(): Promise<void>;
   /** Transcripts and voice events, in order; rejects with SttError if the session fails. */
@@ -50,6 +70,8 @@ export interface SttSession {
 
 export interface SttProvider {
   readonly id: string;
+  /** What actually recognises, when it is not the vendor the id names (the embedded decoder). */
+  readonly engine?: string;
   /** Opens a live session; rejects with SttError when the vendor refuses or cannot be reached. */
   start(options?: SttStartOptions): Promise<SttSession>;
 }

@@ -1,0 +1,123 @@
+// The embedded decoder runs on a worker thread: decoding an utterance takes 40-150 ms of CPU per
+// second of audio, in one synchronous WebAssembly call, which on the main thread would hold every
+// call's RTP pacing on this node for that long. The worker loads the model once (about half a
+// second), then decodes one utterance at a time; jobs queue in order.
+//
+// The worker's code is a small script run with `eval` (the package is ESM-only and loaded with a
+// dynamic import), so the same code runs from the TypeScript sources under test and from dist/.
+import { Worker } from 'node:worker_threads';
+
+export interface DecoderModel {
+  /** file: URL of soundswallower's Node entry. */
+  moduleUrl: string;
+  /** Its model/ folder, with a trailing slash. */
+  modelBase: string;
+  /** Decoder configuration (hmm, dict, featparams, samprate, beams …). */
+  config: Record<string, string | number | boolean>;
+}
+
+export interface DecodeResult {
+  text: string;
+  /** Time the worker spent in the decoder (ms). */
+  decodeMs: number;
+}
+
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+let decoder;
+let grammar = null;
+const ready = (async () => {
+  const { default: createModule } = await import(workerData.moduleUrl);
+  const ss = await createModule({ modelBase: workerData.modelBase, print: () => {}, printErr: () => {} });
+  decoder = new ss.Decoder(workerData.config);
+  await decoder.initialize();
+})();
+parentPort.on('message', async (job) => {
+  try {
+    await ready;
+    if (job.grammar !== grammar) {
+      // Beams are read when the grammar's search is built.
+      for (const [key, value] of Object.entries(job.search)) decoder.set_config(key, value);
+      decoder.set_grammar(job.grammar);
+      grammar = job.grammar;
+    }
+    const started = performance.now();
+    decoder.start();
+    decoder.process_audio(job.pcm, false, true);
+    decoder.stop();
+    parentPort.postMessage({ id: job.id, text: decoder.get_text(), decodeMs: performance.now() - started });
+  } catch (err) {
+    grammar = null;
+    parentPort.postMessage({ id: job.id, error: String((err && err.message) || err) });
+  }
+});
+`;
+
+interface Pending {
+  resolve: (r: DecodeResult) => void;
+  reject: (e: Error) => void;
+}
+
+/** One decoder thread; `decode` may be called concurrently (jobs run in order). */
+export class DecoderWorker {
+  private worker: Worker | null = null;
+  private readonly pending = new Map<number, Pending>();
+  private seq = 0;
+
+  constructor(private readonly model: DecoderModel) {}
+
+  /** Starts the thread and the model load now (otherwise the first decode does). */
+  warm(): void {
+    this.thread();
+  }
+
+  /**
+   * Decodes float samples in [-1, 1] at the model's rate against a JSGF grammar, with these
+   * search beams (`beam`, `pbeam`, `wbeam`).
+   */
+  decode(pcm: Float32Array, grammar: string, search: Record<string, number>): Promise<DecodeResult> {
+    const worker = this.thread();
+    const id = ++this.seq;
+    return new Promise<DecodeResult>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      // Only a thread with work pending keeps the process alive.
+      worker.ref();
+      worker.postMessage({ id, pcm, grammar, search }, [pcm.buffer as ArrayBuffer]);
+    });
+  }
+
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.worker = null;
+    this.failAll(new Error('the decoder was closed'));
+    await worker?.terminate();
+  }
+
+  private thread(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: this.model });
+    worker.unref();
+    worker.on('message', (m: { id: number; text?: string; decodeMs?: number; error?: string }) => {
+      const job = this.pending.get(m.id);
+      if (!job) return;
+      this.pending.delete(m.id);
+      if (this.pending.size === 0) worker.unref();
+      if (m.error !== undefined) job.reject(new Error(m.error));
+      else job.resolve({ text: m.text ?? '', decodeMs: m.decodeMs ?? 0 });
+    });
+    const lost = (err: Error): void => {
+      if (this.worker === worker) this.worker = null;
+      this.failAll(err);
+    };
+    worker.on('error', lost);
+    worker.on('exit', (code) => lost(new Error(`the decoder thread exited (${code})`)));
+    this.worker = worker;
+    return worker;
+  }
+
+  private failAll(err: Error): void {
+    const jobs = [...this.pending.values()];
+    this.pending.clear();
+    for (const j of jobs) j.reject(err);
+  }
+}
