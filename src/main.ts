@@ -30,6 +30,7 @@ import type { Transferer } from './telephony/calls/transfer-context.js';
 import { SessionHost } from './modules/sessions/session-host.js';
 import { createLlmRegistry } from './providers/llm/registry.js';
 import type { Store } from './store/database.js';
+import { speechStatus, type SpeechStatus } from './providers/speech-status.js';
 
 export type { Role } from './config/roles.js';
 
@@ -185,6 +186,11 @@ export async function startService(
         // unless a test injects one; the warm announcement uses the prompts' (cached) TTS.
         ...(transferer ? { transferer } : {}),
       });
+      // The API roles' banner says it; a SIP-only node says it in its log.
+      const speech = speechStatus(config);
+      if (role === 'sip' && !speech.output.available) {
+        logger.warn(`speech output unavailable: ${speech.output.detail}`);
+      }
       const node = telephony;
       closers.sip.push(async () => {
         const r = await node.close();
@@ -226,6 +232,7 @@ export async function startService(
           `  Health:     ${config.publicBaseUrl}/healthz`,
           `  Dashboard:  ${config.publicBaseUrl}/ (not built yet)`,
           `  Store:      ${store.dialect === 'sqlite' ? path.join(config.dataDir, SQLITE_FILE) : 'PostgreSQL'}`,
+          speechLine(speechStatus(config)),
           '',
         ].join('\n'),
       );
@@ -283,4 +290,13 @@ export async function runService(config: Config, role: Role): Promise<void> {
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
   });
+}
+
+/** One banner line: what speaks and hears, or that nothing speaks and how to fix it. */
+function speechLine(status: SpeechStatus): string {
+  const part = (p: SpeechStatus['output']): string => (p.engine ? `${p.engine} (embedded)` : p.provider);
+  if (!status.output.available) {
+    return `  Speech:     OUTPUT UNAVAILABLE: ${status.output.detail}; calls run silent until then`;
+  }
+  return `  Speech:     out ${part(status.output)}, in ${part(status.input)}`;
 }

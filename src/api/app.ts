@@ -24,6 +24,7 @@ import { createLlmRegistry } from '../providers/llm/registry.js';
 import { createGuardedAgent } from '../events/ssrf-guard.js';
 import { AddressPolicy } from '../events/address-policy.js';
 import type { LivePublisher } from '../events/live-bus.js';
+import { speechStatus } from '../providers/speech-status.js';
 
 /** Longest path parameter the router matches; Node's 16 KB header limit bounds URLs anyway. */
 const MAX_PATH_PARAM_LENGTH = 16 * 1024;
@@ -141,7 +142,8 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   app.get('/healthz', { schema: { hide: true } }, async (_req, reply) => {
     try {
       await pingStore(deps.db);
-      return { status: 'ok', store: deps.dialect };
+      // Speech is reported beside the store; it never turns the status (the store's) to an error.
+      return { status: 'ok', store: deps.dialect, speech: speechStatus(deps.config) };
     } catch (err) {
       reply.log.error({ err }, 'health check failed');
       throw new UnavailableError('The store does not answer.');

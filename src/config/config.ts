@@ -48,7 +48,21 @@ export interface Config {
   llmFallbacks: string | undefined;
   /** Providers: `LLM_VENDOR_1_API_KEY`, `LLM_VENDOR_1_BASE_URL`, … keyed by provider id. */
   providers: Record<string, { apiKey: string | undefined; baseUrl: string | undefined }>;
+  speech: {
+    /**
+     * `STT_VENDOR_1_PROTOCOL`: what stt_vendor_1 speaks when it has a key or base URL —
+     * `deepgram` (live WebSocket, default) or `openai` (POST /v1/audio/transcriptions per utterance).
+     */
+    sttProtocol: SttProtocol;
+    /** `STT_VENDOR_1_MODEL`: the vendor's model (the adapter's default when unset). */
+    sttModel: string | undefined;
+    /** `ESPEAK_NG_COMMAND`: the espeak-ng program (default `espeak-ng` on PATH). */
+    espeakCommand: string;
+  };
 }
+
+export const STT_PROTOCOLS = ['deepgram', 'openai'] as const;
+export type SttProtocol = (typeof STT_PROTOCOLS)[number];
 
 export class ConfigError extends Error {}
 
@@ -147,6 +161,10 @@ export function loadConfig(env: Env = process.env): Config {
       baseUrl: env[`${prefix}_BASE_URL`] || undefined,
     };
   }
+  const sttProtocol = (env.STT_VENDOR_1_PROTOCOL || 'deepgram').toLowerCase();
+  if (!(STT_PROTOCOLS as readonly string[]).includes(sttProtocol)) {
+    throw new ConfigError(`STT_VENDOR_1_PROTOCOL must be one of ${STT_PROTOCOLS.join(', ')}`);
+  }
   const rtpPortMin = int(env, 'RTP_PORT_MIN', 20000, 1024, 65535);
   const rtpPortMax = int(env, 'RTP_PORT_MAX', 30000, 1024, 65535);
   if (rtpPortMax < rtpPortMin) throw new ConfigError('RTP_PORT_MAX must not be below RTP_PORT_MIN');
@@ -190,5 +208,10 @@ export function loadConfig(env: Env = process.env): Config {
     ringTimeoutSeconds: int(env, 'RING_TIMEOUT_SECONDS', 30, 1),
     llmFallbacks: env.LLM_FALLBACKS || undefined,
     providers,
+    speech: {
+      sttProtocol: sttProtocol as SttProtocol,
+      sttModel: env.STT_VENDOR_1_MODEL || undefined,
+      espeakCommand: env.ESPEAK_NG_COMMAND || 'espeak-ng',
+    },
   };
 }

@@ -156,6 +156,34 @@ describe.each(storeKinds())('auth, scopes and keys on $name', (kind) => {
   });
 });
 
+describe('GET /healthz reports speech beside the store', () => {
+  it('keeps status ok for the store and says speech output is unavailable when espeak-ng is missing', async () => {
+    const [kind] = storeKinds();
+    const t = await startTestApi(kind!, {
+      config: {
+        speech: { sttProtocol: 'deepgram', sttModel: undefined, espeakCommand: '/nonexistent/espeak-ng' },
+      },
+    });
+    const res = await t.app.inject({ method: 'GET', url: '/healthz' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      status: 'ok',
+      store: kind!.name,
+      speech: {
+        output: {
+          provider: 'tts_vendor_1',
+          engine: 'espeak-ng',
+          available: false,
+          detail: '/nonexistent/espeak-ng is not installed (apt-get install espeak-ng)',
+        },
+        input: { provider: 'stt_vendor_1', engine: 'soundswallower', available: true },
+      },
+    });
+    await t.app.close();
+    await t.store.close();
+  });
+});
+
 describe.each(storeKinds())('rate limit through the API on $name', (kind) => {
   it('answers 429 with Retry-After, remaining 0 and a message-only body, per workspace', async () => {
     const clock = new FakeClock();

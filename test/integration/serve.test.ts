@@ -99,6 +99,37 @@ describe('switchboard serve', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  it('says in one banner line that speech output is unavailable, and how to install it, when espeak-ng is missing', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-serve-'));
+    const out = capture();
+    const config = loadConfig({
+      SWITCHBOARD_DATA_DIR: dir,
+      PORT: '0',
+      SIP_PORT: '0',
+      LOG_LEVEL: 'silent',
+      ESPEAK_NG_COMMAND: path.join(dir, 'no-espeak-ng'),
+    });
+    const service = await startService(config, 'api', out.stream);
+    const lines = out
+      .text()
+      .split('\n')
+      .filter((l) => l.includes('Speech:'));
+    expect(lines).toEqual([
+      `  Speech:     OUTPUT UNAVAILABLE: ${path.join(dir, 'no-espeak-ng')} is not installed (apt-get install espeak-ng); calls run silent until then`,
+    ]);
+    await service.close();
+
+    const fine = capture();
+    const again = await startService(
+      loadConfig({ SWITCHBOARD_DATA_DIR: dir, PORT: '0', SIP_PORT: '0', LOG_LEVEL: 'silent' }),
+      'api',
+      fine.stream,
+    );
+    expect(fine.text()).toContain('  Speech:     out espeak-ng (embedded), in soundswallower (embedded)');
+    await again.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
   it('stops what it started when a part cannot start (SIP port taken), so a retry works', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-serve-'));
     const blocker = dgram.createSocket('udp4');

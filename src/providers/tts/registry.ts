@@ -11,12 +11,13 @@ export interface CreateTtsOptions {
 }
 
 export function createTtsProvider(
-  config: Pick<Config, 'providers'>,
+  config: Pick<Config, 'providers'> & Partial<Pick<Config, 'speech'>>,
   options: CreateTtsOptions = {},
 ): TtsProvider {
   const entry = config.providers.tts_vendor_1;
   if (entry?.apiKey || entry?.baseUrl) {
     return new StreamingTtsProvider({ ...options.vendor, apiKey: entry.apiKey, baseUrl: entry.baseUrl });
   }
-  return new EspeakTtsProvider(options.local);
+  const command = config.speech?.espeakCommand;
+  return new EspeakTtsProvider({ ...(command ? { command } : {}), ...options.local });
 }

@@ -1,7 +1,7 @@
 // The SIP part of a node (roles `all` and `sip`): the SipStack with the call host as its
 // transaction user, RTP ports from RTP_PORT_MIN..RTP_PORT_MAX on one shared frame timer, a phone
 // channel per call with the configured TTS (tts_vendor_1, else espeak-ng, prompts cached) and STT
-// (stt_vendor_1 when a key or base URL is configured, else none: listening hears silence),
+// (stt_vendor_1 when a key or base URL is configured, else the embedded recogniser),
 // transfers (REFER and warm), the SipDialer for POST /calls, and the drain that SIGTERM runs. main.ts and the e2e tests both start
 // calls through this, so the tests run the wiring the service runs.
 import { PhoneChannel } from '../../channels/phone-channel.js';
@@ -46,10 +46,9 @@ export interface TelephonyNodeOptions {
   timers?: SipStackOptions['timers'];
 }
 
-/** STT only when the operator configured stt_vendor_1; otherwise calls run without listening. */
+/** stt_vendor_1 as configured, or the embedded recogniser standing in for it. */
 export function configuredStt(deps: Pick<ServiceDeps, 'config'>): SttProvider | null {
-  const entry = deps.config.providers.stt_vendor_1;
-  return entry?.apiKey || entry?.baseUrl ? createSttProvider(deps.config) : null;
+  return createSttProvider(deps.config);
 }
 
 export class TelephonyNode {
