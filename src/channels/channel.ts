@@ -2,6 +2,8 @@
 // implements it now; the phone (SIP) and web (WebRTC) channels implement the same interface later,
 // so nodes never change when a new kind of line appears.
 
+import type { SpeechHints } from '../providers/stt/stt.types.js';
+
 /** The session channel names of the spec (2.5). */
 export type ChannelKind = 'test' | 'web' | 'phone';
 
@@ -20,10 +22,31 @@ export interface ChannelCapabilities {
 
 export type ChannelNeed = keyof Omit<ChannelCapabilities, 'simulated'>;
 
+/** An agent's voice settings (spec 2.2 `tts_voice`, `stt_language`); unset parts stay as they were. */
+export interface VoiceSettings {
+  voice?: string | null;
+  language?: string;
+}
+
+/** When a say's output first reached the user (Clock.monotonic()); absent parts did not happen. */
+export interface OutputTiming {
+  /** The first synthesised audio arrived from TTS. */
+  firstAudioAt?: number;
+  /** The first packet of it went out on the line. */
+  firstPacketAt?: number;
+}
+
 export interface SayOptions {
   /** Whether user input (speech, text or a digit) may interrupt the playback. */
   bargeIn: boolean;
   signal: AbortSignal;
+  /** Voice lines speak with these from now on (text lines ignore them). */
+  voice?: VoiceSettings;
+  /**
+   * Called once, as soon as the output has started (the first audio packet is out, or at once on
+   * a text line), or when the say ends without output (barge-in first, nothing to say, failure).
+   */
+  onStarted?: (timing: OutputTiming) => void;
 }
 
 export interface SayResult {
@@ -35,6 +58,10 @@ export interface ListenOptions {
   signal: AbortSignal;
   /** Silence after which listening gives up; omitted = wait until aborted. */
   timeoutMs?: number;
+  /** The user's language (BCP 47) from now on, for speech recognition. */
+  language?: string;
+  /** What the node can act on: recognisers with grammars listen for these. */
+  hints?: SpeechHints;
 }
 
 /** One finished user turn (an utterance on voice, a message on text). */
@@ -42,6 +69,10 @@ export interface UserTurn {
   text: string;
   /** Clock.monotonic() when the user's turn ended, the start of the latency measure. */
   endedAt: number;
+  /** Voice: when the end of the turn was detected (endpointing done), Clock.monotonic(). */
+  detectedAt?: number;
+  /** Voice: when the final transcript was in hand, Clock.monotonic(). */
+  transcribedAt?: number;
 }
 
 export interface DigitOptions {

@@ -29,8 +29,14 @@ describe('PhoneChannel.listen', () => {
     stt.session.final('for two', 1300, 500, true);
     await drain();
     // The last word ended 1.8 s into the audio: that frame arrived at 1800, although the vendor
-    // said so at 2400. latency_ms is measured from here.
-    expect(heard.value()).toEqual({ text: 'I want a table for two', endedAt: 1800 });
+    // said so at 2400. latency_ms is measured from here; a streaming vendor's end of turn comes
+    // with its transcript, so both were had at 2400.
+    expect(heard.value()).toEqual({
+      text: 'I want a table for two',
+      endedAt: 1800,
+      detectedAt: 2400,
+      transcribedAt: 2400,
+    });
     expect(stt.sessions).toHaveLength(1);
     expect(stt.session.samples).toBe(120 * 320);
   });
@@ -49,7 +55,7 @@ describe('PhoneChannel.listen', () => {
     expect(heard.settled()).toBe(false);
     stt.session.utteranceEnd(950);
     await drain();
-    expect(heard.value()).toEqual({ text: 'yes', endedAt: 1000 });
+    expect(heard.value()).toEqual({ text: 'yes', endedAt: 1000, detectedAt: 2000, transcribedAt: 2000 });
   });
 
   it('when the timeout runs out mid-utterance, the words heard are the turn and are not repeated', async () => {
@@ -64,7 +70,8 @@ describe('PhoneChannel.listen', () => {
     expect(heard.settled()).toBe(false);
     clock.advance(1);
     await drain();
-    expect(heard.value()).toEqual({ text: 'my account', endedAt: 500 });
+    // Cut by the timeout: the turn was decided, and its words taken, when the timer ran out.
+    expect(heard.value()).toEqual({ text: 'my account', endedAt: 500, detectedAt: 2500, transcribedAt: 2500 });
     expect(stt.session.finalizes).toBe(1);
     stt.session.final('my account number', 0, 900, true);
     stt.session.final('is blocked', 3000, 800, true);
@@ -84,7 +91,7 @@ describe('PhoneChannel.listen', () => {
     stt.session.final('hi', 0, 150, true);
     await drain();
     // Offset 150 is 10 ms before the end of the frame that arrived at 160.
-    expect(heard.value()).toEqual({ text: 'hi', endedAt: 150 });
+    expect(heard.value()).toEqual({ text: 'hi', endedAt: 150, detectedAt: 300, transcribedAt: 300 });
   });
 
   it('a failed STT session fails the waiting listen with its error; the next listen opens another', async () => {

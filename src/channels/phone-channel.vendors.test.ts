@@ -140,7 +140,12 @@ describe('PhoneChannel with stt_vendor_1 (fake server)', () => {
     await expect(said).resolves.toEqual({ bargedIn: true });
     conn.result('stop', { start: 0.3, duration: 0.2 });
     conn.result('stop reading them', { isFinal: true, speechFinal: true, start: 0.3, duration: 0.6 });
-    await expect(channel.listen({ signal })).resolves.toEqual({ text: 'stop reading them', endedAt: 900 });
+    await expect(channel.listen({ signal })).resolves.toEqual({
+      text: 'stop reading them',
+      endedAt: 900,
+      detectedAt: 1000,
+      transcribedAt: 1000,
+    });
     expect(channel.usage()).toEqual({ ttsCharacters: 42, sttSeconds: 1 });
     await channel.close();
     expect(conn.controls.map((c) => c.type)).toContain('CloseStream');

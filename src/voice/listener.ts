@@ -15,7 +15,7 @@
 // barge-in.
 import { abortError, type ListenOptions, type UserTurn } from '../channels/channel.js';
 import { CALL_PCM_RATE, type CallMedia } from '../channels/call-media.js';
-import type { SttEvent, SttProvider, SttSession } from '../providers/stt/stt.types.js';
+import type { SpeechHints, SttEvent, SttProvider, SttSession } from '../providers/stt/stt.types.js';
 import type { Clock, TimerHandle } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 import { AudioTimeline } from './audio-timeline.js';
@@ -50,10 +50,17 @@ export class SpeechListener {
   /** audioMs of sessions already dropped. */
   private pastAudioMs = 0;
   private readonly waiters = new Set<(speech: boolean) => void>();
+  /** The language the open session was started with, and the one the next listen wants. */
+  private sessionLanguage: string | undefined;
+  private language: string | undefined;
+  private hints: SpeechHints | null = null;
+  /** The last final transcript's recognition time (per-utterance recognisers). */
+  private recognitionMs: number | undefined;
   private readonly speechListeners = new Set<() => void>();
   private readonly unsubscribe: () => void;
 
   constructor(private readonly options: SpeechListenerOptions) {
+    this.language = options.language;
     this.unsubscribe = options.media.onAudio((pcm) => this.onAudio(pcm));
   }
 
@@ -79,7 +86,9 @@ export class SpeechListener {
   /** Opens the session if none is open or opening; failures are kept for the next listen. */
   start(): void {
     if (this.closed || this.session || this.opening) return;
-    const { stt, language, endpointingMs } = this.options;
+    const { stt, endpointingMs } = this.options;
+    const language = this.language;
+    this.sessionLanguage = language;
     this.timeline = new AudioTimeline();
     this.assembler = new TurnAssembler();
     this.opening = stt
@@ -88,6 +97,7 @@ export class SpeechListener {
         signal: this.openAbort.signal,
         ...(language !== undefined ? { language } : {}),
         ...(endpointingMs !== undefined ? { endpointingMs } : {}),
+        ...(this.hints ? { hints: this.hints } : {}),
       })
       .then(
         (session) => {
@@ -121,6 +131,13 @@ export class SpeechListener {
   listen(options: ListenOptions): Promise<UserTurn | null> {
     const { signal, timeoutMs } = options;
     if (signal.aborted) return Promise.reject(abortError(signal));
+    this.hints = options.hints ?? null;
+    this.session?.expect?.(this.hints);
+    if (options.language !== undefined && options.language !== this.language) {
+      this.language = options.language;
+      // A session hears one language: the next turn is heard by a new one.
+      if (this.session && this.sessionLanguage !== this.language) this.drop(this.session, null);
+    }
     const queued = this.turns.shift();
     if (queued) return Promise.resolve(queued);
     if (this.failure) {
@@ -245,6 +262,7 @@ export class SpeechListener {
   }
 
   private onEvent(event: SttEvent): void {
+    if (event.type === 'transcript' && event.isFinal) this.recognitionMs = event.recognitionMs;
     const step = this.assembler.push(event);
     if (step.turn) this.queue(step.turn.text, step.turn.endMs);
     if (step.speech) for (const l of [...this.speechListeners]) l();
@@ -265,9 +283,17 @@ export class SpeechListener {
     if (this.turns.length > MAX_QUEUED_TURNS) this.turns.shift();
   }
 
+  /**
+   * A finished turn with its timings: when the caller stopped (from the recogniser's offsets),
+   * when the end was detected (a per-utterance recogniser's decoding started then; a streaming
+   * vendor's end-of-turn event carries its transcript, so both are now), and now.
+   */
   private toTurn(text: string, endMs: number): UserTurn {
     const now = this.options.clock.monotonic();
-    return { text, endedAt: endMs > 0 ? this.timeline.at(endMs, now) : now };
+    const endedAt = endMs > 0 ? this.timeline.at(endMs, now) : now;
+    const detectedAt = Math.max(endedAt, now - (this.recognitionMs ?? 0));
+    this.recognitionMs = undefined;
+    return { text, endedAt, detectedAt, transcribedAt: now };
   }
 
   private wake(speech: boolean): void {

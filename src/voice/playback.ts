@@ -18,6 +18,8 @@ export interface SpeechRequest {
   voice: string;
   language?: string;
   signal: AbortSignal;
+  /** Once, when the first packet of the speech has left (see watchFirstPacket). */
+  onFirstPacket?: (timing: { firstAudioAt: number; firstPacketAt: number }) => void;
 }
 
 /** Longest wait between two looks at the send queue (a queue emptied elsewhere is noticed soon). */
@@ -68,13 +70,17 @@ async function pump(deps: PlaybackDeps, request: SpeechRequest): Promise<void> {
     signal.addEventListener('abort', onAbort, { once: true });
   });
   aborted.catch(() => {});
+  let watch: { laterMs: number } | null = null;
   try {
     for (;;) {
       const step = await Promise.race([iterator.next(), aborted]);
       if (step.done) return;
       if (signal.aborted) throw abortError(signal);
       const pcm = step.value;
-      if (pcm.length > 0) deps.media.play(pcm);
+      if (pcm.length === 0) continue;
+      if (watch) watch.laterMs += (pcm.length * 1000) / CALL_PCM_RATE;
+      else if (request.onFirstPacket) watch = watchFirstPacket(deps, signal, request.onFirstPacket);
+      deps.media.play(pcm);
     }
   } catch (err) {
     // Ends the provider's stream (kills espeak-ng, drops the HTTP body); its own outcome is moot.
@@ -83,6 +89,39 @@ async function pump(deps: PlaybackDeps, request: SpeechRequest): Promise<void> {
   } finally {
     signal.removeEventListener('abort', onAbort!);
   }
+}
+
+/** How often the send queue is looked at while waiting for the first packet to leave. */
+const FIRST_PACKET_POLL_MS = 5;
+
+/**
+ * Reports when the first packet of the audio about to be queued has left. The media sends its
+ * queue in order at a fixed pace, so that is when the queue holds less than it did right after
+ * the first chunk was queued, plus the chunks queued since (`laterMs`, kept up by the caller).
+ * The queue is looked at every few milliseconds, so the time is that close.
+ */
+function watchFirstPacket(
+  deps: PlaybackDeps,
+  signal: AbortSignal,
+  report: (timing: { firstAudioAt: number; firstPacketAt: number }) => void,
+): { laterMs: number } {
+  const { clock, media } = deps;
+  const firstAudioAt = clock.monotonic();
+  const state = { laterMs: 0 };
+  let queuedAfterFirst = -1;
+  const check = (): void => {
+    if (signal.aborted) return;
+    const left = media.queuedMs;
+    // The first look runs right after play() queued the first chunk.
+    if (queuedAfterFirst < 0) queuedAfterFirst = left;
+    if (left <= 0 || left < queuedAfterFirst + state.laterMs - 0.001) {
+      report({ firstAudioAt, firstPacketAt: clock.monotonic() });
+      return;
+    }
+    clock.setTimeout(check, FIRST_PACKET_POLL_MS);
+  };
+  queueMicrotask(check);
+  return state;
 }
 
 function drained(clock: Clock, media: CallMedia, signal: AbortSignal): Promise<void> {

@@ -3,6 +3,7 @@
 // test scripts event by event, and a wrapper that tells when a real provider's stream has ended.
 import { AsyncQueue } from '../../src/providers/shared/async-queue.js';
 import type {
+  SpeechHints,
   SttEvent,
   SttProvider,
   SttSession,
@@ -88,8 +89,14 @@ export class FakeSttSession implements SttSession {
   samples = 0;
   finalizes = 0;
   closed = false;
+  /** What each listen said it expects, in order. */
+  readonly expected: (SpeechHints | null)[] = [];
 
   constructor(readonly options: SttStartOptions) {}
+
+  expect(hints: SpeechHints | null): void {
+    this.expected.push(hints);
+  }
 
   sendAudio(pcm: Int16Array): void {
     if (this.closed) return;
@@ -126,8 +133,23 @@ export class FakeSttSession implements SttSession {
     });
   }
 
-  final(text: string, startMs: number, durationMs: number, speechFinal = false): void {
-    this.emit({ type: 'transcript', text, isFinal: true, speechFinal, confidence: 0.9, startMs, durationMs });
+  final(
+    text: string,
+    startMs: number,
+    durationMs: number,
+    speechFinal = false,
+    recognitionMs?: number,
+  ): void {
+    this.emit({
+      type: 'transcript',
+      text,
+      isFinal: true,
+      speechFinal,
+      confidence: 0.9,
+      startMs,
+      durationMs,
+      ...(recognitionMs !== undefined ? { recognitionMs } : {}),
+    });
   }
 
   utteranceEnd(lastWordEndMs: number): void {
