@@ -21,7 +21,15 @@ const drain = async (): Promise<void> => {
   for (let i = 0; i < 3; i++) await new Promise<void>((r) => setImmediate(r));
 };
 
-function call(g: WorkflowGraph, extra: { llm?: FakeLlm; clock?: FakeClock; tts?: FakeTtsProvider } = {}) {
+function call(
+  g: WorkflowGraph,
+  extra: {
+    llm?: FakeLlm;
+    clock?: FakeClock;
+    tts?: FakeTtsProvider;
+    agent?: Parameters<typeof testAgent>[0];
+  } = {},
+) {
   const clock = extra.clock ?? new FakeClock();
   const media = new FakeCallMedia(clock);
   const tts = extra.tts ?? new FakeTtsProvider();
@@ -41,7 +49,9 @@ function call(g: WorkflowGraph, extra: { llm?: FakeLlm; clock?: FakeClock; tts?:
     graph: g,
     seeds: { dispatch: { name: 'Ada' } },
     keepHistory: true,
-    ...(extra.llm ? { llm: { fake: extra.llm }, getAgent: async () => testAgent({ greeting: null }) } : {}),
+    ...(extra.llm
+      ? { llm: { fake: extra.llm }, getAgent: async () => testAgent({ greeting: null, ...extra.agent }) }
+      : {}),
   });
   let summary: SessionSummary | null = null;
   void session.done.then((s) => (summary = s));
@@ -143,6 +153,13 @@ describe('workflows on the phone channel', () => {
     ]);
     // Heard at 1000, said by the vendor at 1500, first token 300 ms later: 800 ms.
     expect(messages[1]!.latency_ms).toBe(800);
+    expect(messages[1]!.latency, JSON.stringify(messages[1]!.latency)).toEqual({
+      endpointing_ms: 500,
+      stt_ms: 0,
+      llm_first_token_ms: 300,
+      tts_first_audio_ms: 0,
+      first_packet_ms: 5,
+    });
     expect(tts.requests.map((r) => r.text)).toEqual(['Your table is booked.']);
   });
 
@@ -155,5 +172,53 @@ describe('workflows on the phone channel', () => {
       execution: { error: { code: 'node_error', message: 'fake_tts: HTTP 500: vendor exploded' } },
     });
     expect(media.stops).toHaveLength(1);
+  });
+
+  it("an agent's voice settings reach TTS and STT, and its exits and the conditions after it are the turn's hints", async () => {
+    const clock = new FakeClock();
+    const llm = new FakeLlm({ clock, replies: [{ text: 'Bonjour.' }] });
+    const g = graph(
+      [
+        ['start', 'start'],
+        [
+          'agent',
+          'agent',
+          { agent_id: 'agent-1', max_turns: 1, greeting: 'Allô ?', exits: ['talk_to_sales'] },
+        ],
+        ['route', 'condition', { branches: [{ handle: 'b', expression: "contains(x, 'factures')" }] }],
+        ['bye', 'speak', { text: 'Au revoir.' }],
+        ['end', 'end'],
+      ],
+      [
+        ['start', 'agent'],
+        ['agent', 'route'],
+        ['route', 'bye'],
+        ['bye', 'end'],
+      ],
+    );
+    const { media, stt, tts, session, runToEnd } = call(g, {
+      llm,
+      clock,
+      agent: { tts_voice: 'fr+f2', stt_language: 'fr-FR' },
+    });
+    session.start();
+    // The greeting opens the session (speech may barge in), in the agent's language; the listen
+    // after it says what the turn is expected to hold.
+    for (let i = 0; i < 200 && (stt.sessions.at(-1)?.expected.length ?? 0) === 0; i++) {
+      clock.advance(20);
+      media.pushAudio();
+      await drain();
+    }
+    expect(stt.sessions).toHaveLength(1);
+    expect(stt.session.options.language).toBe('fr-FR');
+    expect(stt.session.expected).toEqual([{ phrases: ['talk_to_sales', 'factures'] }]);
+    stt.session.final('je veux les factures', 0, 900, true);
+    await runToEnd();
+    // The speak node after the agent keeps the agent's voice.
+    expect(tts.requests.map((r) => [r.text, r.voice, r.language])).toEqual([
+      ['Allô ?', 'fr+f2', 'fr-FR'],
+      ['Bonjour.', 'fr+f2', 'fr-FR'],
+      ['Au revoir.', 'fr+f2', 'fr-FR'],
+    ]);
   });
 });

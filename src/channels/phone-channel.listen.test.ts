@@ -71,7 +71,12 @@ describe('PhoneChannel.listen', () => {
     clock.advance(1);
     await drain();
     // Cut by the timeout: the turn was decided, and its words taken, when the timer ran out.
-    expect(heard.value()).toEqual({ text: 'my account', endedAt: 500, detectedAt: 2500, transcribedAt: 2500 });
+    expect(heard.value()).toEqual({
+      text: 'my account',
+      endedAt: 500,
+      detectedAt: 2500,
+      transcribedAt: 2500,
+    });
     expect(stt.session.finalizes).toBe(1);
     stt.session.final('my account number', 0, 900, true);
     stt.session.final('is blocked', 3000, 800, true);

@@ -126,6 +126,8 @@ export class TextChannel implements Channel {
 
   async say(text: string, options: SayOptions): Promise<SayResult> {
     if (options.signal.aborted) throw abortError(options.signal);
+    // Shown at once: the output has started (no audio on a text line).
+    options.onStarted?.({});
     this.output({ type: 'assistant_text', text });
     const playMs = this.msPerChar * text.length;
     if (playMs <= 0) return { bargedIn: false };

@@ -1,6 +1,7 @@
 // Fills the transcript live from the event stream: one `conversations` row per session (created
 // when the recorder attaches) and one `messages` row per message event, numbered from 1.
-// spoken_at is the event's time; latency_ms (assistant messages after a user turn) is rounded.
+// spoken_at is the event's time; latency_ms (assistant messages after a user turn) is rounded, and
+// its parts (`latency`) are stored as JSON beside it.
 // agent_name is stored only once a second agent has spoken in the session (spec 2.10: "present
 // when multiple agents ran"); at that moment earlier agent messages get their names filled in.
 import { toDbTime, type Executor } from '../store/database.js';
@@ -69,6 +70,7 @@ export class ConversationRecorder {
       agent_name: this.namesVisible && agent !== undefined ? agent : null,
       spoken_at: toDbTime(event.at),
       latency_ms: event.latency_ms === undefined ? null : Math.round(event.latency_ms),
+      latency: event.latency === undefined ? null : JSON.stringify(event.latency),
     };
     this.queue.push(async () => {
       const conversationId = this.conversationId!;

@@ -32,6 +32,8 @@ export type EngineEvent =
       agent_name?: string;
       /** Assistant messages: end of the user's turn to the first assistant output (ms, fractional). */
       latency_ms?: number;
+      /** Assistant messages after a user turn: where that time (and the time to sound) went. */
+      latency?: LatencyBreakdown;
       node_id?: string;
     }
   | { type: 'variables.changed'; at: number; changes: Record<string, unknown>; node_id?: string }
@@ -101,6 +103,24 @@ export type SessionEndReason =
   | 'client_disconnected'
   | 'timeout'
   | 'caller_hangup';
+
+/**
+ * One assistant turn's latency, part by part (ms, rounded). Each part is measured between two
+ * moments of the turn; a part whose end never happened (no audio on a text line, a barge-in
+ * before the first packet) is null.
+ *
+ *   user stops ─endpointing─► end of turn detected ─stt─► transcript ─llm_first_token─► first
+ *   token (or text said) ─tts_first_audio─► first TTS audio ─first_packet─► first packet out
+ *
+ * latency_ms = endpointing_ms + stt_ms + llm_first_token_ms.
+ */
+export interface LatencyBreakdown {
+  endpointing_ms: number;
+  stt_ms: number;
+  llm_first_token_ms: number;
+  tts_first_audio_ms: number | null;
+  first_packet_ms: number | null;
+}
 
 export type EngineEventType = EngineEvent['type'];
 

@@ -17,6 +17,7 @@ import { isoSeconds, type Clock, type TimerHandle } from '../shared/clock.js';
 import { EventStream, type ExecutionError, type ExecutionStatus } from './events.js';
 import { buildEdgeIndex, findStartNode } from './graph-walk.js';
 import { createNodeContext } from './node-context.js';
+import { expectedWords } from './speech-hints.js';
 import { NodeError, type AgentRecord, type FetchLike, type NodeOutcome } from './node-types.js';
 import { defaultRegistry, type NodeRegistry } from './nodes/index.js';
 import { seedVariables, VariableStore, type VariableSeeds } from './variables.js';
@@ -148,6 +149,7 @@ export class Execution {
       llm: this.options.llm,
       getAgent: this.options.getAgent,
       fetch: this.options.fetch,
+      speechHints: (nodeId) => expectedWords(graph, nodeId),
     });
     const edges = buildEdgeIndex(graph);
     let node: GraphNode | undefined = findStartNode(graph);

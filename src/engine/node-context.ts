@@ -3,11 +3,13 @@
 //
 // Latency of an assistant message = its first output (an LLM's first token, or the moment text is
 // said) minus the end of the user's turn that preceded it; only the first assistant output after a
-// user turn carries latency_ms.
-import type { Channel, SayResult, UserTurn } from '../channels/channel.js';
+// user turn carries latency_ms, and beside it `latency`, the parts (events.ts LatencyBreakdown).
+// That message is emitted once the channel says its output has started (the first audio packet
+// out on a voice line, at once on a text line), so the parts after the first token are known.
+import type { Channel, OutputTiming, SayResult, UserTurn } from '../channels/channel.js';
 import type { LlmMessage, LlmProvider } from '../providers/llm/llm.types.js';
 import type { Clock } from '../shared/clock.js';
-import type { EngineEventInput, EventStream } from './events.js';
+import type { EngineEventInput, EventStream, LatencyBreakdown } from './events.js';
 import {
   NodeError,
   type AgentRecord,
@@ -26,6 +28,8 @@ export interface NodeContextDeps {
   llm?: Record<string, LlmProvider> | ((id: string) => LlmProvider | undefined);
   getAgent?: (id: string) => Promise<AgentRecord | undefined>;
   fetch?: FetchLike;
+  /** Words the graph around a node expects the user to say (speech-hints.ts), by node id. */
+  speechHints?: (nodeId: string) => string[];
 }
 
 export interface MutableNodeContext extends NodeContext {
@@ -38,7 +42,7 @@ const noFetch: FetchLike = async () => {
 
 export function createNodeContext(deps: NodeContextDeps): MutableNodeContext {
   const { clock, channel, events, variables } = deps;
-  let pendingTurnEnd: number | null = null;
+  let pendingTurn: UserTurn | null = null;
   const conversation: LlmMessage[] = [];
   const ctx: MutableNodeContext = {
     nodeId: '',
@@ -65,23 +69,46 @@ export function createNodeContext(deps: NodeContextDeps): MutableNodeContext {
     },
     say(text: string, options: ContextSayOptions): Promise<SayResult> {
       const first = options.firstOutputAt ?? clock.monotonic();
-      const latency = pendingTurnEnd === null ? undefined : Math.max(0, first - pendingTurnEnd);
-      pendingTurnEnd = null;
+      const turn = pendingTurn;
+      pendingTurn = null;
       if (options.toHistory !== false) conversation.push({ role: 'assistant', content: text });
-      events.emit({
-        type: 'message',
-        role: 'assistant',
-        content: text,
-        node_id: ctx.nodeId,
-        ...(options.agentName !== undefined ? { agent_name: options.agentName } : {}),
-        ...(latency !== undefined ? { latency_ms: latency } : {}),
-      });
-      return channel.say(text, { bargeIn: options.bargeIn, signal: options.signal });
+      const nodeId = ctx.nodeId;
+      let emitted = false;
+      const emit = (timing: OutputTiming): void => {
+        if (emitted) return;
+        emitted = true;
+        events.emit({
+          type: 'message',
+          role: 'assistant',
+          content: text,
+          node_id: nodeId,
+          ...(options.agentName !== undefined ? { agent_name: options.agentName } : {}),
+          ...(turn
+            ? { latency_ms: Math.max(0, first - turn.endedAt), latency: breakdown(turn, first, timing) }
+            : {}),
+        });
+      };
+      return channel
+        .say(text, {
+          bargeIn: options.bargeIn,
+          signal: options.signal,
+          onStarted: emit,
+          ...(options.voice ? { voice: options.voice } : {}),
+        })
+        .finally(() => emit({}));
     },
     async listen(options): Promise<UserTurn | null> {
-      const turn = await channel.listen(options);
+      const expected = deps.speechHints?.(ctx.nodeId) ?? [];
+      const phrases = [...(options.hints?.phrases ?? []), ...expected];
+      const hints = phrases.length > 0 || options.hints?.digits ? { ...options.hints, phrases } : undefined;
+      const turn = await channel.listen({
+        signal: options.signal,
+        ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+        ...(options.language !== undefined ? { language: options.language } : {}),
+        ...(hints ? { hints } : {}),
+      });
       if (turn) {
-        pendingTurnEnd = turn.endedAt;
+        pendingTurn = turn;
         conversation.push({ role: 'user', content: turn.text });
         // The transcript's spoken_at is when the user finished, not when a node got round to it.
         const endedAt = clock.now() - Math.max(0, clock.monotonic() - turn.endedAt);
@@ -91,4 +118,22 @@ export function createNodeContext(deps: NodeContextDeps): MutableNodeContext {
     },
   };
   return ctx;
+}
+
+const ms = (from: number, to: number): number => Math.max(0, Math.round(to - from));
+
+/** The parts of a turn's latency; see LatencyBreakdown. */
+function breakdown(turn: UserTurn, firstOutputAt: number, timing: OutputTiming): LatencyBreakdown {
+  const detectedAt = turn.detectedAt ?? turn.endedAt;
+  const transcribedAt = turn.transcribedAt ?? detectedAt;
+  return {
+    endpointing_ms: ms(turn.endedAt, detectedAt),
+    stt_ms: ms(detectedAt, transcribedAt),
+    llm_first_token_ms: ms(transcribedAt, firstOutputAt),
+    tts_first_audio_ms: timing.firstAudioAt === undefined ? null : ms(firstOutputAt, timing.firstAudioAt),
+    first_packet_ms:
+      timing.firstAudioAt === undefined || timing.firstPacketAt === undefined
+        ? null
+        : ms(timing.firstAudioAt, timing.firstPacketAt),
+  };
 }

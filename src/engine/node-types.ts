@@ -1,7 +1,8 @@
 // The shapes every node shares: what a node gets (NodeContext), what it returns (NodeOutcome) and
 // how it declares itself (NodeDefinition). A node never follows edges; it names the handle to
 // leave by and the interpreter does the rest.
-import type { Channel, ChannelNeed, SayResult, UserTurn } from '../channels/channel.js';
+import type { Channel, ChannelNeed, SayResult, UserTurn, VoiceSettings } from '../channels/channel.js';
+import type { SpeechHints } from '../providers/stt/stt.types.js';
 import type { LlmMessage, LlmProvider } from '../providers/llm/llm.types.js';
 import type { Clock } from '../shared/clock.js';
 import type { EngineEventInput } from './events.js';
@@ -16,6 +17,9 @@ export interface AgentRecord {
   tools: AgentTool[];
   llm_provider: string;
   llm_model: string;
+  /** Voice settings (spec 2.2); voice lines speak and hear with them from this agent's node on. */
+  tts_voice?: string | null;
+  stt_language?: string;
 }
 
 /**
@@ -63,6 +67,17 @@ export interface ContextSayOptions {
   firstOutputAt?: number;
   /** Whether to append the text to the LLM history (`conversation`); default true. */
   toHistory?: boolean;
+  /** The agent's voice settings, for voice lines. */
+  voice?: VoiceSettings;
+}
+
+export interface ContextListenOptions {
+  signal: AbortSignal;
+  timeoutMs?: number;
+  /** The agent's `stt_language`. */
+  language?: string;
+  /** What the node can act on (merged with the words the graph around it expects). */
+  hints?: SpeechHints;
 }
 
 export interface NodeContext {
@@ -85,7 +100,7 @@ export interface NodeContext {
   /** Says text on the channel and records it as an assistant message with its latency. */
   say(text: string, options: ContextSayOptions): Promise<SayResult>;
   /** Waits for the user's next turn on the channel and records it as a user message. */
-  listen(options: { signal: AbortSignal; timeoutMs?: number }): Promise<UserTurn | null>;
+  listen(options: ContextListenOptions): Promise<UserTurn | null>;
 }
 
 export type NodeFinish =

@@ -2,7 +2,7 @@
 // in → session calls; engine events → JSON frames out. The lead's WebSocket route
 // (/api/v1/sessions/{id}/realtime?token=…) only moves strings between a socket and this class, so
 // the protocol is tested without sockets. Audio frames will travel on the same socket later.
-import type { EngineEvent, SessionEndReason, SessionStatus } from './events.js';
+import type { EngineEvent, LatencyBreakdown, SessionEndReason, SessionStatus } from './events.js';
 import { SessionNotActiveError, type LiveSession } from './session-runtime.js';
 import { badTextReason } from '../shared/text.js';
 
@@ -18,7 +18,13 @@ export type ClientMessage =
 
 export type ServerMessage =
   | { type: 'ready'; protocol: number; session_id: string; status: SessionStatus }
-  | { type: 'assistant_text'; text: string; agent_name?: string; latency_ms?: number }
+  | {
+      type: 'assistant_text';
+      text: string;
+      agent_name?: string;
+      latency_ms?: number;
+      latency?: LatencyBreakdown;
+    }
   | { type: 'user_text'; text: string }
   | { type: 'node'; event: 'entered' | 'exited'; node_id: string; node_type: string; handle?: string }
   | { type: 'status'; status: SessionStatus; execution_status?: string }
@@ -77,6 +83,7 @@ export function toServerMessage(event: EngineEvent): ServerMessage | null {
           text: event.content,
           ...(event.agent_name !== undefined ? { agent_name: event.agent_name } : {}),
           ...(event.latency_ms !== undefined ? { latency_ms: Math.round(event.latency_ms) } : {}),
+          ...(event.latency !== undefined ? { latency: event.latency } : {}),
         };
       }
       return event.role === 'user' ? { type: 'user_text', text: event.content } : null;

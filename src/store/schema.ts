@@ -170,6 +170,8 @@ export interface MessageTable {
   agent_name: string | null;
   spoken_at: string;
   latency_ms: number | null;
+  /** JSON of the engine's LatencyBreakdown; null where latency_ms is, and on older rows. */
+  latency: string | null;
 }
 
 export interface UsageEventTable {

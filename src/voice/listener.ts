@@ -133,11 +133,7 @@ export class SpeechListener {
     if (signal.aborted) return Promise.reject(abortError(signal));
     this.hints = options.hints ?? null;
     this.session?.expect?.(this.hints);
-    if (options.language !== undefined && options.language !== this.language) {
-      this.language = options.language;
-      // A session hears one language: the next turn is heard by a new one.
-      if (this.session && this.sessionLanguage !== this.language) this.drop(this.session, null);
-    }
+    if (options.language !== undefined) this.setLanguage(options.language);
     const queued = this.turns.shift();
     if (queued) return Promise.resolve(queued);
     if (this.failure) {
@@ -191,6 +187,16 @@ export class SpeechListener {
       this.waiters.add(check);
       arm();
     });
+  }
+
+  /**
+   * The caller's language from now on. A session hears one language: one open in another is
+   * dropped, and the next need opens one in this (the words it was still finishing are lost).
+   */
+  setLanguage(language: string): void {
+    if (language === this.language) return;
+    this.language = language;
+    if (this.session && this.sessionLanguage !== language) this.drop(this.session, null);
   }
 
   /** Ends the session (waiting for the vendor's last results) and wakes a waiting listen. */

@@ -192,7 +192,10 @@ export class VoicePipeline {
   private applyVoice(settings: SayOptions['voice']): void {
     if (!settings) return;
     if (settings.voice) this.voice = settings.voice;
-    if (settings.language) this.language = settings.language;
+    if (settings.language) {
+      this.language = settings.language;
+      this.listener?.setLanguage(settings.language);
+    }
   }
 
   /** A listen with nothing to hear: null after the timeout (or at close); rejects on abort. */

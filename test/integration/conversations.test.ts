@@ -8,6 +8,7 @@ interface Msg {
   content: string;
   agent_name?: string | null;
   latency_ms?: number | null;
+  latency?: Record<string, number | null>;
 }
 
 describe.each(storeKinds())('conversations on $name', (kind) => {
@@ -50,6 +51,7 @@ describe.each(storeKinds())('conversations on $name', (kind) => {
           agent_name: m.agent_name ?? null,
           spoken_at: new Date(Date.parse(opts.createdAt) + i * 1000).toISOString(),
           latency_ms: m.latency_ms ?? null,
+          latency: m.latency ? JSON.stringify(m.latency) : null,
         })
         .execute();
     }
@@ -63,7 +65,19 @@ describe.each(storeKinds())('conversations on $name', (kind) => {
       messages: [
         { role: 'assistant', content: 'Hello, how can I help?', agent_name: 'Front desk', latency_ms: 0 },
         { role: 'user', content: 'My order is late.' },
-        { role: 'assistant', content: 'Let me check.', agent_name: 'Front desk', latency_ms: 412 },
+        {
+          role: 'assistant',
+          content: 'Let me check.',
+          agent_name: 'Front desk',
+          latency_ms: 412,
+          latency: {
+            endpointing_ms: 300,
+            stt_ms: 2,
+            llm_first_token_ms: 110,
+            tts_first_audio_ms: 95,
+            first_packet_ms: 12,
+          },
+        },
       ],
     });
     const res = await t.call('GET', `/api/v1/conversations/${c.id}`, { key: ws.key });
@@ -83,6 +97,7 @@ describe.each(storeKinds())('conversations on $name', (kind) => {
             content: 'Hello, how can I help?',
             spoken_at: '2026-10-05T09:00:00Z',
             latency_ms: 0,
+            latency: null,
           },
           {
             sequence: 2,
@@ -90,6 +105,7 @@ describe.each(storeKinds())('conversations on $name', (kind) => {
             content: 'My order is late.',
             spoken_at: '2026-10-05T09:00:01Z',
             latency_ms: null,
+            latency: null,
           },
           {
             sequence: 3,
@@ -97,6 +113,13 @@ describe.each(storeKinds())('conversations on $name', (kind) => {
             content: 'Let me check.',
             spoken_at: '2026-10-05T09:00:02Z',
             latency_ms: 412,
+            latency: {
+              endpointing_ms: 300,
+              stt_ms: 2,
+              llm_first_token_ms: 110,
+              tts_first_audio_ms: 95,
+              first_packet_ms: 12,
+            },
           },
         ],
       },

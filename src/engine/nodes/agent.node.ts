@@ -13,6 +13,10 @@
 //   silence_timeout_seconds  optional; no user turn in time (or no input left in a simulation)
 //                   leaves by `default`
 //
+// On voice lines the agent's `tts_voice` and `stt_language` apply from this node on, and the
+// listen tells the recogniser what this node can act on: its exits' names (`talk_to_sales` →
+// "talk to sales"), which the embedded recogniser turns into its grammar for the turn.
+//
 // Tool calls of the agent's own `tools` are answered by agent-tools.ts (webhook `url` → called;
 // others → an error result). Each model call emits a `usage` event; at most max_tool_rounds (5)
 // model calls answer one user turn.
@@ -96,13 +100,21 @@ export const agentNode: NodeDefinition = {
       .join('\n\n');
     const history = ctx.conversation;
     if (optString(config, 'history') === 'reset') history.length = 0;
+    const voice = {
+      ...(agent.tts_voice ? { voice: agent.tts_voice } : {}),
+      ...(agent.stt_language ? { language: agent.stt_language } : {}),
+    };
+    const hints = { phrases: exits.map((e) => e.handle) };
     const greeting = optString(config, 'greeting') ?? agent.greeting;
-    if (greeting) await ctx.say(ctx.render(greeting), { bargeIn: true, signal, agentName: agent.name });
+    if (greeting)
+      await ctx.say(ctx.render(greeting), { bargeIn: true, signal, agentName: agent.name, voice });
 
     for (let turns = 0; ; turns++) {
       if (maxTurns !== undefined && turns >= maxTurns) return { handle: DEFAULT_AGENT_HANDLE };
       const turn = await ctx.listen({
         signal,
+        hints,
+        ...(agent.stt_language ? { language: agent.stt_language } : {}),
         ...(silence !== undefined && silence > 0 ? { timeoutMs: silence * 1000 } : {}),
       });
       if (!turn) return { handle: DEFAULT_AGENT_HANDLE };
@@ -146,6 +158,7 @@ export const agentNode: NodeDefinition = {
             signal,
             agentName: agent.name,
             toHistory: false,
+            voice,
             ...(firstOutputAt !== undefined ? { firstOutputAt } : {}),
           });
         }

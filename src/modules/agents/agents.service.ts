@@ -45,6 +45,8 @@ export function toAgentRecord(a: AgentTable): AgentRecord {
     tools: parseJson(a.tools, []),
     llm_provider: a.llm_provider,
     llm_model: a.llm_model,
+    tts_voice: a.tts_voice,
+    stt_language: a.stt_language,
   };
 }
 

@@ -14,6 +14,26 @@ export const ConversationListQuery = Type.Object({
 });
 export type ConversationListQuery = Static<typeof ConversationListQuery>;
 
+const part = (description: string) => Type.Integer({ minimum: 0, description });
+const laterPart = (description: string) => Nullable(Type.Integer({ minimum: 0, description }));
+
+export const MessageLatency = Type.Object(
+  {
+    endpointing_ms: part("End of the user's speech to the end of their turn being detected"),
+    stt_ms: part('End of turn detected to the final transcript'),
+    llm_first_token_ms: part('Final transcript to the first token of the model (or the text being said)'),
+    tts_first_audio_ms: laterPart('First token to the first synthesised audio; null without audio'),
+    first_packet_ms: laterPart('First synthesised audio to the first packet sent; null without audio'),
+  },
+  {
+    $id: 'MessageLatency',
+    description:
+      "Where an assistant turn's latency went; latency_ms = endpointing_ms + stt_ms + llm_first_token_ms. Null on messages without latency_ms.",
+  },
+);
+
+export type MessageLatency = Static<typeof MessageLatency>;
+
 export const Message = Type.Object(
   {
     sequence: Type.Integer(),
@@ -29,6 +49,7 @@ export const Message = Type.Object(
     ),
     spoken_at: Timestamp,
     latency_ms: Nullable(Type.Integer({ description: 'Assistant turns: end of user turn to first output' })),
+    latency: Nullable(MessageLatency),
   },
   { $id: 'Message' },
 );

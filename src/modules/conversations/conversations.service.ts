@@ -13,6 +13,7 @@ import type {
   ConversationListQuery,
   ConversationWithMessages,
   Message,
+  MessageLatency,
 } from './conversations.schema.js';
 
 export function toConversation(row: ConversationRow): Conversation {
@@ -40,6 +41,7 @@ export function toMessages(rows: MessageTable[]): Message[] {
     ...(named ? { agent_name: m.agent_name } : {}),
     spoken_at: apiTime(m.spoken_at),
     latency_ms: m.latency_ms === null ? null : Math.round(Number(m.latency_ms)),
+    latency: m.latency === null || m.latency === undefined ? null : (JSON.parse(m.latency) as MessageLatency),
   }));
 }
 

@@ -7,6 +7,7 @@ import * as m003 from './003-resource-counts.js';
 import * as m004 from './004-webhook-queue-retention.js';
 import * as m005 from './005-call-api-json.js';
 import * as m006 from './006-call-node.js';
+import * as m007 from './007-message-latency.js';
 
 export const migrations: Record<string, Migration> = {
   '001-core': m001,
@@ -15,4 +16,5 @@ export const migrations: Record<string, Migration> = {
   '004-webhook-queue-retention': m004,
   '005-call-api-json': m005,
   '006-call-node': m006,
+  '007-message-latency': m007,
 };
