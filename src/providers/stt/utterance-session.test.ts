@@ -78,7 +78,8 @@ describe('UtteranceSttProvider (VAD-cut utterances, one recognition each)', () =
       hints: { phrases: ['yes'] },
     });
     expect(t1.text).toBe(`heard ${rec.requests[0]!.pcm.length}`);
-    expect(t1.durationMs).toBe((rec.requests[0]!.pcm.length * 1000) / 16000);
+    // The span ends where the speech did; the audio recognised runs 100 ms past it (tail).
+    expect(t1.durationMs).toBe((rec.requests[0]!.pcm.length * 1000) / 16000 - 100);
     expect(session.audioMs).toBe((pcm.length * 1000) / 16000);
   });
 

@@ -147,15 +147,16 @@ class UtteranceSttSession implements SttSession {
           this.queue.push({ type: 'speech_started', atMs: event.atMs });
         }
       } else if (this.utteranceStart !== null) {
-        this.endUtterance(event.atMs + this.tailMs);
+        this.endUtterance(event.atMs, event.atMs + this.tailMs);
       }
     }
     if (this.utteranceStart === null) this.trim(this.sentMs - this.preRollMs - this.tailMs);
-    else if (this.sentMs - this.utteranceStart > this.maxUtteranceMs) this.endUtterance(this.sentMs);
+    else if (this.sentMs - this.utteranceStart > this.maxUtteranceMs)
+      this.endUtterance(this.sentMs, this.sentMs);
   }
 
   finalize(): void {
-    if (this.utteranceStart !== null) this.endUtterance(this.sentMs);
+    if (this.utteranceStart !== null) this.endUtterance(this.sentMs, this.sentMs);
   }
 
   async close(): Promise<void> {
@@ -166,10 +167,13 @@ class UtteranceSttSession implements SttSession {
     this.queue.end();
   }
 
-  /** Recognises [start - pre-roll, endMs) and keeps listening for the next utterance. */
-  private endUtterance(endMs: number): void {
+  /**
+   * Recognises [start - pre-roll, keepUntilMs) and keeps listening for the next utterance; the
+   * transcript's span ends where the speech did (`speechEndMs`), which is what latency counts from.
+   */
+  private endUtterance(speechEndMs: number, keepUntilMs: number): void {
     const startMs = Math.max(0, this.utteranceStart! - this.preRollMs);
-    const pcm = this.slice(startMs, Math.min(endMs, this.sentMs));
+    const pcm = this.slice(startMs, Math.min(keepUntilMs, this.sentMs));
     // A caller who goes on talking after a cut starts the next utterance here.
     this.utteranceStart = this.vad.inSpeech ? this.sentMs : null;
     this.trim(this.utteranceStart ?? this.sentMs - this.preRollMs - this.tailMs);
@@ -192,7 +196,7 @@ class UtteranceSttSession implements SttSession {
           speechFinal: true,
           confidence: result.confidence ?? 1,
           startMs,
-          durationMs: (pcm.length * 1000) / this.rate,
+          durationMs: Math.max(0, speechEndMs - startMs),
           recognitionMs: Math.max(0, this.clock.monotonic() - endedAt),
         });
       } catch (err) {
