@@ -116,7 +116,7 @@ describe('the embedded recogniser (soundswallower)', () => {
     expect(results.get(`${JSON.stringify(YES_NO)} no`)!.text).toBe('no');
     expect(results.get(`${JSON.stringify(EXITS)} billing`)!.text).toBe('billing');
     expect(results.get(`${JSON.stringify(EXITS)} please transfer me to billing`)!.right).toBe(1);
-    // Measured: yes/no 3/4, exits 4/5, digits 5/20 words, open speech 2/11 (docs/providers.md).
+    // Measured: yes/no 3/4, exits 4/5, digits 5/19 words, open speech 2/11 (docs/providers.md).
     expect(rate(results, JSON.stringify(YES_NO))).toBeGreaterThanOrEqual(0.75);
     expect(rate(results, JSON.stringify(EXITS))).toBeGreaterThanOrEqual(0.8);
   });
@@ -132,7 +132,7 @@ describe('the embedded recogniser (soundswallower)', () => {
       expect(results.get(`${JSON.stringify(DIGITS)} eight`)!.text).toBe('eight');
       expect(results.get(`${JSON.stringify(YES_NO)} yes`)!.text).toBe('yes');
       expect(results.get(`${JSON.stringify(YES_NO)} no`)!.text).toBe('no');
-      // Measured: yes/no 3/4, exits 5/5, digits 13/20 words, open speech 3/11 (docs/providers.md).
+      // Measured: yes/no 3/4, exits 5/5, digits 13/19 words, open speech 3/11 (docs/providers.md).
       expect(rate(results, JSON.stringify(YES_NO))).toBeGreaterThanOrEqual(0.75);
       expect(rate(results, JSON.stringify(DIGITS))).toBeGreaterThanOrEqual(0.6);
     },
