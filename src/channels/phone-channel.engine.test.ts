@@ -10,6 +10,8 @@ import { SessionRegistry, type LiveSession, type SessionSummary } from '../engin
 import { graph, testAgent } from '../engine/testing/harness.js';
 import type { WorkflowGraph } from '../engine/workflow-deps.js';
 import { FakeLlm } from '../providers/testing/fake-llm.js';
+import { EspeakTtsProvider } from '../providers/tts/espeak.js';
+import type { TtsProvider } from '../providers/tts/tts.types.js';
 import { FakeClock } from '../shared/clock.js';
 import { PhoneChannel } from './phone-channel.js';
 
@@ -26,13 +28,13 @@ function call(
   extra: {
     llm?: FakeLlm;
     clock?: FakeClock;
-    tts?: FakeTtsProvider;
+    tts?: TtsProvider;
     agent?: Parameters<typeof testAgent>[0];
   } = {},
 ) {
   const clock = extra.clock ?? new FakeClock();
   const media = new FakeCallMedia(clock);
-  const tts = extra.tts ?? new FakeTtsProvider();
+  const tts = (extra.tts ?? new FakeTtsProvider()) as FakeTtsProvider;
   const stt = new FakeSttProvider();
   const channel = new PhoneChannel({
     clock,
@@ -161,6 +163,20 @@ describe('workflows on the phone channel', () => {
       first_packet_ms: 5,
     });
     expect(tts.requests.map((r) => r.text)).toEqual(['Your table is booked.']);
+  });
+
+  it('with espeak-ng missing the menu still runs: every prompt is in the transcript, none is played', async () => {
+    const { session, media, runToEnd } = call(pinMenu, {
+      tts: new EspeakTtsProvider({ command: '/nonexistent/espeak-ng' }),
+    });
+    session.start();
+    const summary = await runToEnd();
+    expect(summary.endReason).toBe('completed');
+    const said = session.events.events
+      .filter((e): e is Extract<EngineEvent, { type: 'message' }> => e.type === 'message')
+      .map((m) => m.content);
+    expect(said).toEqual(['Press 1 for sales, 2 for support', 'We did not hear you.']);
+    expect(media.played).toHaveLength(0);
   });
 
   it('a TTS failure fails the execution with the vendor message', async () => {

@@ -8,7 +8,7 @@
 // Models: English uses Debian's `pocketsphinx-en-us` acoustic model when that package is installed
 // (a 16 kHz model that measured far better on our test audio, see docs/providers.md), else the
 // package's own en-us model; French (`stt_language` fr-*) uses the package's fr-fr model.
-import { mkdtempSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -162,7 +162,8 @@ export class OfflineRecognizer implements UtteranceRecognizer {
     if (name === 'pocketsphinx-en-us') {
       const hmm = join(this.debianDir, 'en-us');
       // The package reads feature parameters from a JSON file; Debian ships them as feat.params.
-      const featparams = join(mkdtempSync(join(tmpdir(), 'switchboard-stt-')), 'feat_params.json');
+      // One file per process (its content never changes; a second process writes the same).
+      const featparams = join(tmpdir(), `switchboard-pocketsphinx-en-us-${process.pid}.json`);
       writeFileSync(featparams, JSON.stringify(DEBIAN_FEAT_PARAMS));
       const dict = join(this.debianDir, 'cmudict-en-us.dict');
       return {
