@@ -6,7 +6,8 @@
 // as a model would; the workflow then speaks on that branch and hangs up.
 //
 // What the test reads: the request the model got (the recognised words), the execution's path
-// (the `yes` branch), the transcript, and the latency parts of the agent's turn.
+// (the `yes` branch), the transcript, the latency parts of the agent's turn, and the voice and
+// language each prompt was spoken with, before and after a PATCH of the agent (the next call).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSocket, type Socket } from 'node:dgram';
@@ -14,6 +15,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { EspeakTtsProvider } from '../../src/providers/tts/espeak.js';
+import type { TtsProvider } from '../../src/providers/tts/tts.types.js';
 import { openAiFrames } from '../support/fake-llm-servers/openai.js';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
 import { finishedCall, storedEvents } from '../support/call-reads.js';
@@ -79,11 +82,23 @@ describe('e2e: the embedded recogniser on a real call (sipp, no STT key)', () =>
     'a spoken "yes" is heard offline and routes the agent to its yes branch',
     async () => {
       const model = await exitChoosingModel();
+      // espeak-ng, with every request's voice and language noted.
+      const spoke: string[] = [];
+      const espeak = new EspeakTtsProvider();
+      const tts: TtsProvider = {
+        id: espeak.id,
+        synthesize: (r) => {
+          spoke.push(`${r.text} | ${r.voice} | ${r.language}`);
+          return espeak.synthesize(r);
+        },
+      };
       const n = await startCallNode({
         configuredStt: true,
+        tts,
         config: { LLM_VENDOR_1_BASE_URL: model.baseUrl, LLM_VENDOR_1_API_KEY: 'sk-fake' },
       });
       nodes.push(n);
+      let agentId = '';
       await telephonyWorld(n, {
         number: '+14155550170',
         graphs: async (projectId) => {
@@ -93,8 +108,11 @@ describe('e2e: the embedded recogniser on a real call (sipp, no STT key)', () =>
             system_prompt: 'Ask the caller to confirm the booking.',
             llm_provider: 'llm_vendor_1',
             llm_model: 'gpt-fake',
+            tts_voice: 'en-us',
+            stt_language: 'en-US',
           });
           if (agent.status !== 201) throw new Error(JSON.stringify(agent.data));
+          agentId = agent.data.data.id as string;
           return {
             confirm: {
               nodes: [
@@ -130,16 +148,19 @@ describe('e2e: the embedded recogniser on a real call (sipp, no STT key)', () =>
       const line = mix(noise(500 + word.length / 16 + 2000, 30), concat(silence(500), word));
       const pcap = join(mkdtempSync(join(tmpdir(), 'sb-pcap-')), 'yes.pcap');
       writePcmaPcap(line, pcap);
-      const scenario = scenarioFile('inbound-spoken-word.xml', {
-        DOMAIN: n.sipDomain,
-        DIALLED: '+14155550170',
-        CALLER: '+4930555222',
-        SINK: await sink(),
-        PCAP: pcap,
-      });
-      const peer = sipp(sippArgs(`127.0.0.1:${n.sipPort}`, scenario, await freeUdpPort()));
-      const result = await peer.done;
-      expect(result.code, result.out.slice(-3000)).toBe(0);
+      const callIn = async (): Promise<void> => {
+        const scenario = scenarioFile('inbound-spoken-word.xml', {
+          DOMAIN: n.sipDomain,
+          DIALLED: '+14155550170',
+          CALLER: '+4930555222',
+          SINK: await sink(),
+          PCAP: pcap,
+        });
+        const peer = sipp(sippArgs(`127.0.0.1:${n.sipPort}`, scenario, await freeUdpPort()));
+        const result = await peer.done;
+        expect(result.code, result.out.slice(-3000)).toBe(0);
+      };
+      await callIn();
 
       const call = await finishedCall(n);
       expect(call).toMatchObject({ direction: 'inbound', hangup_reason: 'workflow_hangup' });
@@ -178,6 +199,20 @@ describe('e2e: the embedded recogniser on a real call (sipp, no STT key)', () =>
       expect(parts.endpointing_ms).toBeGreaterThanOrEqual(400);
       const sum = parts.endpointing_ms! + parts.stt_ms! + parts.llm_first_token_ms!;
       expect(Math.abs(sum - Number(reply.latency_ms))).toBeLessThanOrEqual(2);
+
+      // The agent's voice spoke its greeting and the node after it; a PATCH of the agent applies
+      // to the next call.
+      expect(spoke).toEqual(['Shall I book it? | en-us | en-US', 'Booked. | en-us | en-US']);
+      const patched = await n.api('PATCH', `/agents/${agentId}`, {
+        tts_voice: 'en+f3',
+        stt_language: 'en-GB',
+      });
+      expect(patched.status).toBe(200);
+      spoke.length = 0;
+      await callIn();
+      expect(spoke).toEqual(['Shall I book it? | en+f3 | en-GB', 'Booked. | en+f3 | en-GB']);
+      expect(model.asked).toHaveLength(2);
+      expect(model.asked[1]!.messages.at(-1)).toEqual({ role: 'user', content: 'yes' });
     },
     120_000,
   );
