@@ -124,6 +124,9 @@ describe('e2e: the embedded recogniser on a real call (sipp, no STT key)', () =>
                     agent_id: agent.data.data.id,
                     greeting: 'Shall I book it?',
                     exits: ['yes', 'no'],
+                    // A turn never heard ends the call (and the test, with a clear difference)
+                    // instead of leaving it open.
+                    silence_timeout_seconds: 15,
                   },
                 },
                 { id: 'booked', type: 'speak', config: { text: 'Booked.' } },
@@ -143,9 +146,10 @@ describe('e2e: the embedded recogniser on a real call (sipp, no STT key)', () =>
         },
       });
 
-      // The caller: half a second of a quiet line, "yes", then the line quiet again.
+      // The caller: half a second of a quiet line, "yes", then the line quiet again (long enough
+      // for the VAD's end of turn even if a loaded machine delays some packets).
       const word = await spoken('yes');
-      const line = mix(noise(500 + word.length / 16 + 2000, 30), concat(silence(500), word));
+      const line = mix(noise(500 + word.length / 16 + 3000, 30), concat(silence(500), word));
       const pcap = join(mkdtempSync(join(tmpdir(), 'sb-pcap-')), 'yes.pcap');
       writePcmaPcap(line, pcap);
       const callIn = async (): Promise<void> => {
