@@ -1,6 +1,6 @@
 // One page of a list query plus the total, newest first (created_at, then the time-ordered id).
 import type { SelectQueryBuilder } from 'kysely';
-import type { PageParams } from '../api/paging.js';
+import type { PageParams } from '../shared/paging.js';
 
 export async function paginate<DB, TB extends keyof DB, O>(
   base: SelectQueryBuilder<DB, TB, object>,

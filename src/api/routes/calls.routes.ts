@@ -4,9 +4,9 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Call, CallListQuery, CreateCall } from '../../modules/calls/calls.schema.js';
 import type { ServiceDeps } from '../../modules/context.js';
 import type { Services } from '../../modules/services.js';
-import { pageParams, renderPageJson } from '../paging.js';
+import { pageParams, renderPageJson } from '../../shared/paging.js';
 import { actorOf } from '../plugins/auth.js';
-import { errorResponses, IdParams, PageQuery, Paginated, Single } from '../schemas.js';
+import { errorResponses, IdParams, PageQuery, Paginated, Single } from '../../shared/schemas.js';
 import { pageRequest, typed } from './route-helpers.js';
 
 export async function callRoutes(app: FastifyInstance, s: Services, deps: ServiceDeps): Promise<void> {

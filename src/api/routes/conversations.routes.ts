@@ -7,9 +7,9 @@ import {
 } from '../../modules/conversations/conversations.schema.js';
 import type { ServiceDeps } from '../../modules/context.js';
 import type { Services } from '../../modules/services.js';
-import { pageParams, renderPage } from '../paging.js';
+import { pageParams, renderPage } from '../../shared/paging.js';
 import { actorOf } from '../plugins/auth.js';
-import { errorResponses, IdParams, Paginated, Single } from '../schemas.js';
+import { errorResponses, IdParams, Paginated, Single } from '../../shared/schemas.js';
 import { pageRequest, typed } from './route-helpers.js';
 
 export async function conversationRoutes(

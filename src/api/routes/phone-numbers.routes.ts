@@ -12,9 +12,9 @@ import {
   UpdatePhoneNumber,
 } from '../../modules/phone-numbers/phone-numbers.schema.js';
 import type { Services } from '../../modules/services.js';
-import { pageParams, renderPage } from '../paging.js';
+import { pageParams, renderPage } from '../../shared/paging.js';
 import { actorOf } from '../plugins/auth.js';
-import { errorResponses, IdParams, PageQuery, Paginated, Single } from '../schemas.js';
+import { errorResponses, IdParams, PageQuery, Paginated, Single } from '../../shared/schemas.js';
 import { pageRequest, typed } from './route-helpers.js';
 
 export async function phoneNumberRoutes(app: FastifyInstance, s: Services, deps: ServiceDeps): Promise<void> {

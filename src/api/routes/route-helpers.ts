@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { ServiceDeps } from '../../modules/context.js';
-import type { PageRequest } from '../paging.js';
+import type { PageRequest } from '../../shared/paging.js';
 
 export function typed(app: FastifyInstance) {
   return app.withTypeProvider<TypeBoxTypeProvider>();

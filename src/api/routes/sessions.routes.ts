@@ -9,9 +9,9 @@ import {
   Session,
   SessionListQuery,
 } from '../../modules/sessions/sessions.schema.js';
-import { pageParams, renderPage } from '../paging.js';
+import { pageParams, renderPage } from '../../shared/paging.js';
 import { actorOf } from '../plugins/auth.js';
-import { errorResponses, IdParams, PageQuery, Paginated, Single } from '../schemas.js';
+import { errorResponses, IdParams, PageQuery, Paginated, Single } from '../../shared/schemas.js';
 import { pageRequest, typed } from './route-helpers.js';
 
 export async function sessionRoutes(app: FastifyInstance, s: Services, deps: ServiceDeps): Promise<void> {

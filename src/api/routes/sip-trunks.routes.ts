@@ -4,9 +4,9 @@ import type { FastifyInstance } from 'fastify';
 import type { ServiceDeps } from '../../modules/context.js';
 import type { Services } from '../../modules/services.js';
 import { CreateSipTrunk, SipTrunk, UpdateSipTrunk } from '../../modules/sip-trunks/sip-trunks.schema.js';
-import { pageParams, renderPage } from '../paging.js';
+import { pageParams, renderPage } from '../../shared/paging.js';
 import { actorOf } from '../plugins/auth.js';
-import { errorResponses, IdParams, PageQuery, Paginated, Single } from '../schemas.js';
+import { errorResponses, IdParams, PageQuery, Paginated, Single } from '../../shared/schemas.js';
 import { pageRequest, typed } from './route-helpers.js';
 
 export async function sipTrunkRoutes(app: FastifyInstance, s: Services, deps: ServiceDeps): Promise<void> {

@@ -4,7 +4,7 @@ import type { ServiceDeps } from '../../modules/context.js';
 import type { Services } from '../../modules/services.js';
 import { Usage, UsageQuery } from '../../modules/usage/usage.schema.js';
 import { actorOf } from '../plugins/auth.js';
-import { errorResponses, Single } from '../schemas.js';
+import { errorResponses, Single } from '../../shared/schemas.js';
 import { typed } from './route-helpers.js';
 
 export async function usageRoutes(app: FastifyInstance, s: Services, _deps: ServiceDeps): Promise<void> {

@@ -11,9 +11,9 @@ import {
   WebhookEndpoint,
   WebhookEndpointWithSecret,
 } from '../../modules/webhook-endpoints/webhook-endpoints.schema.js';
-import { pageParams, renderPage } from '../paging.js';
+import { pageParams, renderPage } from '../../shared/paging.js';
 import { actorOf } from '../plugins/auth.js';
-import { errorResponses, IdParams, PageQuery, Paginated, Single } from '../schemas.js';
+import { errorResponses, IdParams, PageQuery, Paginated, Single } from '../../shared/schemas.js';
 import { pageRequest, typed } from './route-helpers.js';
 
 export async function webhookEndpointRoutes(

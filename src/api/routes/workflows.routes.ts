@@ -16,9 +16,9 @@ import {
 } from '../../modules/workflows/workflows.schema.js';
 import { simulateWorkflow } from '../../modules/workflows/simulation.service.js';
 import { SimulateBody, SimulationResultSchema } from '../../modules/workflows/simulation.schema.js';
-import { pageParams, renderPage } from '../paging.js';
+import { pageParams, renderPage } from '../../shared/paging.js';
 import { actorOf } from '../plugins/auth.js';
-import { errorResponses, IdParams, PageQuery, Paginated, Single } from '../schemas.js';
+import { errorResponses, IdParams, PageQuery, Paginated, Single } from '../../shared/schemas.js';
 import { pageRequest, typed } from './route-helpers.js';
 
 export async function workflowRoutes(app: FastifyInstance, s: Services, deps: ServiceDeps): Promise<void> {

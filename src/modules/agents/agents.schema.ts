@@ -1,7 +1,7 @@
 // Agent fields of spec 2.2. Required on create: project_id, name, system_prompt, llm_provider,
 // llm_model; everything else has a documented default.
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, Timestamp } from '../../api/schemas.js';
+import { Nullable, Timestamp } from '../../shared/schemas.js';
 
 export const LLM_PROVIDERS = ['llm_vendor_1', 'llm_vendor_2', 'llm_vendor_3', 'llm_vendor_4'] as const;
 export const STT_PROVIDERS = ['stt_vendor_1'] as const;

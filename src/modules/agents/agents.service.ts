@@ -1,6 +1,6 @@
 // Agents: an LLM persona the workflow's agent nodes run. Changes apply to future calls at once
 // (nodes look the agent up when they start). Deletion is refused while a workflow uses it.
-import type { PageParams } from '../../api/paging.js';
+import type { PageParams } from '../../shared/paging.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.js';
 import { apiTime } from '../../shared/time.js';
 import { inTransaction, parseJson, toDbTime, type Executor } from '../../store/database.js';

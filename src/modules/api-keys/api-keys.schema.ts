@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, Timestamp } from '../../api/schemas.js';
+import { Nullable, Timestamp } from '../../shared/schemas.js';
 import { SCOPES } from './scopes.js';
 
 export const ApiKey = Type.Object(

@@ -1,6 +1,6 @@
 // API keys: created with their secret shown once, listed by prefix, revoked immediately.
 // A key can only grant scopes it holds itself, so a narrow key cannot mint a wider one.
-import type { PageParams } from '../../api/paging.js';
+import type { PageParams } from '../../shared/paging.js';
 import { NotFoundError, ValidationError } from '../../shared/errors.js';
 import { apiTime } from '../../shared/time.js';
 import { toDbTime, type Executor } from '../../store/database.js';

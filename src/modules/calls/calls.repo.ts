@@ -11,7 +11,7 @@
 // (kept exact by triggers, migration 003) instead of counting every call of the workspace.
 // Filtered lists count the matching rows.
 import { sql } from 'kysely';
-import type { PageParams } from '../../api/paging.js';
+import type { PageParams } from '../../shared/paging.js';
 import { e164FromQuery } from '../../shared/e164.js';
 import type { Executor } from '../../store/database.js';
 import { paginate } from '../../store/paginate.js';

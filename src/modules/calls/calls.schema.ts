@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Metadata, Nullable, Timestamp, Variables } from '../../api/schemas.js';
+import { Metadata, Nullable, Timestamp, Variables } from '../../shared/schemas.js';
 
 export const CALL_STATUSES = [
   'queued',

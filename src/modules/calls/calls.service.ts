@@ -1,6 +1,6 @@
 // Calls: outbound calls are created queued by POST /calls and handed to the Dialer; inbound ones
 // are created by the call controller. Set-up failures show on the call, never as HTTP errors.
-import type { PageParams } from '../../api/paging.js';
+import type { PageParams } from '../../shared/paging.js';
 import { announce, type LivePublisher } from '../../events/live-bus.js';
 import { isE164 } from '../../shared/e164.js';
 import { ConflictError, FieldErrorBag, NotFoundError } from '../../shared/errors.js';

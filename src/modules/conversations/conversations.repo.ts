@@ -1,6 +1,6 @@
 // SQL for conversations and their messages, always scoped by workspace (messages through their
 // conversation, which the caller has already found in the workspace).
-import type { PageParams } from '../../api/paging.js';
+import type { PageParams } from '../../shared/paging.js';
 import type { Executor } from '../../store/database.js';
 import { paginate } from '../../store/paginate.js';
 import type { ConversationTable, MessageTable } from '../../store/schema.js';

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, PageQuery, Timestamp } from '../../api/schemas.js';
+import { Nullable, PageQuery, Timestamp } from '../../shared/schemas.js';
 
 // Checked in the service (a real calendar date, from_date <= to_date); the schema documents them.
 const DateFilter = (description: string) =>

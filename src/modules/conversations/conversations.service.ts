@@ -1,6 +1,6 @@
 // Conversations are read-only transcripts, one per session, written live by the engine's
 // transcript recorder. Here they are only listed and read, always inside the caller's workspace.
-import { pageParams, type PageParams } from '../../api/paging.js';
+import { pageParams, type PageParams } from '../../shared/paging.js';
 import { addDays, parseCalendarDate } from '../../shared/calendar-dates.js';
 import { FieldErrorBag, NotFoundError, ValidationError } from '../../shared/errors.js';
 import { apiTime } from '../../shared/time.js';

@@ -1,5 +1,5 @@
 // SQL for phone numbers, always scoped by workspace. Dispatch rules are stored as a JSON array.
-import type { PageParams } from '../../api/paging.js';
+import type { PageParams } from '../../shared/paging.js';
 import { parseJson, type Executor } from '../../store/database.js';
 import { paginate } from '../../store/paginate.js';
 import type { PhoneNumberTable } from '../../store/schema.js';

@@ -2,7 +2,7 @@
 // check shapes and enums; formats that need code (HH:MM, IANA zones, E.164, workflow ownership)
 // are checked by dispatch-rules.validate.ts and the service, with errors keyed by the same paths.
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, Timestamp, Variables } from '../../api/schemas.js';
+import { Nullable, Timestamp, Variables } from '../../shared/schemas.js';
 import { WEEKDAYS, type Weekday } from '../../telephony/dispatch/rule.js';
 
 export const MAX_CALLER_ENTRIES = 500;

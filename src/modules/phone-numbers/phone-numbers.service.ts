@@ -2,7 +2,7 @@
 // projects, carrying the dispatch rules that pick the workflow for inbound calls. Every request
 // is validated in full (all field errors at once) inside the transaction that writes it.
 import { isValidPhoneNumber, parsePhoneNumberFromString } from 'libphonenumber-js';
-import type { PageParams } from '../../api/paging.js';
+import type { PageParams } from '../../shared/paging.js';
 import { FieldErrorBag, NotFoundError, ValidationError } from '../../shared/errors.js';
 import { apiTime } from '../../shared/time.js';
 import { inTransaction, toDbTime, type Executor } from '../../store/database.js';

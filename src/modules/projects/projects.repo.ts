@@ -1,5 +1,5 @@
 // SQL for projects, always scoped by workspace.
-import type { PageParams } from '../../api/paging.js';
+import type { PageParams } from '../../shared/paging.js';
 import type { Executor } from '../../store/database.js';
 import { paginate } from '../../store/paginate.js';
 import { preparedQuery, queryFirst } from '../../store/prepared.js';

@@ -1,6 +1,6 @@
 // Rules for projects: a project groups everything else; it can only be deleted once it holds no
 // live resources (history — ended calls, sessions, transcripts, usage — stays readable).
-import { pageParams, type PageParams } from '../../api/paging.js';
+import { pageParams, type PageParams } from '../../shared/paging.js';
 import { ConflictError, NotFoundError } from '../../shared/errors.js';
 import { apiTime } from '../../shared/time.js';
 import { inTransaction, toDbTime } from '../../store/database.js';

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Metadata, Nullable, Timestamp, Variables } from '../../api/schemas.js';
+import { Metadata, Nullable, Timestamp, Variables } from '../../shared/schemas.js';
 
 export const SESSION_CHANNELS = ['web', 'phone', 'test'] as const;
 /** pending: minted, nobody joined yet; active: running; ended: over (see end_reason). */

@@ -1,6 +1,6 @@
 // Web sessions: minted through the API with a join token, joined over the realtime socket, and
 // force-ended by DELETE. Phone sessions are made by calls (the call controller).
-import type { PageParams } from '../../api/paging.js';
+import type { PageParams } from '../../shared/paging.js';
 import { announce, type LivePublisher } from '../../events/live-bus.js';
 import { isoSeconds } from '../../shared/clock.js';
 import { NotFoundError, ValidationError } from '../../shared/errors.js';

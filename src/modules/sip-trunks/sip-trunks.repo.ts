@@ -1,5 +1,5 @@
 // SQL for SIP trunks, always scoped by workspace.
-import type { PageParams } from '../../api/paging.js';
+import type { PageParams } from '../../shared/paging.js';
 import type { Dialect, Executor } from '../../store/database.js';
 import { paginate } from '../../store/paginate.js';
 import type { SipTrunkTable } from '../../store/schema.js';

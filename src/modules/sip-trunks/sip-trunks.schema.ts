@@ -1,7 +1,7 @@
 // Request and response schemas for /sip-trunks (spec 2.8). auth_password is accepted on create
 // and update and appears in no response schema, so serialization could not leak it either.
 import { Type, type Static } from '@sinclair/typebox';
-import { Timestamp } from '../../api/schemas.js';
+import { Timestamp } from '../../shared/schemas.js';
 import { MAX_ALLOWED_IPS } from './trunk-fields.js';
 
 export const PROVIDERS = ['carrier_a', 'generic'] as const;

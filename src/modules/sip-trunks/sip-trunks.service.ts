@@ -1,7 +1,7 @@
 // Rules for SIP trunks: the carrier connection numbers live on. The password is sealed with the
 // server key on the way in (outbound digest auth needs it back) and leaves only through
 // decryptTrunkPassword, never in a response or a log. A trunk cannot go while numbers use it.
-import type { PageParams } from '../../api/paging.js';
+import type { PageParams } from '../../shared/paging.js';
 import { ConflictError, FieldErrorBag, NotFoundError } from '../../shared/errors.js';
 import { apiTime } from '../../shared/time.js';
 import { inTransaction, parseJson, toDbTime, type Executor } from '../../store/database.js';

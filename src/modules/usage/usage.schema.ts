@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable } from '../../api/schemas.js';
+import { Nullable } from '../../shared/schemas.js';
 
 const CalendarDate = Type.String({ description: 'A UTC calendar date, YYYY-MM-DD' });
 

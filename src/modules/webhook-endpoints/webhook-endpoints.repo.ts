@@ -1,5 +1,5 @@
 // SQL for webhook endpoints and their delivery log, always scoped by workspace.
-import type { PageParams } from '../../api/paging.js';
+import type { PageParams } from '../../shared/paging.js';
 import type { Executor } from '../../store/database.js';
 import { paginate } from '../../store/paginate.js';
 import type { WebhookEndpointTable } from '../../store/webhook-tables.js';

@@ -1,6 +1,6 @@
 // Request and response schemas of /webhook-endpoints and /webhook-deliveries (CONTRACT.md).
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, Timestamp } from '../../api/schemas.js';
+import { Nullable, Timestamp } from '../../shared/schemas.js';
 import { EVENT_TYPES, DELIVERY_STATUSES } from '../../events/event-types.js';
 
 const EventTypeSchema = Type.Union(

@@ -3,7 +3,7 @@
 // deliveries (they become `failed`, redeliverable), resuming clears the failing streak; dead or
 // failed deliveries can be sent again with the same event id.
 import { randomBytes } from 'node:crypto';
-import { pageParams, type PageParams } from '../../api/paging.js';
+import { pageParams, type PageParams } from '../../shared/paging.js';
 import { AddressPolicy } from '../../events/address-policy.js';
 import { failPendingDeliveries } from '../../events/delivery-record.js';
 import { systemResolver, type Resolver } from '../../events/ssrf-guard.js';

@@ -1,6 +1,6 @@
 // POST /workflows/{id}/simulate (beyond the spec): run a draft or a version without a phone.
 import { Type, type Static } from '@sinclair/typebox';
-import { Variables } from '../../api/schemas.js';
+import { Variables } from '../../shared/schemas.js';
 import { VersionNumber } from './workflows.schema.js';
 
 const Input = Type.Union([

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, Timestamp } from '../../api/schemas.js';
+import { Nullable, Timestamp } from '../../shared/schemas.js';
 
 /** The draft graph: the CONTRACT envelope. Drafts may be incomplete; validate/publish judge them. */
 export const GraphBody = Type.Object(

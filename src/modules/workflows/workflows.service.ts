@@ -1,6 +1,6 @@
 // Workflows: a mutable draft plus immutable published versions. Publishing validates first and
 // freezes the graph as version N+1; rollback re-publishes an older version's graph as a new version.
-import type { PageParams } from '../../api/paging.js';
+import type { PageParams } from '../../shared/paging.js';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../../shared/errors.js';
 import { apiTime } from '../../shared/time.js';
 import { inTransaction, parseJson, toDbTime, type Executor } from '../../store/database.js';

@@ -1,4 +1,5 @@
-// Schemas shared by every route: the error envelope, paging, id params, metadata.
+// Schemas shared by every resource: the error envelope, paging, id params, metadata, variables.
+// Resource schema files (modules/*/*.schema.ts) and routes build on them.
 import { Type, type TSchema } from '@sinclair/typebox';
 
 export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
