@@ -3,7 +3,7 @@
 // at the exact field. Workflow ownership needs the store: the caller passes the ids that exist.
 import { IANAZone } from 'luxon';
 import type { FieldErrorBag } from '../../shared/errors.js';
-import { ANONYMOUS, DEFAULT_PRIORITY, type DispatchRule } from '../../telephony/dispatch/rule.js';
+import { ANONYMOUS, DEFAULT_PRIORITY, type DispatchRule } from './dispatch/rule.js';
 import type { DispatchRuleInput } from './phone-numbers.schema.js';
 
 /** Most rules one number may carry; dispatch reads them all for every inbound call. */

@@ -1,11 +1,11 @@
 // POST /phone-numbers/{id}/dispatch-test: which rule would answer a call from `caller` at `at`,
 // and for every rule whether it matched and, if not, which filter failed and why. Runs the very
-// evaluation the call controller runs (telephony/dispatch), so the answer cannot drift from it.
+// evaluation the call controller runs (dispatch/evaluate.ts), so the answer cannot drift from it.
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { FieldErrorBag } from '../../shared/errors.js';
 import { apiTime } from '../../shared/time.js';
-import { evaluateDispatch } from '../../telephony/dispatch/evaluate.js';
-import { ANONYMOUS, type DispatchRule } from '../../telephony/dispatch/rule.js';
+import { evaluateDispatch } from './dispatch/evaluate.js';
+import { ANONYMOUS, type DispatchRule } from './dispatch/rule.js';
 import type { DispatchTestBody, DispatchTestResult } from './phone-numbers.schema.js';
 
 const ISO_INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,9})?)?(Z|[+-]\d\d:\d\d)$/i;

@@ -3,7 +3,7 @@ import type { PageParams } from '../../shared/paging.js';
 import { parseJson, type Executor } from '../../store/database.js';
 import { paginate } from '../../store/paginate.js';
 import type { PhoneNumberTable } from '../../store/schema.js';
-import type { DispatchRule } from '../../telephony/dispatch/rule.js';
+import type { DispatchRule } from './dispatch/rule.js';
 
 /** The number's stored dispatch rules, in stored order. */
 export function rulesOf(row: Pick<PhoneNumberTable, 'dispatch_rules'>): DispatchRule[] {

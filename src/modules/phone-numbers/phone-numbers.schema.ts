@@ -3,7 +3,7 @@
 // are checked by dispatch-rules.validate.ts and the service, with errors keyed by the same paths.
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, Timestamp, Variables } from '../../shared/schemas.js';
-import { WEEKDAYS, type Weekday } from '../../telephony/dispatch/rule.js';
+import { WEEKDAYS, type Weekday } from './dispatch/rule.js';
 
 export const MAX_CALLER_ENTRIES = 500;
 

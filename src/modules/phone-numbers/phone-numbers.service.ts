@@ -7,7 +7,7 @@ import { FieldErrorBag, NotFoundError, ValidationError } from '../../shared/erro
 import { apiTime } from '../../shared/time.js';
 import { inTransaction, toDbTime, type Executor } from '../../store/database.js';
 import type { PhoneNumberTable } from '../../store/schema.js';
-import type { DispatchRule } from '../../telephony/dispatch/rule.js';
+import type { DispatchRule } from './dispatch/rule.js';
 import type { Actor, ServiceDeps } from '../context.js';
 import { sipTrunksRepo } from '../sip-trunks/sip-trunks.repo.js';
 import { dispatchTestReport, parseDispatchTest } from './dispatch-test.js';

@@ -15,7 +15,8 @@ import { workflowsRepo } from '../../modules/workflows/workflows.repo.js';
 import { QuotaExceededError } from '../../shared/errors.js';
 import { inTransaction, toDbTime, type Executor } from '../../store/database.js';
 import type { CallTable, PhoneNumberTable } from '../../store/schema.js';
-import { dispatchCaller, evaluateDispatch } from '../dispatch/index.js';
+import { evaluateDispatch } from '../../modules/phone-numbers/dispatch/evaluate.js';
+import { dispatchCaller } from '../../modules/phone-numbers/dispatch/sip-caller.js';
 import { e164FromSipUser, insertPhoneSession, loadGraph, type RunnableCall } from './phone-session.js';
 
 /** The parts of an inbound INVITE that admission reads (the SIP side extracts them). */
