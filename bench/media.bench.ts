@@ -3,11 +3,11 @@
 // the same bytes, the floor of any per-packet work), then the CPU one G.711 call costs both ways
 // at the 16 kHz pipeline rate, and the calls per core that implies.
 //   npm run bench:media        (MEDIA_BENCH_MS=500 per case)
-import { G711Codec, encodeG711Into } from '../src/telephony/media/codecs/g711.js';
-import { OpusCodec } from '../src/telephony/media/codecs/opus.js';
-import { PipelineCodec } from '../src/telephony/media/codecs/pipeline-codec.js';
+import { G711Codec, encodeG711Into } from '../src/audio/codecs/g711.js';
+import { OpusCodec } from '../src/audio/codecs/opus.js';
+import { PipelineCodec } from '../src/audio/codecs/pipeline-codec.js';
 import { JitterBuffer } from '../src/telephony/media/jitter-buffer.js';
-import { Resampler } from '../src/telephony/media/resampler.js';
+import { Resampler } from '../src/audio/resampler.js';
 import { decodeRtp, RtpPacket, RtpStatus, writeRtpHeader } from '../src/telephony/media/rtp-packet.js';
 
 const CASE_MS = Number(process.env.MEDIA_BENCH_MS ?? 500);

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { systemClock } from '../src/shared/clock.js';
-import { G711Codec } from '../src/telephony/media/codecs/g711.js';
+import { G711Codec } from '../src/audio/codecs/g711.js';
 import { RtpPortAllocator } from '../src/telephony/media/port-allocator.js';
 import { RtpSession } from '../src/telephony/media/rtp-session.js';
 import { SharedPacer } from '../src/telephony/media/shared-pacer.js';

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/shared/clock.js';
-import { G711Codec } from '../../src/telephony/media/codecs/g711.js';
+import { G711Codec } from '../../src/audio/codecs/g711.js';
 import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
 import { RtpSession } from '../../src/telephony/media/rtp-session.js';
 import { SipStack } from '../../src/telephony/sip/stack.js';

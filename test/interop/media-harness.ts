@@ -5,7 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createSocket } from 'node:dgram';
 import { systemClock } from '../../src/shared/clock.js';
-import { createCodec } from '../../src/telephony/media/codecs/registry.js';
+import { createCodec } from '../../src/audio/codecs/registry.js';
 import type { DigitEnd, DigitEvent } from '../../src/telephony/media/dtmf.js';
 import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
 import type { RtpPacket } from '../../src/telephony/media/rtp-packet.js';

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/shared/clock.js';
-import { createCodec } from '../../src/telephony/media/codecs/registry.js';
+import { createCodec } from '../../src/audio/codecs/registry.js';
 import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
 import type { RtpPacket } from '../../src/telephony/media/rtp-packet.js';
 import { RtpSession } from '../../src/telephony/media/rtp-session.js';

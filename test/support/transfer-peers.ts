@@ -4,7 +4,7 @@
 // has them.
 import { systemClock } from '../../src/shared/clock.js';
 import type { CallTable } from '../../src/store/schema.js';
-import { G711Codec } from '../../src/telephony/media/codecs/g711.js';
+import { G711Codec } from '../../src/audio/codecs/g711.js';
 import type { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
 import { RtpSession } from '../../src/telephony/media/rtp-session.js';
 import { freeUdpPort, run } from '../interop/media-harness.js';

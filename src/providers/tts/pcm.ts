@@ -1,7 +1,7 @@
 // Byte-level PCM helpers for the TTS adapters: little-endian 16-bit samples from a byte stream
 // whose chunks may split a sample, µ-law bytes, and rate conversion to the caller's rate.
-import { decodeG711Into } from '../../telephony/media/codecs/g711.js';
-import { Resampler } from '../../telephony/media/resampler.js';
+import { decodeG711Into } from '../../audio/codecs/g711.js';
+import { Resampler } from '../../audio/resampler.js';
 
 /** Turns byte chunks into samples, carrying an odd trailing byte to the next chunk. */
 export class Pcm16Reader {

@@ -6,7 +6,7 @@ import {
   type FakeTtsServer,
 } from '../../../test/support/fake-voice-servers/tts.js';
 import { FakeClock } from '../../shared/clock.js';
-import { linearToUlaw, ulawToLinear } from '../../telephony/media/codecs/g711.js';
+import { linearToUlaw, ulawToLinear } from '../../audio/codecs/g711.js';
 import { TtsError } from './tts.types.js';
 import {
   StreamingTtsProvider,

@@ -10,7 +10,7 @@
 import { networkInterfaces } from 'node:os';
 import { DEFAULT_SIP_CODECS } from '../../config/config.js';
 import type { Clock } from '../../shared/clock.js';
-import { createCodec } from '../media/codecs/registry.js';
+import { createCodec } from '../../audio/codecs/registry.js';
 import type { RtpPortAllocator } from '../media/port-allocator.js';
 import { RtpSession, type RtpSessionOptions } from '../media/rtp-session.js';
 import type { SharedPacer } from '../media/shared-pacer.js';

@@ -4,7 +4,7 @@
 // answered from our side of the SDP and restart the leg's session timer; a REFER goes to whoever
 // takes it once bridged (the hand-on, transfer-handon.ts), and is declined otherwise.
 import type { RtpSession } from '../media/rtp-session.js';
-import { createCodec } from '../media/codecs/registry.js';
+import { createCodec } from '../../audio/codecs/registry.js';
 import type { InDialogHandler, Respond } from '../sip/dialog-requests.js';
 import { parseInfoDtmf } from '../sip/extensions/info-dtmf.js';
 import { decideUasTimer } from '../sip/extensions/session-timer.js';

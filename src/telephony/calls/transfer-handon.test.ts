@@ -6,7 +6,7 @@
 // The rules (which REFER is taken, the failure statuses) are in transfer-handon-rules.test.ts.
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../shared/clock.js';
-import { G711Codec } from '../media/codecs/g711.js';
+import { G711Codec } from '../../audio/codecs/g711.js';
 import { RtpPortAllocator } from '../media/port-allocator.js';
 import { RtpSession } from '../media/rtp-session.js';
 import type { MediaBridge } from '../media/bridge.js';

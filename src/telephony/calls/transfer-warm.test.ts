@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../shared/clock.js';
 import type { TtsProvider } from '../../providers/tts/tts.types.js';
-import { G711Codec } from '../media/codecs/g711.js';
+import { G711Codec } from '../../audio/codecs/g711.js';
 import { RtpPortAllocator } from '../media/port-allocator.js';
 import { RtpSession } from '../media/rtp-session.js';
 import type { MediaBridge } from '../media/bridge.js';

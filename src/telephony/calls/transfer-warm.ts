@@ -63,7 +63,7 @@ import {
   withDigitSource,
   type SessionTap,
 } from '../media/bridge.js';
-import { createCodec } from '../media/codecs/registry.js';
+import { createCodec } from '../../audio/codecs/registry.js';
 import type { RtpPortAllocator } from '../media/port-allocator.js';
 import { RtpSession } from '../media/rtp-session.js';
 import type { SharedPacer } from '../media/shared-pacer.js';

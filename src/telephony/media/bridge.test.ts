@@ -4,9 +4,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../shared/clock.js';
 import { MediaBridge, MediaTap, rtpBridgeEnd, tapSession, type BridgeEnd } from './bridge.js';
-import { G711Codec } from './codecs/g711.js';
-import { OpusCodec } from './codecs/opus.js';
-import type { AudioCodec } from './codecs/audio-codec.js';
+import { G711Codec } from '../../audio/codecs/g711.js';
+import { OpusCodec } from '../../audio/codecs/opus.js';
+import type { AudioCodec } from '../../audio/codecs/audio-codec.js';
 import { RtpPortAllocator } from './port-allocator.js';
 import { RtpSession } from './rtp-session.js';
 

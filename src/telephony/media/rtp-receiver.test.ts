@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../shared/clock.js';
-import { G711Codec } from './codecs/g711.js';
-import { PipelineCodec } from './codecs/pipeline-codec.js';
+import { G711Codec } from '../../audio/codecs/g711.js';
+import { PipelineCodec } from '../../audio/codecs/pipeline-codec.js';
 import { encodeTelephoneEvent, type DigitEvent } from './dtmf.js';
 import { parseRtp, serializeRtp } from './rtp-packet.js';
 import { MediaReceiver, type AudioFrameInfo } from './rtp-receiver.js';

@@ -7,8 +7,8 @@
 // never starve playout by restarting the buffer on every packet.
 
 import type { Clock } from '../../shared/clock.js';
-import { FRAME_MS } from './codecs/audio-codec.js';
-import type { PipelineCodec } from './codecs/pipeline-codec.js';
+import { FRAME_MS } from '../../audio/codecs/audio-codec.js';
+import type { PipelineCodec } from '../../audio/codecs/pipeline-codec.js';
 import { DtmfReceiver, type DigitEnd, type DigitEvent } from './dtmf.js';
 import { JitterBuffer, type JitterBufferOptions } from './jitter-buffer.js';
 import { Pacer } from './pacer.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../shared/clock.js';
-import { G711Codec } from './codecs/g711.js';
-import { OpusCodec } from './codecs/opus.js';
-import { PipelineCodec } from './codecs/pipeline-codec.js';
+import { G711Codec } from '../../audio/codecs/g711.js';
+import { OpusCodec } from '../../audio/codecs/opus.js';
+import { PipelineCodec } from '../../audio/codecs/pipeline-codec.js';
 import { DtmfReceiver, parseTelephoneEvent } from './dtmf.js';
 import { parseRtp, type RtpPacket } from './rtp-packet.js';
 import { RtpSender, type RtpSenderOptions } from './rtp-sender.js';

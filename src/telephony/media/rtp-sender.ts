@@ -4,8 +4,8 @@
 // 4733 events in place of audio, on the same clock and the same sequence-number space.
 
 import type { Clock, TimerHandle } from '../../shared/clock.js';
-import type { PipelineCodec } from './codecs/pipeline-codec.js';
-import { FRAME_MS } from './codecs/audio-codec.js';
+import type { PipelineCodec } from '../../audio/codecs/pipeline-codec.js';
+import { FRAME_MS } from '../../audio/codecs/audio-codec.js';
 import { planDigit } from './dtmf.js';
 import { Pacer } from './pacer.js';
 import type { FrameTicker, SharedPacer } from './shared-pacer.js';

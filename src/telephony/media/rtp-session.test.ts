@@ -1,8 +1,8 @@
 import dgram from 'node:dgram';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../shared/clock.js';
-import { G711Codec } from './codecs/g711.js';
-import { OpusCodec } from './codecs/opus.js';
+import { G711Codec } from '../../audio/codecs/g711.js';
+import { OpusCodec } from '../../audio/codecs/opus.js';
 import type { DigitEnd, DigitEvent } from './dtmf.js';
 import { RtpPortAllocator } from './port-allocator.js';
 import type { RemoteReport } from './rtcp-reporter.js';

@@ -13,8 +13,8 @@
 import dgram from 'node:dgram';
 import { isIP } from 'node:net';
 import type { Clock } from '../../shared/clock.js';
-import type { AudioCodec } from './codecs/audio-codec.js';
-import { PipelineCodec } from './codecs/pipeline-codec.js';
+import type { AudioCodec } from '../../audio/codecs/audio-codec.js';
+import { PipelineCodec } from '../../audio/codecs/pipeline-codec.js';
 import type { DigitEnd, DigitEvent } from './dtmf.js';
 import type { JitterBufferOptions } from './jitter-buffer.js';
 import type { RtpPortAllocator } from './port-allocator.js';

@@ -3,7 +3,7 @@
 // between them, a tone, phones (RtpSessions counting loud frames and digits) and parties behind
 // SipStacks of their own that answer with their phone's media, ring for ever or refuse busy.
 import type { FakeClock } from '../../../shared/clock.js';
-import { G711Codec } from '../../media/codecs/g711.js';
+import { G711Codec } from '../../../audio/codecs/g711.js';
 import type { RtpPortAllocator } from '../../media/port-allocator.js';
 import { RtpSession } from '../../media/rtp-session.js';
 import type { HeaderInit } from '../../sip/message/build.js';
