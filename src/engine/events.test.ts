@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   SESSION_END_REASONS,
   type SessionEndReason as StoredEndReason,
-} from '../modules/sessions/session-lifecycle.js';
+} from '../shared/session-end-reasons.js';
 import { EventStream, type SessionEndReason } from './events.js';
 
 describe('SessionEndReason', () => {

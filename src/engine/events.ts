@@ -1,8 +1,9 @@
 // The one typed event stream that leaves the engine. The transcript recorder, the usage meter,
-// the realtime protocol, webhooks (via the lead's outbox mapping) and tests all read it.
+// the realtime protocol, webhooks (through the outbox) and tests all read it.
 //
 // Every event carries `at` (Clock.now(), epoch ms). Delivery is synchronous and in order; a
 // listener that throws is isolated so it cannot break the execution.
+import type { SessionEndReason } from '../shared/session-end-reasons.js';
 
 export type ExecutionStatus = 'running' | 'completed' | 'failed' | 'transferred' | 'cancelled';
 
@@ -93,16 +94,7 @@ export type EngineEvent =
 /** See session-runtime.ts for the moves between these. */
 export type SessionStatus = 'pending' | 'active' | 'ended';
 
-/** The same list as the store's SESSION_END_REASONS (modules/sessions/session-lifecycle.ts). */
-export type SessionEndReason =
-  | 'completed'
-  | 'failed'
-  | 'transferred'
-  | 'force_ended'
-  | 'client_ended'
-  | 'client_disconnected'
-  | 'timeout'
-  | 'caller_hangup';
+export type { SessionEndReason };
 
 /**
  * One assistant turn's latency, part by part (ms, rounded). Each part is measured between two

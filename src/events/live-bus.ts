@@ -7,8 +7,8 @@
 // idempotently and the store stays the truth: a missed message leaves the record right and only
 // the execution or the ringing running on until it ends by itself.
 import { randomBytes } from 'node:crypto';
-import { SESSION_END_REASONS, type SessionEndReason } from '../modules/sessions/session-lifecycle.js';
 import type { Logger } from '../shared/logger.js';
+import { SESSION_END_REASONS, type SessionEndReason } from '../shared/session-end-reasons.js';
 
 /** What nodes tell each other. */
 export type LiveEvent =

@@ -1,8 +1,8 @@
 // What a node does with the live events other nodes send (live-bus.ts): a force-ended session is
 // aborted if its execution runs here, a cancelled call gets its CANCEL if it rings from here. Both
 // are no-ops for what is not live in this process, so every node can simply act on every message.
-import type { SessionEndReason } from '../modules/sessions/session-lifecycle.js';
 import type { Logger } from '../shared/logger.js';
+import type { SessionEndReason } from '../shared/session-end-reasons.js';
 import type { LiveBus } from './live-bus.js';
 
 export interface LiveTargets {

@@ -12,13 +12,14 @@ import { SessionRegistry, type LiveSession, type SessionSummary } from '../../en
 import type { WorkflowGraph } from '../../engine/workflow-deps.js';
 import { emitEvent } from '../../events/outbox.js';
 import { isoSeconds } from '../../shared/clock.js';
+import type { SessionEndReason } from '../../shared/session-end-reasons.js';
 import type { LlmRegistry } from '../../providers/llm/registry.js';
 import { inTransaction, parseJson, toDbTime } from '../../store/database.js';
 import type { SessionTable } from '../../store/schema.js';
 import { findAgent, toAgentRecord } from '../agents/agents.service.js';
 import type { ServiceDeps } from '../context.js';
 import { workflowsRepo } from '../workflows/workflows.repo.js';
-import { activateSession, endSession, type SessionEndReason } from './session-lifecycle.js';
+import { activateSession, endSession } from './session-lifecycle.js';
 import type { LiveSessionControl } from './sessions.service.js';
 
 export class SessionJoinError extends Error {

@@ -1,24 +1,12 @@
 // Ending a session, wherever it happens (DELETE, the engine finishing, a call hanging up): the row
 // becomes `ended` and `session.ended` is written to the outbox in the same transaction.
 import { emitEvent } from '../../events/outbox.js';
+import type { SessionEndReason } from '../../shared/session-end-reasons.js';
 import { apiTime, secondsBetween } from '../../shared/time.js';
 import { inTransaction, parseJson, toDbTime, type Executor } from '../../store/database.js';
 import type { SessionTable } from '../../store/schema.js';
 import type { ServiceDeps } from '../context.js';
 import type { Session } from './sessions.schema.js';
-
-/** Why a session ended. */
-export const SESSION_END_REASONS = [
-  'completed', // the workflow reached end or hangup
-  'transferred', // handed to a human or another number
-  'failed', // the workflow aborted (node error, maximum duration, step limit)
-  'force_ended', // DELETE /sessions/{id}
-  'client_ended', // the client asked to end (realtime `end` message, chat quit)
-  'client_disconnected', // the web client's socket went away, or the server shut down under it
-  'timeout', // nobody joined a pending session in time
-  'caller_hangup', // the phone caller hung up
-] as const;
-export type SessionEndReason = (typeof SESSION_END_REASONS)[number];
 
 export function toSession(row: SessionTable): Session {
   return {

@@ -6,12 +6,9 @@
 import { endCall, markAnswered, type HangupReason } from '../../modules/calls/call-lifecycle.js';
 import type { CallStatus } from '../../modules/calls/calls.schema.js';
 import type { ServiceDeps } from '../../modules/context.js';
-import {
-  activateSession,
-  endSession,
-  type SessionEndReason,
-} from '../../modules/sessions/session-lifecycle.js';
+import { activateSession, endSession } from '../../modules/sessions/session-lifecycle.js';
 import { recordUsage } from '../../modules/usage/usage.service.js';
+import type { SessionEndReason } from '../../shared/session-end-reasons.js';
 import { inTransaction, parseJson, type Executor } from '../../store/database.js';
 import type { CallTable } from '../../store/schema.js';
 import { insertPhoneSession, loadGraph, type RunnableCall } from './phone-session.js';

@@ -7,7 +7,7 @@
 import type { ServiceDeps } from '../../modules/context.js';
 import { markRinging, type HangupReason } from '../../modules/calls/call-lifecycle.js';
 import type { CallStatus } from '../../modules/calls/calls.schema.js';
-import type { SessionEndReason } from '../../modules/sessions/session-lifecycle.js';
+import type { SessionEndReason } from '../../shared/session-end-reasons.js';
 import { decryptTrunkPassword } from '../../modules/sip-trunks/sip-trunks.service.js';
 import type { TimerHandle } from '../../shared/clock.js';
 import { inTransaction } from '../../store/database.js';
