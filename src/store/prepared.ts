@@ -10,9 +10,12 @@
 // Any other executor (a transaction, a store opened elsewhere) runs the same text through Kysely.
 import type SQLite from 'better-sqlite3';
 import type pg from 'pg';
-import { CompiledQuery, PostgresAdapter } from 'kysely';
-import type { Executor } from './database.js';
+import { CompiledQuery, PostgresAdapter, type Kysely, type Transaction } from 'kysely';
+import type { Database } from './schema.js';
 import type { CachedStatement } from './sqlite-statements.js';
+
+/** database.ts's Executor, spelled out here because database.ts imports this file. */
+type Executor = Kysely<Database> | Transaction<Database>;
 
 /** A query written with PostgreSQL placeholders ($1, $2, …; each may appear more than once). */
 export interface PreparedQuery<R> {

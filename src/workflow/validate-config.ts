@@ -10,8 +10,7 @@ import { terminatorKey } from './terminator.js';
 import { checkDial, checkTransfer, checkWebhook } from './validate-config-calls.js';
 import { ConfigFields, variableNameMessage } from './validate-fields.js';
 import { HANDLE_NAME, VARIABLE_NAME } from './validate-shared.js';
-import type { Findings } from './validate-shared.js';
-import type { ValidationContext } from './validate.js';
+import type { Findings, ValidationContext } from './validate-shared.js';
 
 export function checkConfigs(nodes: readonly GraphNode[], context: ValidationContext, out: Findings): void {
   for (const node of nodes) checkConfig(new ConfigFields(node, out), context);

@@ -11,15 +11,9 @@
 
 import { checkConfigs } from './validate-config.js';
 import { checkEnvelope } from './validate-envelope.js';
-import { Findings } from './validate-shared.js';
+import { Findings, type Finding, type ValidationContext } from './validate-shared.js';
 import { checkStructure } from './validate-structure.js';
 import { checkVariables } from './validate-variables.js';
-
-export interface Finding {
-  node_id: string;
-  field: string;
-  message: string;
-}
 
 export interface ValidationResult {
   valid: boolean;
@@ -27,10 +21,7 @@ export interface ValidationResult {
   warnings: Finding[];
 }
 
-export interface ValidationContext {
-  /** Agents of the workflow's project; undefined skips the existence check of agent nodes. */
-  agentIds?: ReadonlySet<string>;
-}
+export type { Finding, ValidationContext };
 
 export function validateGraph(graph: unknown, context: ValidationContext): ValidationResult {
   const findings = new Findings();
