@@ -16,7 +16,7 @@ import { defaultRegistry } from '../src/engine/nodes/index.js';
 import { SessionRegistry } from '../src/engine/session-runtime.js';
 import { VariableStore } from '../src/engine/variables.js';
 import type { GraphNode, WorkflowGraph } from '../src/engine/workflow-deps.js';
-import { FakeLlm } from '../src/providers/testing/fake-llm.js';
+import { ScriptedLlm } from '../src/providers/llm/scripted.js';
 import { systemClock, type Clock } from '../src/shared/clock.js';
 
 const STEPS = 1000;
@@ -130,7 +130,7 @@ interface Latencies {
 
 async function engineTurnLatencies(): Promise<Latencies> {
   const late = lateClock();
-  const llm = new FakeLlm({
+  const llm = new ScriptedLlm({
     clock: late.clock,
     firstTokenMs: DELAY_MS,
     fallback: { text: 'Sure, one moment.' },
@@ -183,7 +183,7 @@ async function engineTurnLatencies(): Promise<Latencies> {
 
 async function baselineTurnLatencies(): Promise<Latencies> {
   const late = lateClock();
-  const llm = new FakeLlm({
+  const llm = new ScriptedLlm({
     clock: late.clock,
     firstTokenMs: DELAY_MS,
     fallback: { text: 'Sure, one moment.' },

@@ -9,7 +9,7 @@ import type { EngineEvent } from '../engine/events.js';
 import { SessionRegistry, type LiveSession, type SessionSummary } from '../engine/session-runtime.js';
 import { graph, testAgent } from '../engine/testing/harness.js';
 import type { WorkflowGraph } from '../engine/workflow-deps.js';
-import { FakeLlm } from '../providers/testing/fake-llm.js';
+import { ScriptedLlm } from '../providers/llm/scripted.js';
 import { EspeakTtsProvider } from '../providers/tts/espeak.js';
 import type { TtsProvider } from '../providers/tts/tts.types.js';
 import { FakeClock } from '../shared/clock.js';
@@ -26,7 +26,7 @@ const drain = async (): Promise<void> => {
 function call(
   g: WorkflowGraph,
   extra: {
-    llm?: FakeLlm;
+    llm?: ScriptedLlm;
     clock?: FakeClock;
     tts?: TtsProvider;
     agent?: Parameters<typeof testAgent>[0];
@@ -121,7 +121,7 @@ describe('workflows on the phone channel', () => {
 
   it('an agent turn: the caller is heard through STT and latency_ms runs from the end of their speech', async () => {
     const clock = new FakeClock();
-    const llm = new FakeLlm({ clock, firstTokenMs: 300, replies: [{ text: 'Your table is booked.' }] });
+    const llm = new ScriptedLlm({ clock, firstTokenMs: 300, replies: [{ text: 'Your table is booked.' }] });
     const g = graph(
       [
         ['start', 'start'],
@@ -192,7 +192,7 @@ describe('workflows on the phone channel', () => {
 
   it("an agent's voice settings reach TTS and STT, and its exits and the conditions after it are the turn's hints", async () => {
     const clock = new FakeClock();
-    const llm = new FakeLlm({ clock, replies: [{ text: 'Bonjour.' }] });
+    const llm = new ScriptedLlm({ clock, replies: [{ text: 'Bonjour.' }] });
     const g = graph(
       [
         ['start', 'start'],

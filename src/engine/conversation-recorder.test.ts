@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeKinds } from '../../test/support/stores.js';
 import { TextChannel } from '../channels/text-channel.js';
-import { FakeLlm } from '../providers/testing/fake-llm.js';
+import { ScriptedLlm } from '../providers/llm/scripted.js';
 import { FakeClock } from '../shared/clock.js';
 import type { Store } from '../store/database.js';
 import { recordSession } from './session-recording.js';
@@ -36,7 +36,7 @@ for (const kind of storeKinds()) {
 
     it('writes one conversation, numbered messages with latency, agent names and usage', async () => {
       const clock = new FakeClock('2026-03-01T10:00:00Z');
-      const llm = new FakeLlm({
+      const llm = new ScriptedLlm({
         clock,
         firstTokenMs: 250,
         replies: [
@@ -113,7 +113,7 @@ for (const kind of storeKinds()) {
 
     it('stores text from outside sources (a model reply with NUL) with U+FFFD in its place', async () => {
       const clock = new FakeClock('2026-03-01T10:00:00Z');
-      const llm = new FakeLlm({ clock, firstTokenMs: 0, replies: [{ text: 'a\u0000b \ud800' }] });
+      const llm = new ScriptedLlm({ clock, firstTokenMs: 0, replies: [{ text: 'a\u0000b \ud800' }] });
       const oneAgent = graph(
         [
           ['start', 'start'],

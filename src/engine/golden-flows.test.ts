@@ -8,14 +8,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TextChannel, type SimulatedOutcomes } from '../channels/text-channel.js';
-import { FakeLlm, type FakeReply } from '../providers/testing/fake-llm.js';
+import { ScriptedLlm, type ScriptedReply } from '../providers/llm/scripted.js';
 import { FakeClock } from '../shared/clock.js';
 import type { EngineEvent, SessionEndReason } from './events.js';
 import type { AgentRecord } from './node-types.js';
 import { SessionRegistry } from './session-runtime.js';
 import { simulate, type SimulationInput } from './simulate.js';
 import { describeEvent } from './testing/describe-event.js';
-import { drain, SteppingClock, stepToNextTimer } from './testing/stepping-clock.js';
+import { drain, SteppingClock, stepToNextTimer } from './stepping-clock.js';
 import type { WorkflowGraph } from './workflow-deps.js';
 
 type ScriptStep = { advance_ms: number } | { text: string } | { dtmf: string } | { end: SessionEndReason };
@@ -28,7 +28,7 @@ interface Run {
   script?: ScriptStep[];
   simulated?: SimulatedOutcomes;
   stubs?: { webhook?: { status: number; body?: unknown } };
-  llm?: FakeReply[];
+  llm?: ScriptedReply[];
   first_token_ms?: number;
   playback_ms_per_char?: number;
   max_execution_ms?: number;
@@ -65,7 +65,7 @@ interface Outcome {
 
 async function runSimulated(fx: Fixture, run: Run): Promise<Outcome> {
   const clock = new SteppingClock(new FakeClock());
-  const llm = new FakeLlm({ clock, replies: run.llm ?? [], firstTokenMs: run.first_token_ms ?? 0 });
+  const llm = new ScriptedLlm({ clock, replies: run.llm ?? [], firstTokenMs: run.first_token_ms ?? 0 });
   const r = await simulate({
     graph: fx.graph,
     clock,
@@ -83,7 +83,7 @@ async function runSimulated(fx: Fixture, run: Run): Promise<Outcome> {
 
 async function runLive(fx: Fixture, run: Run): Promise<Outcome> {
   const clock = new SteppingClock(new FakeClock());
-  const llm = new FakeLlm({ clock, replies: run.llm ?? [], firstTokenMs: run.first_token_ms ?? 0 });
+  const llm = new ScriptedLlm({ clock, replies: run.llm ?? [], firstTokenMs: run.first_token_ms ?? 0 });
   const channel = new TextChannel({
     clock,
     simulated: run.simulated ?? {},

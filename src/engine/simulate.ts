@@ -11,13 +11,13 @@
 //   - timers (LLM delays, maximum duration) run on the fake clock, advanced until the run ends
 import { TextChannel, type SimulatedOutcomes } from '../channels/text-channel.js';
 import type { LlmProvider } from '../providers/llm/llm.types.js';
-import { FakeLlm, type FakeReply } from '../providers/testing/fake-llm.js';
+import { ScriptedLlm, type ScriptedReply } from '../providers/llm/scripted.js';
 import { FakeClock } from '../shared/clock.js';
 import { EventStream, type EngineEvent, type ExecutionError, type MessageRole } from './events.js';
 import { Execution, type FinalStatus } from './interpreter.js';
 import type { AgentRecord, FetchLike } from './node-types.js';
 import type { NodeRegistry } from './nodes/index.js';
-import { drain, SteppingClock } from './testing/stepping-clock.js';
+import { drain, SteppingClock } from './stepping-clock.js';
 import type { SystemVariables } from './variables.js';
 import type { WorkflowGraph } from './workflow-deps.js';
 
@@ -29,7 +29,7 @@ export interface SimulateOptions {
   inputs?: SimulationInput[];
   stubs?: {
     webhook?: { status: number; body?: unknown; headers?: Record<string, string> };
-    llm?: FakeReply[];
+    llm?: ScriptedReply[];
   };
   agents?: AgentRecord[] | ((id: string) => Promise<AgentRecord | undefined>);
   llm?: Record<string, LlmProvider>;
@@ -96,8 +96,8 @@ export async function simulate(options: SimulateOptions): Promise<SimulationResu
     typeof agents === 'function' ? agents : async (id: string) => (agents ?? []).find((a) => a.id === id);
   let llm: Record<string, LlmProvider> | ((id: string) => LlmProvider | undefined) | undefined = options.llm;
   if (!llm && options.stubs?.llm) {
-    const fake = new FakeLlm({ clock, replies: options.stubs.llm });
-    llm = () => fake;
+    const scripted = new ScriptedLlm({ clock, replies: options.stubs.llm });
+    llm = () => scripted;
   }
   const fetch = options.fetch ?? (options.stubs?.webhook ? stubFetch(options.stubs.webhook) : noNetwork);
   const execution = new Execution({

@@ -2,8 +2,8 @@
 // file sipp's play_pcap_audio plays into a call: so an e2e test can make a caller say words that
 // espeak-ng spoke, over real RTP.
 import { writeFileSync } from 'node:fs';
-import { encodeG711Into } from '../../src/telephony/media/codecs/g711.js';
-import { Resampler } from '../../src/telephony/media/resampler.js';
+import { encodeG711Into } from '../../src/audio/codecs/g711.js';
+import { Resampler } from '../../src/audio/resampler.js';
 
 const SAMPLES = 160; // 20 ms at 8 kHz
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FakeLlm } from '../../providers/testing/fake-llm.js';
+import { ScriptedLlm } from '../../providers/llm/scripted.js';
 import { FakeClock } from '../../shared/clock.js';
 import type { FetchLike } from '../node-types.js';
 import { nodeHarness, settle, testAgent } from '../testing/harness.js';
@@ -7,14 +7,18 @@ import { agentNode } from './agent.node.js';
 
 function setup(
   options: {
-    replies?: ConstructorParameters<typeof FakeLlm>[0]['replies'];
+    replies?: ConstructorParameters<typeof ScriptedLlm>[0]['replies'];
     fetch?: FetchLike;
     firstTokenMs?: number;
     agent?: Parameters<typeof testAgent>[0];
   } = {},
 ) {
   const clock = new FakeClock();
-  const llm = new FakeLlm({ clock, replies: options.replies ?? [], firstTokenMs: options.firstTokenMs ?? 0 });
+  const llm = new ScriptedLlm({
+    clock,
+    replies: options.replies ?? [],
+    firstTokenMs: options.firstTokenMs ?? 0,
+  });
   const h = nodeHarness({
     clock,
     llm: { fake: llm },

@@ -9,10 +9,10 @@ import { FallbackProvider } from './fallback.js';
 import { LlmError, type LlmRequest } from './llm.types.js';
 import { createLlmProvider, createLlmRegistry, parseLlmFallbacks } from './registry.js';
 import { FakeClock } from '../../shared/clock.js';
-import { FakeLlm, type FakeReply } from '../testing/fake-llm.js';
+import { ScriptedLlm, type ScriptedReply } from './scripted.js';
 
 const clock = new FakeClock();
-const fake = (id: string, ...replies: FakeReply[]) => new FakeLlm({ id, clock, replies });
+const fake = (id: string, ...replies: ScriptedReply[]) => new ScriptedLlm({ id, clock, replies });
 const ask: LlmRequest = { model: 'primary-model', messages: [{ role: 'user', content: 'hi' }] };
 
 describe('FallbackProvider', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../shared/clock.js';
-import type { LlmStreamEvent } from '../llm/llm.types.js';
-import { FakeLlm } from './fake-llm.js';
+import type { LlmStreamEvent } from './llm.types.js';
+import { ScriptedLlm } from './scripted.js';
 
 async function collect(it: AsyncIterable<LlmStreamEvent>): Promise<LlmStreamEvent[]> {
   const out: LlmStreamEvent[] = [];
@@ -9,10 +9,10 @@ async function collect(it: AsyncIterable<LlmStreamEvent>): Promise<LlmStreamEven
   return out;
 }
 
-describe('FakeLlm', () => {
+describe('ScriptedLlm', () => {
   it('answers scripted replies in order, records requests, then falls back', async () => {
     const clock = new FakeClock();
-    const llm = new FakeLlm({
+    const llm = new ScriptedLlm({
       clock,
       replies: [{ text: 'Hello there' }, { toolCalls: [{ name: 'exit', arguments: { a: 1 } }] }],
     });
@@ -40,7 +40,7 @@ describe('FakeLlm', () => {
 
   it('waits firstTokenMs on the clock and honours abort', async () => {
     const clock = new FakeClock();
-    const llm = new FakeLlm({ clock, replies: [{ text: 'x' }, { text: 'y' }], firstTokenMs: 200 });
+    const llm = new ScriptedLlm({ clock, replies: [{ text: 'x' }, { text: 'y' }], firstTokenMs: 200 });
     const done = collect(llm.stream({ model: 'm', messages: [] }));
     await clock.advanceAsync(199);
     let finished = false;
@@ -56,7 +56,7 @@ describe('FakeLlm', () => {
   });
 
   it('throws an LlmError for a scripted error', async () => {
-    const llm = new FakeLlm({ clock: new FakeClock(), replies: [{ error: 'overloaded' }] });
+    const llm = new ScriptedLlm({ clock: new FakeClock(), replies: [{ error: 'overloaded' }] });
     await expect(collect(llm.stream({ model: 'm', messages: [] }))).rejects.toMatchObject({
       name: 'LlmError',
       provider: 'fake',

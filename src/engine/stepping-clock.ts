@@ -1,6 +1,6 @@
 // Drives a FakeClock from timer to timer: simulations and golden flows jump straight to the next
 // due timer instead of stepping blindly, so results (latencies, durations) are exact.
-import type { Clock, FakeClock, TimerHandle } from '../../shared/clock.js';
+import type { Clock, FakeClock, TimerHandle } from '../shared/clock.js';
 
 export /** A FakeClock that knows when its next timer is due. */
 class SteppingClock implements Clock {

@@ -1,6 +1,7 @@
-// A scripted LLM provider for tests, simulations and benchmarks: answers each request with the
-// next scripted reply (text and/or tool calls) after a set time to first token on the injected
-// clock, and records every request it got so tests can assert on prompts and tools.
+// The scripted LLM provider: answers each request with the next scripted reply (text and/or tool
+// calls) after a set time to first token on the injected clock, and records every request it got.
+// A real provider, not a test fake: workflow simulations (POST /workflows/{id}/simulate with
+// `stubs.llm`) run agents on it, and so do benchmarks and tests that assert on prompts and tools.
 import type { Clock } from '../../shared/clock.js';
 import {
   LlmError,
@@ -8,9 +9,9 @@ import {
   type LlmRequest,
   type LlmStreamEvent,
   type LlmUsage,
-} from '../llm/llm.types.js';
+} from './llm.types.js';
 
-export interface FakeReply {
+export interface ScriptedReply {
   text?: string;
   toolCalls?: { name: string; arguments?: Record<string, unknown> | string; id?: string }[];
   /** Overrides the estimated token counts. */
@@ -19,14 +20,14 @@ export interface FakeReply {
   error?: string;
 }
 
-export type FakeScript = FakeReply | ((request: LlmRequest, index: number) => FakeReply);
+export type ScriptedStep = ScriptedReply | ((request: LlmRequest, index: number) => ScriptedReply);
 
-export interface FakeLlmOptions {
+export interface ScriptedLlmOptions {
   id?: string;
   clock: Clock;
   /** Replies in order; when they run out, `fallback` answers (default: an empty text reply). */
-  replies?: FakeScript[];
-  fallback?: FakeScript;
+  replies?: ScriptedStep[];
+  fallback?: ScriptedStep;
   /** Time to first token, on the clock. 0 = the first event comes without waiting on a timer. */
   firstTokenMs?: number;
   /** Keep a copy of every request (default true); benchmarks turn it off. */
@@ -38,17 +39,17 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
-export class FakeLlm implements LlmProvider {
+export class ScriptedLlm implements LlmProvider {
   readonly id: string;
   readonly requests: LlmRequest[] = [];
   firstTokenMs: number;
   private readonly clock: Clock;
-  private readonly replies: FakeScript[];
-  private readonly fallback: FakeScript;
+  private readonly replies: ScriptedStep[];
+  private readonly fallback: ScriptedStep;
   private served = 0;
   private readonly record: boolean;
 
-  constructor(options: FakeLlmOptions) {
+  constructor(options: ScriptedLlmOptions) {
     this.id = options.id ?? 'fake';
     this.clock = options.clock;
     this.replies = [...(options.replies ?? [])];
@@ -58,7 +59,7 @@ export class FakeLlm implements LlmProvider {
   }
 
   /** Appends replies to the script. */
-  script(...replies: FakeScript[]): this {
+  script(...replies: ScriptedStep[]): this {
     this.replies.push(...replies);
     return this;
   }
