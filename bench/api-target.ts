@@ -15,7 +15,6 @@ import { apiKeysRepo } from '../src/modules/api-keys/api-keys.repo.js';
 import { projectsRepo } from '../src/modules/projects/projects.repo.js';
 import { sql } from 'kysely';
 import { buildApp } from '../src/api/app.js';
-import { serviceDeps } from '../src/main.js';
 import { MemoryRateLimiter } from '../src/api/rate-limit/rate-limiter.js';
 import { loadConfig } from '../src/config/config.js';
 import { createWorkspace } from '../src/modules/workspaces/workspaces.service.js';
@@ -23,6 +22,7 @@ import { systemClock } from '../src/shared/clock.js';
 import { newId } from '../src/shared/ids.js';
 import { silentLogger } from '../src/shared/logger.js';
 import { migrateToLatest, openStore, toDbTime, type Db } from '../src/store/database.js';
+import { createWiring } from '../src/wiring/wiring.js';
 
 const kind = process.argv[2] as 'bare' | 'sqlite' | 'postgres';
 
@@ -96,7 +96,8 @@ async function full(): Promise<void> {
       : await openStore({ sqlitePath: path.join(dataDir, 'bench.db') });
   await migrateToLatest(store.db);
   const config = { ...loadConfig({ SWITCHBOARD_DATA_DIR: dataDir }), rateLimitPerMinute: 1_000_000_000 };
-  const deps = serviceDeps(config, store, silentLogger());
+  const wiring = createWiring({ config, store, logger: silentLogger() });
+  const { deps } = wiring;
   const { workspace, apiKey } = await createWorkspace(deps, { name: 'bench' });
   const now = Date.now();
   const projectId = newId();
@@ -142,7 +143,7 @@ async function full(): Promise<void> {
   // A production table has planner statistics (autovacuum analyzes it); a freshly filled one not.
   if (kind === 'postgres') await sql`analyze`.execute(store.db);
   const { app } = await buildApp({
-    ...deps,
+    wiring,
     rateLimiter: new MemoryRateLimiter(config.rateLimitPerMinute, systemClock),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -151,7 +152,7 @@ async function full(): Promise<void> {
   const floorPort = floor ? (floor.server.address() as { port: number }).port : undefined;
   process.stdout.write(`${JSON.stringify({ port, key: apiKey, projectId, floorPort })}\n`);
   process.on('SIGTERM', () => {
-    void Promise.all([app.close(), floor?.close()]).then(async () => {
+    void Promise.all([app.close().then(() => wiring.close()), floor?.close()]).then(async () => {
       if (kind === 'postgres')
         await store.db.schema
           .dropSchema(schema)

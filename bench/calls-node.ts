@@ -5,14 +5,12 @@ import path from 'node:path';
 import { buildApp } from '../src/api/app.js';
 import { MemoryRateLimiter } from '../src/api/rate-limit/rate-limiter.js';
 import { loadConfig } from '../src/config/config.js';
-import { SessionHost } from '../src/modules/sessions/session-host.js';
 import { createWorkspace } from '../src/modules/workspaces/workspaces.service.js';
-import { createLlmRegistry } from '../src/providers/llm/registry.js';
-import { serviceDeps } from '../src/main.js';
 import { systemClock } from '../src/shared/clock.js';
 import { silentLogger } from '../src/shared/logger.js';
 import { migrateToLatest, openStore } from '../src/store/database.js';
 import { TelephonyNode } from '../src/telephony/calls/telephony-node.js';
+import { createWiring } from '../src/wiring/wiring.js';
 import { DIALLED } from './calls-scenarios.js';
 
 /** Speak, collect one digit, say which branch, hang up. */
@@ -52,14 +50,19 @@ export async function startNode(dataDir: string) {
     RTP_PORT_MAX: '29999',
     SWITCHBOARD_SECRET_KEY: 'bench-master-key',
   });
-  const deps = serviceDeps(config, store, silentLogger());
-  const sessions = new SessionHost(deps, { llm: createLlmRegistry(config) });
-  const node = await TelephonyNode.start({ deps, sessions, port: 0, stt: null });
+  const wiring = createWiring({ config, store, logger: silentLogger(), providers: { stt: null } });
+  const { deps } = wiring;
+  const node = await TelephonyNode.start({
+    deps,
+    sessions: wiring.sessionHost,
+    port: 0,
+    tts: wiring.providers.tts,
+    stt: wiring.providers.stt,
+  });
   const { app } = await buildApp({
-    ...deps,
+    wiring,
     rateLimiter: new MemoryRateLimiter(config.rateLimitPerMinute, systemClock),
-    overrides: { dialer: node.dialer },
-    sessionHost: sessions,
+    parts: { dialer: node.dialer },
   });
   const { workspace, apiKey } = await createWorkspace(deps, { name: 'bench' });
   const api = async (method: string, url: string, body?: unknown): Promise<Record<string, unknown>> => {
@@ -102,7 +105,7 @@ export async function startNode(dataDir: string) {
     async close() {
       await node.close();
       await app.close();
-      await sessions.close();
+      await wiring.close();
       await store.close();
     },
   };

@@ -1,4 +1,4 @@
-// Wires configuration, store and parts, and runs the chosen role:
+// Runs the chosen role on the service's parts (built by wiring/wiring.ts):
 //   all (default): API + webhook worker + SIP (calls running workflows) in one process
 //   api | worker | sip: one part, for scaling out on PostgreSQL + Redis.
 // On an empty store it creates the `default` workspace and prints its key once.
@@ -17,20 +17,15 @@ import { WebhookWorker } from './events/webhook-worker.js';
 import type { ServiceDeps } from './modules/context.js';
 import { expireUnjoinedSessions } from './modules/sessions/session-lifecycle.js';
 import { createWorkspace } from './modules/workspaces/workspaces.service.js';
-import { systemClock, type Clock } from './shared/clock.js';
-import { newId } from './shared/ids.js';
-import { createLogger, type Logger } from './shared/logger.js';
-import { SecretBox } from './shared/secret-box.js';
-import { deriveServerKeys, loadMasterKey } from './shared/server-key.js';
+import { systemClock } from './shared/clock.js';
+import { createLogger } from './shared/logger.js';
 import type { Role } from './config/roles.js';
 import { openConfiguredStore, SQLITE_FILE } from './store/configured-store.js';
 import { closeStaleCalls } from './telephony/calls/recover-calls.js';
 import { TelephonyNode } from './telephony/calls/telephony-node.js';
 import type { Transferer } from './telephony/calls/transfer-context.js';
-import { SessionHost } from './modules/sessions/session-host.js';
-import { createLlmRegistry } from './providers/llm/registry.js';
-import type { Store } from './store/database.js';
 import { speechStatus, type SpeechStatus } from './providers/speech-status.js';
+import { createWiring } from './wiring/wiring.js';
 
 export type { Role } from './config/roles.js';
 
@@ -39,29 +34,6 @@ const SESSION_SWEEP_MS = 60_000;
 
 /** How long shutdown waits for requests, deliveries and calls in flight before giving up. */
 export const SHUTDOWN_GRACE_MS = 30_000;
-
-/**
- * What every part of the service is built on. The server keys come from SWITCHBOARD_SECRET_KEY or
- * the data dir's key file; tests and benchmarks set the former and pass their own clock.
- */
-export function serviceDeps(
-  config: Config,
-  store: Store,
-  logger: Logger,
-  clock: Clock = systemClock,
-): ServiceDeps {
-  const keys = deriveServerKeys(loadMasterKey(config.secretKey, config.dataDir));
-  return {
-    db: store.db,
-    dialect: store.dialect,
-    clock,
-    newId,
-    config,
-    keys,
-    secretBox: new SecretBox(keys.secretBox),
-    logger,
-  };
-}
 
 /** On an empty store: the `default` workspace, its key printed once to stdout. */
 async function firstRun(deps: ServiceDeps, config: Config, out: NodeJS.WritableStream): Promise<void> {
@@ -94,11 +66,13 @@ export async function startService(
 ): Promise<RunningService> {
   const logger = createLogger(config.logLevel);
   const { store } = await openConfiguredStore(config);
-  const deps = serviceDeps(config, store, logger);
+  const wiring = createWiring({ config, store, logger });
+  const { deps } = wiring;
   await firstRun(deps, config, out);
   // Shutdown runs the parts' closers phase by phase, whatever order they started in: SIP first
   // (new INVITEs get 503 while calls finish, up to the drain limit), then the API (no new work),
-  // then the worker (deliveries in flight), then the session host and providers. A part registers
+  // then the worker (deliveries in flight), then the live-event bus, the session host and the
+  // providers (wiring.close: sessions still running end and are stored first). A part registers
   // its closer as soon as it runs, so a later part failing to start stops it too.
   const closers: Record<'sip' | 'api' | 'worker' | 'sessions', Array<() => Promise<void>>> = {
     sip: [],
@@ -145,10 +119,10 @@ export async function startService(
     // sessions, calls or the API. Closed in the last phase: the drain and the API may use it until then.
     const liveBus = role === 'worker' ? undefined : createLiveBus(config, logger.child({ part: 'live' }));
     if (liveBus) closers.sessions.push(() => liveBus.close());
+    closers.sessions.push(() => wiring.close());
 
     // SIP (roles all and sip): started before the API, whose POST /calls dials through it.
     let telephony: TelephonyNode | undefined;
-    let sessionHost: SessionHost | undefined;
     let sipLine = '';
     if ((role === 'all' || role === 'sip') && config.sip.port !== 0) {
       // Calls this node (SWITCHBOARD_NODE_ID) had live when its previous process died cannot be
@@ -160,16 +134,6 @@ export async function startService(
           'closed calls left live by the previous run',
         );
       }
-      const llm = createLlmRegistry(config);
-      const dispatcher = createGuardedAgent({ policy: new AddressPolicy(config.webhookAllowedCidrs) });
-      const host = new SessionHost(deps, { llm, dispatcher });
-      sessionHost = host;
-      // Last to close: the sessions' endings are stored, then the providers' connections go.
-      closers.sessions.push(async () => {
-        await host.close();
-        await llm.close();
-        await dispatcher.close();
-      });
       const tls =
         config.sip.tlsCert && config.sip.tlsKey
           ? {
@@ -180,7 +144,9 @@ export async function startService(
           : undefined;
       telephony = await TelephonyNode.start({
         deps: { ...deps, logger: logger.child({ part: 'sip' }) },
-        sessions: host,
+        sessions: wiring.sessionHost,
+        tts: wiring.providers.tts,
+        stt: wiring.providers.stt,
         ...(tls ? { tls } : {}),
         // Transfers (transfer_call by REFER, transfer_to_human with a bridge): TelephonyNode's own
         // unless a test injects one; the warm announcement uses the prompts' (cached) TTS.
@@ -213,17 +179,16 @@ export async function startService(
         await rateLimiter.close?.();
       });
       const built = await buildApp({
-        ...deps,
+        wiring,
         rateLimiter,
         httpLogger: logger.child({ part: 'api' }),
-        // Without SIP here (role api, SIP_PORT=0) POST /calls ends calls `sip_unavailable`.
-        ...(telephony ? { overrides: { dialer: telephony.dialer } } : {}),
-        ...(sessionHost ? { sessionHost } : {}),
-        ...(liveBus ? { liveEvents: liveBus } : {}),
+        parts: {
+          // Without SIP here (role api, SIP_PORT=0) POST /calls ends calls `sip_unavailable`.
+          ...(telephony ? { dialer: telephony.dialer } : {}),
+          ...(liveBus ? { liveEvents: liveBus } : {}),
+        },
       });
       api.app = built.app;
-      // Without SIP here the app runs the realtime sockets' sessions on a host of its own.
-      sessionHost ??= built.sessionHost;
       await built.app.listen({ host: config.host, port: config.port });
       out.write(
         [
@@ -252,7 +217,7 @@ export async function startService(
     // Other nodes' force-ends and cancels reach the sessions and calls live in this process.
     if (liveBus) {
       followLiveEvents(liveBus, {
-        sessions: sessionHost,
+        sessions: wiring.sessionHost,
         calls: telephony?.dialer,
         logger: logger.child({ part: 'live' }),
       });

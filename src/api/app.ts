@@ -8,8 +8,8 @@ import addFormats from 'ajv-formats';
 import type { Logger } from '../shared/logger.js';
 import { UnavailableError } from '../shared/errors.js';
 import { pingStore } from '../store/database.js';
-import type { ServiceDeps } from '../modules/context.js';
-import { createServices, type ServiceOverrides, type Services } from '../modules/services.js';
+import type { Services } from '../modules/services.js';
+import type { ServiceParts, Wiring } from '../wiring/wiring.js';
 import { answerRouterError, registerErrorHandling } from './plugins/errors.js';
 import { registerTextCheck } from './plugins/text-check.js';
 import { registerAuth } from './plugins/auth.js';
@@ -19,37 +19,38 @@ import { registerRoutes } from './routes/index.js';
 import { requestIdFor } from './request-id.js';
 import { realtimeRoutes } from './routes/realtime.routes.js';
 import { registerWebsocketRoutes } from './websocket-scope.js';
-import { SessionHost } from '../modules/sessions/session-host.js';
-import { createLlmRegistry } from '../providers/llm/registry.js';
-import { createGuardedAgent } from '../events/ssrf-guard.js';
-import { AddressPolicy } from '../events/address-policy.js';
-import type { LivePublisher } from '../events/live-bus.js';
 import { speechStatus } from '../providers/speech-status.js';
 
 /** Longest path parameter the router matches; Node's 16 KB header limit bounds URLs anyway. */
 const MAX_PATH_PARAM_LENGTH = 16 * 1024;
 
-export interface AppDeps extends ServiceDeps {
+export interface AppOptions {
+  /**
+   * The service's parts (wiring/wiring.ts): the app serves its services and runs the realtime
+   * sockets' sessions on its session host. Whoever built the wiring closes it, after the app.
+   */
+  wiring: Wiring;
   rateLimiter: RateLimiter;
-  /** Replaces parts (the dialer) in tests or other roles. */
-  overrides?: ServiceOverrides;
-  /** Runs joined sessions; by default one with the configured LLM providers and the SSRF guard. */
-  sessionHost?: SessionHost;
+  /**
+   * What only some roles or tests have: the SIP dialer (without one POST /calls ends calls
+   * `sip_unavailable`), the live-event publisher that tells other nodes of force-ends and cancels
+   * (without one, this process only), a DNS resolver for webhook URL checks.
+   */
+  parts?: ServiceParts;
   /** pino logger for request logs; omit for silence. */
   httpLogger?: Logger;
-  /** Where force-ends and cancels are told to the other nodes (live-bus.ts); none: this process only. */
-  liveEvents?: LivePublisher;
 }
 
 export interface BuiltApp {
   app: FastifyInstance;
   services: Services;
-  sessionHost: SessionHost;
 }
 
-export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
+export async function buildApp(options: AppOptions): Promise<BuiltApp> {
+  const { wiring } = options;
+  const { deps, sessionHost } = wiring;
   const app: FastifyInstance = Fastify({
-    loggerInstance: deps.httpLogger as FastifyBaseLogger | undefined,
+    loggerInstance: options.httpLogger as FastifyBaseLogger | undefined,
     bodyLimit: deps.config.bodyLimitBytes,
     genReqId: (req) => requestIdFor(req.headers['x-request-id']),
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
@@ -113,31 +114,11 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   );
 
   registerErrorHandling(app);
-  registerAuth(app, deps, deps.rateLimiter);
+  registerAuth(app, deps, options.rateLimiter);
   registerTextCheck(app);
   registerIdempotency(app, deps);
 
-  // The session host, with its own LLM providers and SSRF-guarded agent unless one is given.
-  const owned: Array<{ close(): Promise<void> }> = [];
-  let host = deps.sessionHost;
-  if (!host) {
-    const llm = createLlmRegistry(deps.config);
-    const dispatcher = createGuardedAgent({ policy: new AddressPolicy(deps.config.webhookAllowedCidrs) });
-    owned.push(llm, dispatcher);
-    host = new SessionHost(deps, { llm, dispatcher });
-  }
-  const sessionHost = host;
-  // Shutdown, in order: sessions still running here end (client_disconnected) and their endings
-  // are stored, then the providers' connections close.
-  app.addHook('onClose', async () => {
-    await sessionHost.close();
-    for (const resource of owned) await resource.close();
-  });
-  const services = createServices(deps, {
-    liveSessions: sessionHost,
-    liveEvents: deps.liveEvents,
-    ...deps.overrides,
-  });
+  const services = wiring.services(options.parts);
 
   app.get('/healthz', { schema: { hide: true } }, async (_req, reply) => {
     try {
@@ -161,5 +142,5 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.ready();
-  return { app, services, sessionHost };
+  return { app, services };
 }

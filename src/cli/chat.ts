@@ -9,16 +9,12 @@
 // so `printf '12\n' | …` into a collection without a terminator saves "12" and runs on.
 import readline from 'node:readline';
 import type { Config } from '../config/config.js';
-import { AddressPolicy } from '../events/address-policy.js';
-import { createGuardedAgent } from '../events/ssrf-guard.js';
-import { serviceDeps } from '../main.js';
-import { SessionHost } from '../modules/sessions/session-host.js';
-import { createLlmRegistry } from '../providers/llm/registry.js';
 import { silentLogger } from '../shared/logger.js';
 import { consumeQuota } from '../modules/usage/quota.service.js';
 import { QuotaExceededError } from '../shared/errors.js';
 import { inTransaction, toDbTime } from '../store/database.js';
 import { openConfiguredStore } from '../store/configured-store.js';
+import { createWiring } from '../wiring/wiring.js';
 import { CliError } from './io.js';
 
 export interface ChatIo {
@@ -37,12 +33,8 @@ export async function runChat(
   io: ChatIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
 ): Promise<number> {
   const { store } = await openConfiguredStore(config, 2);
-  const deps = serviceDeps(config, store, silentLogger());
-  const llm = createLlmRegistry(config);
-  const host = new SessionHost(deps, {
-    llm,
-    dispatcher: createGuardedAgent({ policy: new AddressPolicy(config.webhookAllowedCidrs) }),
-  });
+  const wiring = createWiring({ config, store, logger: silentLogger() });
+  const { deps, sessionHost: host } = wiring;
   try {
     const workflow = await store.db
       .selectFrom('workflows')
@@ -151,8 +143,7 @@ export async function runChat(
     io.stdout.write(`[session ended: ${summary.endReason}, ${summary.durationSeconds} s]\n`);
     return summary.endReason === 'failed' ? 1 : 0;
   } finally {
-    await host.close();
-    await llm.close();
+    await wiring.close();
     await store.close();
   }
 }

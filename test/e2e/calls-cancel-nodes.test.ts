@@ -12,6 +12,7 @@ import { LocalLiveHub, MemoryLiveBus, type LiveBus } from '../../src/events/live
 import { RedisLiveBus } from '../../src/events/redis-live-bus.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { silentLogger } from '../../src/shared/logger.js';
+import { createWiring } from '../../src/wiring/wiring.js';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
 import { callById, eventually, storedEvents } from '../support/call-reads.js';
 import { freeUdpPort, haveSipp, scenarioFile, sipp, sippUasArgs, type Peer } from '../support/sipp.js';
@@ -65,11 +66,16 @@ describe(`e2e: a call ringing on one node, cancelled through another (${process.
       });
       closers.push(() => b.close());
       // Node A: the API only (role api), on B's store, with its own bus and no SIP dialer.
-      const { app: a }: { app: FastifyInstance } = await buildApp({
-        ...b.deps,
+      const wiringA = createWiring({
         config: { ...b.deps.config, nodeId: 'api-a' },
+        store: b.store,
+        logger: b.deps.logger,
+      });
+      closers.push(() => wiringA.close());
+      const { app: a }: { app: FastifyInstance } = await buildApp({
+        wiring: wiringA,
         rateLimiter: new MemoryRateLimiter(b.deps.config.rateLimitPerMinute, systemClock),
-        liveEvents: busA,
+        parts: { liveEvents: busA },
       });
       closers.push(() => a.close());
 

@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runChat } from '../../src/cli/chat.js';
 import { loadConfig } from '../../src/config/config.js';
-import { serviceDeps } from '../../src/main.js';
+import { serviceDeps } from '../../src/wiring/wiring.js';
 import { createWorkspace } from '../../src/modules/workspaces/workspaces.service.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { openConfiguredStore } from '../../src/store/configured-store.js';

@@ -6,16 +6,17 @@ import fs from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
+import { MemoryRateLimiter } from '../../src/api/rate-limit/rate-limiter.js';
 import { LocalLiveHub, MemoryLiveBus, type LiveBus } from '../../src/events/live-bus.js';
 import { followLiveEvents } from '../../src/events/live-follow.js';
 import { RedisLiveBus } from '../../src/events/redis-live-bus.js';
 import { CallsService } from '../../src/modules/calls/calls.service.js';
-import { SessionHost } from '../../src/modules/sessions/session-host.js';
+import type { SessionHost } from '../../src/modules/sessions/session-host.js';
 import { endSession } from '../../src/modules/sessions/session-lifecycle.js';
-import { createLlmRegistry } from '../../src/providers/llm/registry.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { inTransaction } from '../../src/store/database.js';
 import { SipDialer } from '../../src/telephony/calls/sip-dialer.js';
+import { createWiring } from '../../src/wiring/wiring.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { callEvents, callRow, callWorld, type CallWorld } from '../support/calls.js';
 import { createProject, createPublishedWorkflow } from '../support/fixtures.js';
@@ -100,8 +101,8 @@ describe.each(storeKinds())('live events between two nodes on $name', (kind) => 
     async function startNodeB(): Promise<NodeB> {
       const bus = await newBus('node-b');
       const config = { ...a.deps.config, nodeId: 'node-b' };
-      const deps = { ...a.deps, config };
-      const host = new SessionHost(deps, { llm: createLlmRegistry(config) });
+      const wiring = createWiring({ config, store: a.store, logger: a.deps.logger, clock: a.clock });
+      const { deps, sessionHost: host } = wiring;
       const legs: ScriptedLeg[] = [];
       const waiters = new Map<string, () => void>();
       const dialer = new SipDialer(
@@ -114,10 +115,9 @@ describe.each(storeKinds())('live events between two nodes on $name', (kind) => 
         { onEnded: (callId) => waiters.get(callId)?.() },
       );
       const { app } = await buildApp({
-        ...deps,
-        overrides: { dialer },
-        sessionHost: host,
-        liveEvents: bus,
+        wiring,
+        rateLimiter: new MemoryRateLimiter(config.rateLimitPerMinute, a.clock),
+        parts: { dialer, liveEvents: bus },
       });
       followLiveEvents(bus, { sessions: host, calls: dialer, logger: silentLogger() });
       const b: NodeB = {
@@ -127,7 +127,8 @@ describe.each(storeKinds())('live events between two nodes on $name', (kind) => 
         legs,
         ended: (callId) => new Promise<void>((resolve) => waiters.set(callId, resolve)),
         async close() {
-          await app.close(); // ends what still runs on B and waits until its endings are stored
+          await app.close();
+          await wiring.close(); // ends what still runs on B and waits until its endings are stored
           await bus.close();
         },
       };

@@ -2,8 +2,10 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
+import { MemoryRateLimiter } from '../../src/api/rate-limit/rate-limiter.js';
 import { decryptTrunkPassword } from '../../src/modules/sip-trunks/sip-trunks.service.js';
 import { REDACT_PATHS } from '../../src/shared/logger.js';
+import { createWiring } from '../../src/wiring/wiring.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { storeKinds } from '../support/stores.js';
 import {
@@ -277,7 +279,13 @@ describe.each(storeKinds())('sip trunks on $name', (kind) => {
       },
     });
     const logger = pino({ level: 'trace', redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, sink);
-    const { app } = await buildApp({ ...t.deps, httpLogger: logger, logger });
+    // The whole app logs to the sink: requests (httpLogger) and the services (the wiring's logger).
+    const wiring = createWiring({ config: t.deps.config, store: t.store, logger, clock: t.clock });
+    const { app } = await buildApp({
+      wiring,
+      rateLimiter: new MemoryRateLimiter(t.deps.config.rateLimitPerMinute, t.clock),
+      httpLogger: logger,
+    });
     const secret = 'pw-that-must-not-leak-7f3a';
     const send = async (method: string, url: string, body?: unknown) => {
       const res = await app.inject({
@@ -305,6 +313,7 @@ describe.each(storeKinds())('sip trunks on $name', (kind) => {
       await send('PATCH', `/api/v1/sip-trunks/${id}`, { auth_password: secret, termination_uri: 'bad uri' });
     } finally {
       await app.close();
+      await wiring.close();
     }
     expect(lines.length).toBeGreaterThan(5);
     expect(lines.join('')).not.toContain(secret);

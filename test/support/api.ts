@@ -1,24 +1,26 @@
 // Builds the whole API on a real store for integration tests: app.inject(), a fake clock,
 // and helpers to make workspaces and call routes with a key.
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { buildApp, type AppDeps } from '../../src/api/app.js';
+import { buildApp } from '../../src/api/app.js';
 import { MemoryRateLimiter, type RateLimiter } from '../../src/api/rate-limit/rate-limiter.js';
 import { loadConfig, type Config } from '../../src/config/config.js';
-import type { Services, ServiceOverrides } from '../../src/modules/services.js';
+import type { ServiceDeps } from '../../src/modules/context.js';
+import type { Services } from '../../src/modules/services.js';
 import { createWorkspace } from '../../src/modules/workspaces/workspaces.service.js';
 import { FakeClock, type Clock } from '../../src/shared/clock.js';
-import { SessionHost } from '../../src/modules/sessions/session-host.js';
-import { createLlmRegistry } from '../../src/providers/llm/registry.js';
-import { serviceDeps } from '../../src/main.js';
+import type { SessionHost } from '../../src/modules/sessions/session-host.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import type { Store } from '../../src/store/database.js';
+import { createWiring, type ServiceParts, type Wiring } from '../../src/wiring/wiring.js';
 import type { StoreKind } from './stores.js';
 
 export interface TestApi {
   app: FastifyInstance;
   store: Store;
   clock: FakeClock;
-  deps: AppDeps;
+  /** The parts the app runs on, wired as `serve` wires them. */
+  wiring: Wiring;
+  deps: ServiceDeps;
   services: Services;
   /** Runs the sessions joined through this app. */
   sessionHost: SessionHost;
@@ -42,7 +44,7 @@ export type Reply = LightMyRequestResponse & { body: string; data: unknown };
 export interface TestApiOptions {
   config?: Partial<Config>;
   rateLimiter?: RateLimiter;
-  overrides?: ServiceOverrides;
+  overrides?: ServiceParts;
   clock?: FakeClock;
   /** Runs joined sessions on this clock (e.g. the real one for socket tests) instead of the fake. */
   sessionClock?: Clock;
@@ -59,18 +61,19 @@ export async function startTestApi(kind: StoreKind, options: TestApiOptions = {}
     }),
     ...options.config,
   };
-  const deps: AppDeps = {
-    ...serviceDeps(config, store, silentLogger(), clock),
+  const wiring = createWiring({
+    config,
+    store,
+    logger: silentLogger(),
+    clock,
+    ...(options.sessionClock ? { sessionClock: options.sessionClock } : {}),
+  });
+  const { deps, sessionHost } = wiring;
+  const { app, services } = await buildApp({
+    wiring,
     rateLimiter: options.rateLimiter ?? new MemoryRateLimiter(config.rateLimitPerMinute, clock),
-    overrides: options.overrides,
-  };
-  if (options.sessionClock) {
-    deps.sessionHost = new SessionHost(
-      { ...deps, clock: options.sessionClock },
-      { llm: createLlmRegistry(config) },
-    );
-  }
-  const { app, services, sessionHost } = await buildApp(deps);
+    ...(options.overrides ? { parts: options.overrides } : {}),
+  });
   const newWorkspace = async (name = 'test') => {
     const { workspace, apiKey } = await createWorkspace(deps, { name, ownerEmail: 'owner@example.test' });
     return { key: apiKey, workspaceId: workspace.id };
@@ -99,6 +102,7 @@ export async function startTestApi(kind: StoreKind, options: TestApiOptions = {}
     app,
     store,
     clock,
+    wiring,
     deps,
     services,
     sessionHost,
@@ -108,6 +112,7 @@ export async function startTestApi(kind: StoreKind, options: TestApiOptions = {}
     call,
     async close() {
       await app.close();
+      await wiring.close();
       await store.close();
     },
   };

@@ -1,4 +1,4 @@
-// End-to-end: the API and a TelephonyNode (the wiring `serve` runs) on SQLite with the real clock,
+// End-to-end: the API and a TelephonyNode on the wiring `serve` runs (wiring/wiring.ts), on SQLite with the real clock,
 // SIP on a free port, RTP on a range of its own, for real sipp processes to call (sipp.ts); its
 // world (project, trunk, number, published workflows) set up through the API, and the MENU
 // workflow several suites publish.
@@ -8,10 +8,8 @@ import { MemoryRateLimiter } from '../../src/api/rate-limit/rate-limiter.js';
 import { loadConfig } from '../../src/config/config.js';
 import type { ServiceDeps } from '../../src/modules/context.js';
 import type { Services } from '../../src/modules/services.js';
-import { SessionHost } from '../../src/modules/sessions/session-host.js';
+import type { SessionHost } from '../../src/modules/sessions/session-host.js';
 import { createWorkspace } from '../../src/modules/workspaces/workspaces.service.js';
-import { createLlmRegistry } from '../../src/providers/llm/registry.js';
-import { serviceDeps } from '../../src/main.js';
 import type { LiveBus } from '../../src/events/live-bus.js';
 import { followLiveEvents } from '../../src/events/live-follow.js';
 import type { TtsProvider } from '../../src/providers/tts/tts.types.js';
@@ -22,6 +20,7 @@ import type { PhoneChannelFactory } from '../../src/telephony/calls/live-call.js
 import { TelephonyNode } from '../../src/telephony/calls/telephony-node.js';
 import type { Transferer } from '../../src/telephony/calls/transfer-context.js';
 import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
+import { createWiring, type Wiring } from '../../src/wiring/wiring.js';
 import type { StoreKind } from './stores.js';
 
 /** Parsed JSON from the API and the outbox, read loosely by the tests. */
@@ -32,6 +31,7 @@ export interface CallNode {
   app: FastifyInstance;
   store: Store;
   deps: ServiceDeps;
+  wiring: Wiring;
   node: TelephonyNode;
   sessions: SessionHost;
   /** The API's services (optional: suites that build a CallNode of their own may leave it out). */
@@ -80,8 +80,16 @@ export async function startCallNode(options: CallNodeOptions = {}): Promise<Call
     SWITCHBOARD_SECRET_KEY: 'test-master-key',
     ...options.config,
   });
-  const deps = serviceDeps(config, store, process.env.CALL_LOGS ? createLogger('debug') : silentLogger());
-  const sessions = new SessionHost(deps, { llm: createLlmRegistry(config) });
+  const wiring = createWiring({
+    config,
+    store,
+    logger: process.env.CALL_LOGS ? createLogger('debug') : silentLogger(),
+    providers: {
+      ...(options.tts ? { tts: options.tts } : {}),
+      ...(options.configuredStt ? {} : { stt: null }),
+    },
+  });
+  const { deps, sessionHost: sessions } = wiring;
   // Each node its own RTP range, so parallel files never hand out the same port.
   const min = rtpBase;
   rtpBase += 200;
@@ -90,18 +98,16 @@ export async function startCallNode(options: CallNodeOptions = {}): Promise<Call
     sessions,
     port: 0,
     ports: new RtpPortAllocator(min, min + 199),
-    ...(options.tts ? { tts: options.tts } : {}),
-    ...(options.configuredStt ? {} : { stt: null }),
+    tts: wiring.providers.tts,
+    stt: wiring.providers.stt,
     ...(options.transferer ? { transferer: options.transferer } : {}),
     ...(options.newChannel ? { newChannel: options.newChannel } : {}),
     ...(options.drainLimitMs !== undefined ? { drainLimitMs: options.drainLimitMs } : {}),
   });
   const { app, services } = await buildApp({
-    ...deps,
+    wiring,
     rateLimiter: new MemoryRateLimiter(config.rateLimitPerMinute, systemClock),
-    overrides: { dialer: node.dialer },
-    sessionHost: sessions,
-    ...(options.liveBus ? { liveEvents: options.liveBus } : {}),
+    parts: { dialer: node.dialer, ...(options.liveBus ? { liveEvents: options.liveBus } : {}) },
   });
   if (options.liveBus) {
     followLiveEvents(options.liveBus, { sessions, calls: node.dialer, logger: deps.logger });
@@ -124,6 +130,7 @@ export async function startCallNode(options: CallNodeOptions = {}): Promise<Call
     app,
     store,
     deps,
+    wiring,
     node,
     sessions,
     services,
@@ -137,6 +144,7 @@ export async function startCallNode(options: CallNodeOptions = {}): Promise<Call
       closed = true;
       await node.close();
       await app.close();
+      await wiring.close();
       await store.close();
     },
   };

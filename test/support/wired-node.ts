@@ -1,11 +1,9 @@
-// A TelephonyNode (the wiring `serve` runs: call host, admission, LiveCall) on a TestApi's store
-// and FakeClock, with its SIP transports played by the test (telephony/sip/testing/fake-wire.ts):
+// A TelephonyNode (call host, admission, LiveCall, as `serve` runs it) on a TestApi's wiring
+// (its store, FakeClock and session host), with its SIP transports played by the test (telephony/sip/testing/fake-wire.ts):
 // INVITEs arrive from any source the test names and every response and request we send is
 // captured. Phone channels are instant (prompts "played" at once, no audio), so a workflow runs to
 // its end without time passing; what is under test is the SIP and call-record side.
 import type { CallControl } from '../../src/channels/call-media.js';
-import { createLlmRegistry } from '../../src/providers/llm/registry.js';
-import { SessionHost } from '../../src/modules/sessions/session-host.js';
 import { DRAIN_LIMIT_MS } from '../../src/telephony/calls/call-drain.js';
 import { TelephonyNode } from '../../src/telephony/calls/telephony-node.js';
 import type { PhoneChannelLike } from '../../src/telephony/calls/live-call.js';
@@ -43,12 +41,12 @@ export interface WiredNode {
 let rtpBase = 41000 + (process.pid % 40) * 100;
 
 export async function wiredNode(t: TestApi): Promise<WiredNode> {
-  const sessions = new SessionHost(t.deps, { llm: createLlmRegistry(t.deps.config) });
   const min = rtpBase;
   rtpBase += 40;
   const node = await TelephonyNode.start({
     deps: t.deps,
-    sessions,
+    sessions: t.wiring.sessionHost,
+    tts: t.wiring.providers.tts,
     port: 0,
     ports: new RtpPortAllocator(min, min + 39),
     stt: null,
