@@ -7,7 +7,7 @@ import { FakeCallControl, FakeCallMedia } from '../../test/support/voice-media.j
 import { FakeSttProvider, FakeTtsProvider } from '../../test/support/voice-providers.js';
 import type { EngineEvent } from '../engine/events.js';
 import { SessionRegistry, type LiveSession, type SessionSummary } from '../engine/session-runtime.js';
-import { graph, testAgent } from '../engine/testing/harness.js';
+import { graph, testAgent } from '../../test/support/engine-harness.js';
 import type { WorkflowGraph } from '../engine/workflow-deps.js';
 import { ScriptedLlm } from '../providers/llm/scripted.js';
 import { EspeakTtsProvider } from '../providers/tts/espeak.js';

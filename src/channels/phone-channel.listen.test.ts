@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { drain, setup, speakFrames, track } from '../../test/support/voice-channel.js';
+import { drain, setup, speakFrames, track } from './testing/voice-channel.js';
 import { SttError } from '../providers/stt/stt.types.js';
 
 describe('PhoneChannel.listen', () => {

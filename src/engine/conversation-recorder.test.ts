@@ -6,7 +6,7 @@ import { FakeClock } from '../shared/clock.js';
 import type { Store } from '../store/database.js';
 import { recordSession } from './session-recording.js';
 import { SessionRegistry } from './session-runtime.js';
-import { graph, settle, testAgent } from './testing/harness.js';
+import { graph, settle, testAgent } from '../../test/support/engine-harness.js';
 
 // Two agents in a row so agent_name becomes visible (spec 2.10), with a speak node before them.
 const flow = graph(

@@ -5,7 +5,7 @@ import { EventStream } from './events.js';
 import { Execution, runWorkflow } from './interpreter.js';
 import type { NodeDefinition } from './node-types.js';
 import { defaultRegistry } from './nodes/index.js';
-import { graph, settle } from './testing/harness.js';
+import { graph, settle } from '../../test/support/engine-harness.js';
 
 function setup(maxExecutionMs?: number) {
   const clock = new FakeClock();

@@ -3,7 +3,7 @@ import { TextChannel } from '../channels/text-channel.js';
 import { FakeClock } from '../shared/clock.js';
 import { parseClientMessage, RealtimeConnection, type ServerMessage } from './realtime-protocol.js';
 import { SessionRegistry } from './session-runtime.js';
-import { graph, settle } from './testing/harness.js';
+import { graph, settle } from '../../test/support/engine-harness.js';
 
 const flow = graph(
   [

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { TextChannel } from '../channels/text-channel.js';
 import { FakeClock } from '../shared/clock.js';
 import { SessionNotActiveError, SessionRegistry } from './session-runtime.js';
-import { graph, settle } from './testing/harness.js';
+import { graph, settle } from '../../test/support/engine-harness.js';
 
 const pinFlow = graph(
   [

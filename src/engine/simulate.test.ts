@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { simulate } from './simulate.js';
-import { graph, testAgent } from './testing/harness.js';
+import { graph, testAgent } from '../../test/support/engine-harness.js';
 
 describe('simulate', () => {
   it('returns status, path, redacted variables and messages; stubbed LLM serves any provider', async () => {

@@ -14,7 +14,7 @@ import { systemClock } from '../../src/shared/clock.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { createWiring } from '../../src/wiring/wiring.js';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
-import { callById, eventually, storedEvents } from '../support/call-reads.js';
+import { callById, eventually, storedEvents } from './testing/call-reads.js';
 import { freeUdpPort, haveSipp, scenarioFile, sipp, sippUasArgs, type Peer } from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;

@@ -4,7 +4,7 @@
 // scenario (the caller gets our BYE, the callee's BYE is answered).
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
-import { eventually, finishedCall, storedEvents, transcript } from '../support/call-reads.js';
+import { eventually, finishedCall, storedEvents, transcript } from './testing/call-reads.js';
 import {
   freeUdpPort,
   haveSipp,

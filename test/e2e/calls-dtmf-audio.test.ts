@@ -7,7 +7,7 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MENU, startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
-import { finishedCall, liveCallRtp, storedEvents, transcript } from '../support/call-reads.js';
+import { finishedCall, liveCallRtp, storedEvents, transcript } from './testing/call-reads.js';
 import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;

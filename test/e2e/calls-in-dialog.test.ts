@@ -6,7 +6,7 @@
 // and the call goes on until the caller hangs up.
 import { afterEach, describe, expect, it } from 'vitest';
 import { MENU, startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
-import { finishedCall, storedEvents } from '../support/call-reads.js';
+import { finishedCall, storedEvents } from './testing/call-reads.js';
 import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;

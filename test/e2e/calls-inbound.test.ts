@@ -5,7 +5,7 @@
 // Under CI a missing sipp fails instead of skipping.
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
-import { callById, eventually, storedEvents, transcript } from '../support/call-reads.js';
+import { callById, eventually, storedEvents, transcript } from './testing/call-reads.js';
 import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
 import { storeKinds } from '../support/stores.js';
 

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { recordUsage } from '../../src/modules/usage/usage.service.js';
 import type { CallTable } from '../../src/store/schema.js';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
-import { callById, eventually, storedEvents } from '../support/call-reads.js';
+import { callById, eventually, storedEvents } from './testing/call-reads.js';
 import { freeUdpPort, haveSipp, scenarioFile, sipp, sippUasArgs, type Peer } from '../support/sipp.js';
 import { storeKinds, type StoreKind } from '../support/stores.js';
 

@@ -11,7 +11,7 @@
 // least 3600, and the call then runs that interval (RFC 4028 7.4).
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
-import { eventually, finishedCall } from '../support/call-reads.js';
+import { eventually, finishedCall } from './testing/call-reads.js';
 import { freeUdpPort, haveSipp, scenarioFile, sipp, sippUasArgs, type Peer } from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;

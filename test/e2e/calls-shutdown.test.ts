@@ -3,7 +3,7 @@
 // completed / shutdown, its session ended client_disconnected. sipp is the caller both times.
 import { afterEach, describe, expect, it } from 'vitest';
 import { MENU, startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
-import { eventually } from '../support/call-reads.js';
+import { eventually } from './testing/call-reads.js';
 import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;

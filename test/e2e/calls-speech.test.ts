@@ -19,7 +19,7 @@ import { createTtsProvider } from '../../src/providers/tts/registry.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-servers/index.js';
 import { startFakeSttServer, type FakeSttServer } from '../support/fake-voice-servers/stt.js';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
-import { eventually, finishedCall, liveCallRtp, storedEvents } from '../support/call-reads.js';
+import { eventually, finishedCall, liveCallRtp, storedEvents } from './testing/call-reads.js';
 import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs, sippUasArgs } from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;

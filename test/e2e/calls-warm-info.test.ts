@@ -14,7 +14,7 @@ import { createTransferer } from '../../src/telephony/calls/transfer.js';
 import type { MediaBridge } from '../../src/telephony/media/bridge.js';
 import type { RtpSession } from '../../src/telephony/media/rtp-session.js';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
-import { eventually, finishedCall } from '../support/call-reads.js';
+import { eventually, finishedCall } from './testing/call-reads.js';
 import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;

@@ -15,8 +15,8 @@ import { SipStack } from '../../src/telephony/sip/stack.js';
 import { UacLeg } from '../../src/telephony/sip/uac-leg.js';
 import { createTransferer } from '../../src/telephony/calls/transfer.js';
 import type { TransferContext } from '../../src/telephony/calls/transfer-context.js';
-import { OUR_NUMBER, transferWorld, type Cleanup } from '../support/transfer-peers.js';
-import { freeUdpPort, have, run, until } from '../interop/media-harness.js';
+import { OUR_NUMBER, transferWorld, type Cleanup } from './testing/transfer-peers.js';
+import { freeUdpPort, have, run, until } from '../support/media-harness.js';
 
 const peerTest = have('sipp') || process.env.CI ? it : it.skip;
 const SCENARIO = fileURLToPath(new URL('../interop/transfers/refer-uas.xml', import.meta.url));

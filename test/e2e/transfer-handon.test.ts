@@ -16,8 +16,8 @@ import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
 import type { RtpSession } from '../../src/telephony/media/rtp-session.js';
 import { SipStack } from '../../src/telephony/sip/stack.js';
 import { scenarioFile } from '../support/sipp.js';
-import { echoingSipp, joinedCaller, tone, transferWorld, type Cleanup } from '../support/transfer-peers.js';
-import { freeUdpPort, have, until } from '../interop/media-harness.js';
+import { echoingSipp, joinedCaller, tone, transferWorld, type Cleanup } from './testing/transfer-peers.js';
+import { freeUdpPort, have, until } from '../support/media-harness.js';
 
 const peerTest = have('sipp') || process.env.CI ? it : it.skip;
 

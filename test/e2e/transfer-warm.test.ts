@@ -17,8 +17,8 @@ import type { MediaBridge } from '../../src/telephony/media/bridge.js';
 import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
 import type { RtpSession } from '../../src/telephony/media/rtp-session.js';
 import { SipStack } from '../../src/telephony/sip/stack.js';
-import { echoingSipp, joinedCaller, tone, transferWorld, type Cleanup } from '../support/transfer-peers.js';
-import { freeUdpPort, have, until } from '../interop/media-harness.js';
+import { echoingSipp, joinedCaller, tone, transferWorld, type Cleanup } from './testing/transfer-peers.js';
+import { freeUdpPort, have, until } from '../support/media-harness.js';
 
 const peerTest = (have('sipp') && have('espeak-ng')) || process.env.CI ? it : it.skip;
 const scenario = (name: string) =>

@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { EspeakTtsProvider } from '../../src/providers/tts/espeak.js';
 import { createTransferer } from '../../src/telephony/calls/transfer.js';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
-import { callById, eventually, transcript } from '../support/call-reads.js';
+import { callById, eventually, transcript } from './testing/call-reads.js';
 import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { storeKinds } from '../support/stores.js';
-import { createProject, createTrunk, createWorkflow } from '../support/telephony.js';
+import { createProject, createTrunk, createWorkflow } from './testing/telephony.js';
 
 type Json = { data: Record<string, unknown> };
 type Errors = { message: string; errors: Record<string, string[]> };

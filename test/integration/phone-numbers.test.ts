@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workflowAttachedNumbers } from '../../src/modules/phone-numbers/phone-numbers.repo.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { storeKinds } from '../support/stores.js';
-import { createProject, createTrunk, createWorkflow, keyWithScopes } from '../support/telephony.js';
+import { createProject, createTrunk, createWorkflow, keyWithScopes } from './testing/telephony.js';
 
 type Json = { data: Record<string, unknown> };
 type Errors = { message: string; errors: Record<string, string[]> };

@@ -8,13 +8,7 @@ import { REDACT_PATHS } from '../../src/shared/logger.js';
 import { createWiring } from '../../src/wiring/wiring.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { storeKinds } from '../support/stores.js';
-import {
-  createProject,
-  createTrunk,
-  keyWithScopes,
-  TRUNK_PASSWORD,
-  trunkBody,
-} from '../support/telephony.js';
+import { createProject, createTrunk, keyWithScopes, TRUNK_PASSWORD, trunkBody } from './testing/telephony.js';
 
 type Json = { data: Record<string, unknown> };
 type Errors = { message: string; errors: Record<string, string[]> };

@@ -34,7 +34,10 @@ interface Worker {
 function startWorker(env: Record<string, string>): Promise<Worker> {
   const child = spawn(
     process.execPath,
-    [path.join(ROOT, 'node_modules/vite-node/vite-node.mjs'), 'test/support/webhook-worker-child.ts'],
+    [
+      path.join(ROOT, 'node_modules/vite-node/vite-node.mjs'),
+      'test/integration/testing/webhook-worker-child.ts',
+    ],
     {
       cwd: ROOT,
       env: { ...process.env, WORKER_SECRET_KEY: keyHex, LOG_LEVEL: 'error', ...env },

@@ -13,7 +13,7 @@ import { buildOffer, readAnswer } from '../../src/telephony/sip/sdp/offer.js';
 import type { LocalAudio } from '../../src/telephony/sip/sdp/session.js';
 import { SipStack } from '../../src/telephony/sip/stack.js';
 import { UacLeg } from '../../src/telephony/sip/uac-leg.js';
-import { freeUdpPort, have, run, settled, until } from './media-harness.js';
+import { freeUdpPort, have, run, settled, until } from '../support/media-harness.js';
 
 /** As media-pcap.test.ts: sipp plays pcaps through a raw socket (root or CAP_NET_RAW). */
 const rawSockets =

@@ -7,7 +7,15 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MediaHost, freeUdpPort, have, run, settled, until, type MediaCall } from './media-harness.js';
+import {
+  MediaHost,
+  freeUdpPort,
+  have,
+  run,
+  settled,
+  until,
+  type MediaCall,
+} from '../support/media-harness.js';
 
 /**
  * Under CI a missing peer fails the test (its spawn fails); elsewhere the test is skipped. sipp

@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MediaHost, freeUdpPort, have, run, until, type MediaCall } from './media-harness.js';
+import { MediaHost, freeUdpPort, have, run, until, type MediaCall } from '../support/media-harness.js';
 
 /** Under CI a missing peer fails the test (its spawn fails); elsewhere the test is skipped. */
 const peerTest = (...bins: string[]) => (bins.every(have) || process.env.CI ? it : it.skip);

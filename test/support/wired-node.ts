@@ -1,5 +1,5 @@
-// A TelephonyNode (call host, admission, LiveCall, as `serve` runs it) on a TestApi's wiring
-// (its store, FakeClock and session host), with its SIP transports played by the test (telephony/sip/testing/fake-wire.ts):
+// A TelephonyNode (call host, admission, LiveCall, as `serve` runs it) on a TestApi's wiring (its
+// store, FakeClock and session host), with its SIP transports played by the test (fake-wire.ts):
 // INVITEs arrive from any source the test names and every response and request we send is
 // captured. Phone channels are instant (prompts "played" at once, no audio), so a workflow runs to
 // its end without time passing; what is under test is the SIP and call-record side.
@@ -10,7 +10,7 @@ import type { PhoneChannelLike } from '../../src/telephony/calls/live-call.js';
 import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
 import { createReply } from '../../src/telephony/sip/message/build.js';
 import type { SipRequest, SipResponse } from '../../src/telephony/sip/message/types.js';
-import { FakeWire, type WiredStack } from '../../src/telephony/sip/testing/fake-wire.js';
+import { FakeWire, type WiredStack } from './fake-wire.js';
 import type { Source } from '../../src/telephony/sip/transport/routing.js';
 import type { TestApi } from './api.js';
 import type { CallWorld } from './calls.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ScriptedLlm } from '../../providers/llm/scripted.js';
 import { FakeClock } from '../../shared/clock.js';
 import type { FetchLike } from '../node-types.js';
-import { nodeHarness, settle, testAgent } from '../testing/harness.js';
+import { nodeHarness, settle, testAgent } from '../../../test/support/engine-harness.js';
 import { agentNode } from './agent.node.js';
 
 function setup(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TextChannelOutput } from '../../channels/text-channel.js';
-import { nodeHarness } from '../testing/harness.js';
+import { nodeHarness } from '../../../test/support/engine-harness.js';
 import { dialNode } from './dial.node.js';
 
 describe('dial', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nodeHarness, settle } from '../testing/harness.js';
+import { nodeHarness, settle } from '../../../test/support/engine-harness.js';
 import { dtmfNode } from './dtmf.node.js';
 
 const base = { prompt: 'Enter your PIN', num_digits: 4, timeout_seconds: 5, save_to_variable: 'pin' };

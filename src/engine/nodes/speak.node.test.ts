@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nodeHarness, settle } from '../testing/harness.js';
+import { nodeHarness, settle } from '../../../test/support/engine-harness.js';
 import { speakNode } from './speak.node.js';
 
 describe('speak', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nodeHarness } from '../testing/harness.js';
+import { nodeHarness } from '../../../test/support/engine-harness.js';
 import { transferCallNode } from './transfer-call.node.js';
 
 describe('transfer_call', () => {

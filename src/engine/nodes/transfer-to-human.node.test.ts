@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TextChannelOutput } from '../../channels/text-channel.js';
-import { nodeHarness } from '../testing/harness.js';
+import { nodeHarness } from '../../../test/support/engine-harness.js';
 import { transferToHumanNode } from './transfer-to-human.node.js';
 
 describe('transfer_to_human', () => {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signPayload } from '../../events/signer.js';
 import { globalFetch } from '../http.js';
 import type { FetchLike } from '../node-types.js';
-import { nodeHarness, settle } from '../testing/harness.js';
+import { nodeHarness, settle } from '../../../test/support/engine-harness.js';
 import { webhookNode } from './webhook.node.js';
 
 interface Seen {

@@ -7,9 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { EspeakTtsProvider, espeakVoice } from './espeak.js';
 import { TtsError } from './tts.types.js';
 
-const fakeScript = fileURLToPath(
-  new URL('../../../test/support/fake-voice-servers/fake-espeak.js', import.meta.url),
-);
+const fakeScript = fileURLToPath(new URL('./testing/fake-espeak.js', import.meta.url));
 
 function fake(): { provider: EspeakTtsProvider; log: () => { args: string[]; text: string } } {
   const logPath = path.join(mkdtempSync(path.join(tmpdir(), 'espeak-')), 'log.json');

@@ -1,6 +1,6 @@
 // SIP_CODECS reaches every SDP a call's legs build: our answer to a carrier's offer, our offer on an
 // outbound call, and the offer of a warm transfer's (or dial node's) second leg, each in the order
-// configured. The legs run on a SIP stack whose transports the test plays (sip/testing/fake-wire.ts),
+// configured. The legs run on a SIP stack whose transports the test plays (test/support/fake-wire.ts),
 // so the INVITEs they send are read straight from the wire.
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestApi } from '../../../test/support/api.js';
@@ -13,7 +13,7 @@ import type { RtpSession } from '../media/rtp-session.js';
 import type { CallTable } from '../../store/schema.js';
 import { answerOffer } from '../sip/sdp/answer.js';
 import { buildOffer } from '../sip/sdp/offer.js';
-import { wiredStack, type WiredStack } from '../sip/testing/fake-wire.js';
+import { wiredStack, type WiredStack } from '../../../test/support/fake-wire.js';
 import type { CodecName } from '../sip/sdp/codecs.js';
 import { bridgedLegCodecs, codecsOf, localAudio, offerCodec, type MediaEnv } from './call-media-setup.js';
 import { MediaSipLeg } from './media-sip-leg.js';

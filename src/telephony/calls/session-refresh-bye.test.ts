@@ -8,7 +8,7 @@ import { dialogFromUac, isDialog, requestInDialog } from '../sip/dialog/dialog.j
 import { createReply, createRequest } from '../sip/message/build.js';
 import type { SipMessage, SipRequest } from '../sip/message/types.js';
 import { SipStack } from '../sip/stack.js';
-import { FakeWire, type PeerContext } from '../sip/testing/fake-wire.js';
+import { FakeWire, type PeerContext } from '../../../test/support/fake-wire.js';
 import { UacLeg } from '../sip/uac-leg.js';
 import { UasLeg } from '../sip/uas-leg.js';
 import { DialogTimer } from './session-refresh.js';

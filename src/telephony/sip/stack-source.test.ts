@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { createReply } from './message/build.js';
 import type { SipRequest } from './message/types.js';
-import { wiredStack } from './testing/fake-wire.js';
+import { wiredStack } from '../../../test/support/fake-wire.js';
 import type { ServerTransaction } from './transaction/server.js';
 import type { Source } from './transport/routing.js';
 

@@ -10,7 +10,7 @@ import { createReply, type HeaderInit } from './message/build.js';
 import type { SipRequest, SipResponse } from './message/types.js';
 import { formatUri } from './message/uri.js';
 import { SipStack } from './stack.js';
-import { FakeWire, type PeerContext } from './testing/fake-wire.js';
+import { FakeWire, type PeerContext } from '../../../test/support/fake-wire.js';
 import { UacLeg } from './uac-leg.js';
 
 const US = { host: '192.0.2.1', port: 5060 };

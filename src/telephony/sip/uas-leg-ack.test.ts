@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { carrierInDialog } from '../../../test/support/wired-node.js';
 import type { SipRequest, SipResponse } from './message/types.js';
-import { wiredStack } from './testing/fake-wire.js';
+import { wiredStack } from '../../../test/support/fake-wire.js';
 import type { Source } from './transport/routing.js';
 import { UasLeg } from './uas-leg.js';
 

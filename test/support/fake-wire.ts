@@ -9,13 +9,13 @@
 //   TLS connection), and everything the stack sends is captured in its `sent`, with the Destination
 //   the stack chose. A test reaches what no real peer on loopback can be: a carrier at 198.51.100.7
 //   whose Via claims 203.0.113.10.
-import { FakeClock } from '../../../shared/clock.js';
-import { serialize } from '../message/serialize.js';
-import { parseMessage } from '../message/parse.js';
-import type { SipMessage, SipRequest, SipResponse } from '../message/types.js';
-import { SipStack, type SipStackOptions } from '../stack.js';
-import type { Destination } from '../transaction/types.js';
-import type { Source } from '../transport/routing.js';
+import { FakeClock } from '../../src/shared/clock.js';
+import { serialize } from '../../src/telephony/sip/message/serialize.js';
+import { parseMessage } from '../../src/telephony/sip/message/parse.js';
+import type { SipMessage, SipRequest, SipResponse } from '../../src/telephony/sip/message/types.js';
+import { SipStack, type SipStackOptions } from '../../src/telephony/sip/stack.js';
+import type { Destination } from '../../src/telephony/sip/transaction/types.js';
+import type { Source } from '../../src/telephony/sip/transport/routing.js';
 
 interface Address {
   host: string;

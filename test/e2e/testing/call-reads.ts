@@ -1,8 +1,8 @@
-// Reads of an e2e node's store (call-node.ts): polling until a value shows, a call row by id or
-// once it has finished, the events of the outbox, a session's transcript.
-import type { CallTable } from '../../src/store/schema.js';
-import type { RtpSession } from '../../src/telephony/media/rtp-session.js';
-import type { CallNode, Loose } from './call-node.js';
+// Reads of an e2e node's store (test/support/call-node.ts): polling until a value shows, a call
+// row by id or once it has finished, the events of the outbox, a session's transcript.
+import type { CallTable } from '../../../src/store/schema.js';
+import type { RtpSession } from '../../../src/telephony/media/rtp-session.js';
+import type { CallNode, Loose } from '../../support/call-node.js';
 
 /** Polls the store (no timers of its own beyond a short yield) until `read` gives a value. */
 export async function eventually<T>(read: () => Promise<T | undefined | null | false>): Promise<T> {

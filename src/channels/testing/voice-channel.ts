@@ -1,10 +1,14 @@
 // A PhoneChannel on a fake call media, fake providers and a FakeClock, with the helpers its tests
 // share (promise state without waiting, caller audio in real-time steps on the fake clock).
 import { vi } from 'vitest';
-import { PhoneChannel } from '../../src/channels/phone-channel.js';
-import { FakeClock } from '../../src/shared/clock.js';
-import { FakeCallControl, FakeCallMedia } from './voice-media.js';
-import { FakeSttProvider, FakeTtsProvider, type FakeTtsOptions } from './voice-providers.js';
+import { PhoneChannel } from '../phone-channel.js';
+import { FakeClock } from '../../shared/clock.js';
+import { FakeCallControl, FakeCallMedia } from '../../../test/support/voice-media.js';
+import {
+  FakeSttProvider,
+  FakeTtsProvider,
+  type FakeTtsOptions,
+} from '../../../test/support/voice-providers.js';
 
 /** Lets every pending promise callback and immediate run; no time passes on the clock. */
 export const drain = async (): Promise<void> => {

@@ -1,13 +1,13 @@
-// Test and simulation helpers: a NodeContext on a text channel and a FakeClock, and graph
-// builders, so node tests stay a few lines each.
-import { TextChannel, type TextChannelOptions } from '../../channels/text-channel.js';
-import type { LlmProvider } from '../../providers/llm/llm.types.js';
-import { FakeClock } from '../../shared/clock.js';
-import { EventStream, type EngineEvent } from '../events.js';
-import { createNodeContext, type MutableNodeContext } from '../node-context.js';
-import type { AgentRecord, FetchLike } from '../node-types.js';
-import { VariableStore } from '../variables.js';
-import type { GraphEdge, GraphNode, NodeType, WorkflowGraph } from '../workflow-deps.js';
+// Engine test helpers, shared by the engine's and the channels' tests: a NodeContext on a text
+// channel and a FakeClock, and graph builders, so node tests stay a few lines each.
+import { TextChannel, type TextChannelOptions } from '../../src/channels/text-channel.js';
+import type { LlmProvider } from '../../src/providers/llm/llm.types.js';
+import { FakeClock } from '../../src/shared/clock.js';
+import { EventStream, type EngineEvent } from '../../src/engine/events.js';
+import { createNodeContext, type MutableNodeContext } from '../../src/engine/node-context.js';
+import type { AgentRecord, FetchLike } from '../../src/engine/node-types.js';
+import { VariableStore } from '../../src/engine/variables.js';
+import type { GraphEdge, GraphNode, NodeType, WorkflowGraph } from '../../src/engine/workflow-deps.js';
 
 export interface HarnessOptions {
   variables?: Record<string, unknown>;

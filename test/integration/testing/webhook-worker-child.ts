@@ -4,14 +4,14 @@
 //   WORKER_LEASE_MS, WORKER_CONCURRENCY, WORKER_ID.
 // Prints "ready <pid>" on stdout once polling; SIGTERM stops it gracefully and prints
 // "stopped <attempts sent>".
-import { systemClock } from '../../src/shared/clock.js';
-import { createLogger } from '../../src/shared/logger.js';
-import { SecretBox } from '../../src/shared/secret-box.js';
-import { openStore } from '../../src/store/database.js';
-import { AddressPolicy } from '../../src/events/address-policy.js';
-import { createOwnerNotifier } from '../../src/events/owner-notifier.js';
-import { createGuardedAgent } from '../../src/events/ssrf-guard.js';
-import { WebhookWorker } from '../../src/events/webhook-worker.js';
+import { systemClock } from '../../../src/shared/clock.js';
+import { createLogger } from '../../../src/shared/logger.js';
+import { SecretBox } from '../../../src/shared/secret-box.js';
+import { openStore } from '../../../src/store/database.js';
+import { AddressPolicy } from '../../../src/events/address-policy.js';
+import { createOwnerNotifier } from '../../../src/events/owner-notifier.js';
+import { createGuardedAgent } from '../../../src/events/ssrf-guard.js';
+import { WebhookWorker } from '../../../src/events/webhook-worker.js';
 
 const env = process.env;
 const store = await openStore(

@@ -1,4 +1,4 @@
-// A bare media host for the interop tests: SipStack + UasLeg answering each INVITE with our SDP
+// A bare media host for the interop and transfer e2e tests: SipStack + UasLeg answering each INVITE with our SDP
 // answer (telephony/sip/sdp) over a bound RtpSession (telephony/media). No call control: the
 // tests drive the call through the returned objects and look at what both sides saw.
 import { spawn, spawnSync } from 'node:child_process';

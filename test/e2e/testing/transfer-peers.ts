@@ -2,15 +2,15 @@
 // run on (our number, its trunk, a call in progress), sipp as a party that echoes our media back
 // (-rtp_echo), and the caller's phone joined to our caller session on loopback as the call host
 // has them.
-import { systemClock } from '../../src/shared/clock.js';
-import type { CallTable } from '../../src/store/schema.js';
-import { G711Codec } from '../../src/audio/codecs/g711.js';
-import type { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
-import { RtpSession } from '../../src/telephony/media/rtp-session.js';
-import { freeUdpPort, run } from '../interop/media-harness.js';
-import { startTestApi, type TestApi } from './api.js';
-import { createProject, registerNumber } from './fixtures.js';
-import { storeKinds } from './stores.js';
+import { systemClock } from '../../../src/shared/clock.js';
+import type { CallTable } from '../../../src/store/schema.js';
+import { G711Codec } from '../../../src/audio/codecs/g711.js';
+import type { RtpPortAllocator } from '../../../src/telephony/media/port-allocator.js';
+import { RtpSession } from '../../../src/telephony/media/rtp-session.js';
+import { freeUdpPort, run } from '../../support/media-harness.js';
+import { startTestApi, type TestApi } from '../../support/api.js';
+import { createProject, registerNumber } from '../../support/fixtures.js';
+import { storeKinds } from '../../support/stores.js';
 
 /** What a test file closes after each test, last first. */
 export type Cleanup = Array<() => Promise<unknown>>;

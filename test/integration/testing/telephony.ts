@@ -1,7 +1,7 @@
 // Fixtures for the telephony suites: keys with chosen scopes, projects, workflows and trunks
 // created through the API the way a client would.
 import { expect } from 'vitest';
-import type { TestApi } from './api.js';
+import type { TestApi } from '../../support/api.js';
 
 type Json = { data: Record<string, unknown> };
 
