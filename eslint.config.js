@@ -1,6 +1,15 @@
-// Lint rules: typescript-eslint's recommended set, with the habits of STYLE.md.
+// Lint rules: typescript-eslint's recommended set with the project's habits (`import type` for
+// types, `_` for unused parameters), and the architecture: production code imports only downward
+// through the rooms of lint/layers.js, no import circles, and test fixtures stay where they belong
+// (ARCHITECTURE.md, "Layers" and "Testing"). test/lint/layers.test.ts proves the rules bite.
 import js from '@eslint/js';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
+import { layerZones, productionTestingZones, root, supportZones, testingZones } from './lint/layers.js';
+
+const restrict = (zones) => ['error', { basePath: root, zones }];
+const tests = ['**/*.test.ts', '**/testing/**'];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**'] },
@@ -19,5 +28,37 @@ export default tseslint.config(
   {
     files: ['**/*.js'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+  },
+  {
+    files: ['src/**/*.ts', 'bench/**/*.ts', 'test/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      // Which files import-x reads to follow imports (TypeScript's, parsed as typescript-eslint
+      // does), and how a `./x.js` specifier finds `x.ts`.
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: `${root}/tsconfig.json` })],
+    },
+  },
+  // Production code: downward only, no circles, no test code.
+  {
+    files: ['src/**/*.ts', 'bench/**/*.ts'],
+    ignores: tests,
+    rules: {
+      'import-x/no-restricted-paths': restrict([...layerZones(), ...productionTestingZones]),
+      // Packages cannot close a circle through our code; not following them saves most of the cost.
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+    },
+  },
+  // A folder's tests and fixtures: its own testing/ and test/support, no other folder's testing/.
+  {
+    files: ['src/**/*.test.ts', 'src/**/testing/**/*.ts', 'test/**/*.ts'],
+    ignores: ['test/support/**'],
+    rules: { 'import-x/no-restricted-paths': restrict(testingZones()) },
+  },
+  // Shared support builds on production code and itself.
+  {
+    files: ['test/support/**/*.ts'],
+    rules: { 'import-x/no-restricted-paths': restrict(supportZones) },
   },
 );
