@@ -1,4 +1,4 @@
-// Calls benchmark (issue 6): inbound calls from sipp through admission and dispatch into a
+// Calls benchmark: inbound calls from sipp through admission and dispatch into a
 // speak + dtmf + hangup workflow, on the node the service runs (TelephonyNode + SessionHost on a
 // SQLite file in WAL mode, prompts from espeak-ng through the prompt cache), media both ways.
 //

@@ -73,7 +73,7 @@ async function main(): Promise<void> {
       `< 200 KiB per call: ${m.rssPerCall < 200 * 1024 ? 'met' : 'NOT met'} (${(m.rssPerCall / 1024).toFixed(1)} KiB)`,
     );
   }
-  console.log(`\ntargets (issue 5; figures from a shared 2-core machine):\n  ${targets.join('\n  ')}`);
+  console.log(`\ntargets (figures from a shared 2-core machine):\n  ${targets.join('\n  ')}`);
   process.exitCode = failed ? 1 : 0;
 }
 

@@ -24,7 +24,11 @@ export const ROOMS = [
   { name: 'events', path: 'src/events', may: ['store', 'config', 'shared'] },
   // The channel contracts: what the engine asks of a channel, and the seams a call gives the phone
   // channel. They sit below voice/, the phone channel's parts, which the channels build on.
-  { name: 'channel-contracts', path: ['src/channels/channel.ts', 'src/channels/call-media.ts'], may: [] },
+  {
+    name: 'channel-contracts',
+    path: ['src/channels/channel.ts', 'src/channels/call-media.ts'],
+    may: ['providers'],
+  },
   { name: 'voice', path: 'src/voice', may: ['channel-contracts', 'providers', 'audio', 'shared'] },
   {
     name: 'channels',

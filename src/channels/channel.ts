@@ -1,10 +1,10 @@
-// What a workflow node may ask of the line it runs on. The text (test/chat/simulation) channel
-// implements it now; the phone (SIP) and web (WebRTC) channels implement the same interface later,
-// so nodes never change when a new kind of line appears.
+// What a workflow node may ask of the line it runs on. The text channel (test, chat, simulation)
+// and the phone channel (SIP calls) implement it, and any new kind of line implements the same
+// interface, so nodes never change when one appears.
 
 import type { SpeechHints } from '../providers/stt/stt.types.js';
 
-/** The session channel names of the spec (2.5). */
+/** The session channel names of the API (`channel` of a session, docs/api.md). */
 export type ChannelKind = 'test' | 'web' | 'phone';
 
 /**

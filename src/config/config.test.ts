@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, defaultNodeId, loadConfig, NODE_ID_PATTERN } from './config.js';
 
 describe('loadConfig', () => {
-  it('has the defaults of CONTRACT.md', () => {
+  it('has the defaults the README lists', () => {
     const c = loadConfig({});
     expect(c).toMatchObject({
       nodeId: defaultNodeId(os.hostname(), 5060),

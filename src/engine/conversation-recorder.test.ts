@@ -8,7 +8,7 @@ import { recordSession } from './session-recording.js';
 import { SessionRegistry } from './session-runtime.js';
 import { graph, settle, testAgent } from '../../test/support/engine-harness.js';
 
-// Two agents in a row so agent_name becomes visible (spec 2.10), with a speak node before them.
+// Two agents in a row so agent_name becomes visible (docs/conversations.md), with a speak node before them.
 const flow = graph(
   [
     ['start', 'start'],

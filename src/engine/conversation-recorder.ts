@@ -2,7 +2,7 @@
 // when the recorder attaches) and one `messages` row per message event, numbered from 1.
 // spoken_at is the event's time; latency_ms (assistant messages after a user turn) is rounded, and
 // its parts (`latency`) are stored as JSON beside it.
-// agent_name is stored only once a second agent has spoken in the session (spec 2.10: "present
+// agent_name is stored only once a second agent has spoken in the session (the API's conversations: "present
 // when multiple agents ran"); at that moment earlier agent messages get their names filled in.
 import { toDbTime, type Executor } from '../store/database.js';
 import { newId as defaultNewId, type IdGenerator } from '../shared/ids.js';

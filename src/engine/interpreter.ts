@@ -34,7 +34,7 @@ export interface ExecutionOptions {
   clock: Clock;
   events?: EventStream;
   seeds?: VariableSeeds;
-  /** LLM providers by id (llm_vendor_1 … or a fake's id). */
+  /** LLM providers by id (llm_vendor_1 … or the scripted provider's id). */
   llm?: Record<string, LlmProvider> | ((id: string) => LlmProvider | undefined);
   getAgent?: (id: string) => Promise<AgentRecord | undefined>;
   fetch?: FetchLike;

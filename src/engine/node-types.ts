@@ -122,7 +122,7 @@ export interface NodeDefinition {
   /**
    * How the node leaves when the channel lacks one of its needs and the graph has an edge for
    * that handle: a transfer or a dial that cannot happen here (a web chat) is a failed one, and the
-   * graph's fallback runs (spec 1.1: "execution continues on the `failed` handle"). Without it, or
+   * graph's fallback runs (the API's rule: "execution continues on the `failed` handle"). Without it, or
    * without that edge, the execution fails with channel_unsupported.
    */
   unsupported?: NodeOutcome;

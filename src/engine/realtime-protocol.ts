@@ -1,7 +1,7 @@
 // The realtime session protocol (docs/realtime-protocol.md) as a pure adapter: socket text frames
-// in → session calls; engine events → JSON frames out. The lead's WebSocket route
-// (/api/v1/sessions/{id}/realtime?token=…) only moves strings between a socket and this class, so
-// the protocol is tested without sockets. Audio frames will travel on the same socket later.
+// in → session calls; engine events → JSON frames out. The WebSocket route
+// (/api/v1/sessions/{id}/realtime?token=…, api/routes/realtime.routes.ts) only moves strings
+// between a socket and this class, so the protocol is tested without sockets.
 import type { EngineEvent, LatencyBreakdown, SessionEndReason, SessionStatus } from './events.js';
 import { SessionNotActiveError, type LiveSession } from './session-runtime.js';
 import { badTextReason } from '../shared/text.js';

@@ -37,7 +37,7 @@ export interface SimulateOptions {
   /** System variables to seed (session_id, workflow_id, …); channel defaults to `test`. */
   system?: SystemVariables;
   fetch?: FetchLike;
-  /** A SteppingClock lets the caller build fakes (LLM delays) on the clock the driver steps. */
+  /** A SteppingClock lets the caller build providers (LLM delays) on the clock the driver steps. */
   clock?: FakeClock | SteppingClock;
   maxExecutionMs?: number;
   maxSteps?: number;

@@ -14,7 +14,7 @@ export function isEventType(value: unknown): value is EventType {
   return typeof value === 'string' && (EVENT_TYPES as readonly string[]).includes(value);
 }
 
-/** Delivery states of the delivery log (CONTRACT.md). */
+/** Delivery states of the delivery log (docs/webhooks.md). */
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'dead'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 

@@ -1,5 +1,5 @@
 // Keypad digits of a call, buffered from the moment the channel exists: keys pressed during a
-// prompt, or before a collect node starts, wait here for the next read (spec 1.1: digits pressed
+// prompt, or before a collect node starts, wait here for the next read (docs/workflow-nodes.md: digits pressed
 // while a prompt plays barge in and are counted). Same semantics as the text channel's digits.
 import { abortError, type DigitOptions } from '../channels/channel.js';
 import type { Clock, TimerHandle } from '../shared/clock.js';

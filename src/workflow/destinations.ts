@@ -1,4 +1,4 @@
-// Transfer and dial destinations (spec 1.1): `tel:<E164>` or `sip:<user>@<host>` (`sips:` too, as
+// Transfer and dial destinations (docs/workflow-nodes.md): `tel:<E164>` or `sip:<user>@<host>` (`sips:` too, as
 // the engine accepts it). A rendered destination is parsed by parseDestination; the validator
 // decides what it can about a destination template before any variable has a value
 // (checkDestinationTemplate).

@@ -53,7 +53,7 @@ describe('workflowGraphJsonSchema', () => {
     expect(Object.keys(nodeConfigSchemas)).toEqual([...NODE_TYPES]);
   });
 
-  it('compiles under ajv strict mode and accepts the CONTRACT sample graph', () => {
+  it("compiles under ajv strict mode and accepts the graph format's sample graph", () => {
     const validate = compile();
     expect(validate(contractSample), JSON.stringify(validate.errors)).toBe(true);
   });

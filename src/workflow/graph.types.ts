@@ -1,11 +1,11 @@
-// The workflow graph envelope (schema_version 1) as TypeScript types. The names here are the
-// operator contract (CONTRACT.md): the API stores this shape, the validator checks it and the
+// The workflow graph envelope (schema_version 1) as TypeScript types. The names here are fixed
+// for operators and their scripts (docs/workflow-nodes.md): the API stores this shape, the validator checks it and the
 // engine runs it. Per-type config shapes live in graph-schema.ts (TypeBox) next to the JSON Schema.
 
 /** Version of the graph envelope; stored with every published version. */
 export const SCHEMA_VERSION = 1;
 
-/** Every node type of CONTRACT.md, in the order the docs present them. */
+/** Every node type, in the order docs/workflow-nodes.md presents them. */
 export const NODE_TYPES = [
   'start',
   'speak',
@@ -54,7 +54,7 @@ export interface WorkflowGraph {
   nodes: GraphNode[];
   edges: GraphEdge[];
   /**
-   * Optional (beyond CONTRACT.md): names of variables the workflow expects to be seeded by a
+   * Optional (beyond the API specification): names of variables the workflow expects to be seeded by a
    * dispatch rule, the session or the call. They count as set for the "nothing sets it" warning.
    */
   inputs?: string[];

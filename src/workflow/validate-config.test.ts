@@ -23,7 +23,7 @@ describe('dtmf', () => {
     save_to_variable: 'pin',
   };
 
-  it('accepts the CONTRACT config', () => {
+  it('accepts the documented config', () => {
     expect(check('dtmf', ok)).toEqual({ errors: [], warnings: [] });
   });
 

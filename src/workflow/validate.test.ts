@@ -1,4 +1,4 @@
-// The validator end to end: the CONTRACT sample, a realistic support line, and robustness.
+// The validator end to end: the graph format's sample, a realistic support line, and robustness.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { validateGraph } from './validate.js';
@@ -98,7 +98,7 @@ const supportLine = {
 };
 
 describe('validateGraph', () => {
-  it('accepts the CONTRACT sample graph', () => {
+  it("accepts the graph format's sample graph", () => {
     expect(validateGraph(contractSample, {})).toEqual({ valid: true, errors: [], warnings: [] });
   });
 

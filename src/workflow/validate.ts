@@ -1,5 +1,5 @@
 // The workflow validator: pure checks over a graph of unknown shape, returning findings as the
-// API's validate and publish responses carry them (spec 2.4). Each family of rules lives in its
+// API's validate and publish responses carry them (docs/workflow-nodes.md, "Validation"). Each family of rules lives in its
 // own file; this one fixes their order (envelope and edges, structure, configs, variables).
 //
 // Field convention (docs/workflow-nodes.md, "Validation"): node findings name the config key as

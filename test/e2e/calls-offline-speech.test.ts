@@ -19,7 +19,7 @@ import { EspeakTtsProvider } from '../../src/providers/tts/espeak.js';
 import type { TtsProvider } from '../../src/providers/tts/tts.types.js';
 import { openAiFrames } from '../support/fake-llm-servers/openai.js';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
-import { finishedCall, storedEvents } from '../support/call-reads.js';
+import { finishedCall, storedEvents } from './testing/call-reads.js';
 import { concat, mix, noise, silence, spoken } from '../support/generated-audio.js';
 import { writePcmaPcap } from '../support/rtp-pcap.js';
 import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';

@@ -1,4 +1,4 @@
-// /webhook-endpoints and /webhook-deliveries (CONTRACT.md): thin — schema in, service call, schema out.
+// /webhook-endpoints and /webhook-deliveries (docs/webhooks.md): thin — schema in, service call, schema out.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { ServiceDeps } from '../../modules/context.js';

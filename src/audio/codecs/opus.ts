@@ -1,7 +1,7 @@
 // Opus (RFC 6716, RTP payload RFC 7587) through @evan/opus: libopus as a native addon with a WASM
 // build it falls back to (OPUS_FORCE_WASM=1 forces it). Mono, 20 ms frames, VoIP tuning. The RTP
 // clock is 48 kHz whatever the PCM rate, and the PCM is 48 kHz here: the pipeline reaches it
-// through PipelineCodec's resampler, as DESIGN.md asks.
+// through PipelineCodec's resampler (docs/media.md: one 16 kHz pipeline rate for every codec).
 
 import { Decoder, Encoder } from '@evan/opus';
 import { FRAME_MS, type AudioCodec } from './audio-codec.js';

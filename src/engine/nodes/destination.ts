@@ -1,5 +1,5 @@
 // Transfer and dial destinations after template rendering: `tel:<E164>` or `sip:user@host`
-// (spec 1.1). A bare E.164 number is accepted as `tel:` for convenience.
+// (docs/workflow-nodes.md). A bare E.164 number is accepted as `tel:` for convenience.
 const TEL = /^tel:\+[1-9]\d{1,14}$/;
 const SIP = /^sips?:[^@\s:;]+@[A-Za-z0-9.-]+(:\d{1,5})?(;[^\s]*)?$/;
 

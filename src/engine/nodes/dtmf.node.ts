@@ -1,4 +1,4 @@
-// `dtmf` (Collect DTMF, spec 2.9): says `prompt` (barge-in on), then collects keypad digits into
+// `dtmf` (Collect DTMF, docs/workflow-nodes.md): says `prompt` (barge-in on), then collects keypad digits into
 // `save_to_variable`. Collection ends when `num_digits` digits have arrived (→ success), the
 // `terminator` key (default #, also named `pound`; "" for none) is pressed (→ success; it is not saved), or
 // `timeout_seconds` (default 5) of silence pass after the prompt or the last key (→ timeout; the

@@ -1,4 +1,4 @@
-// `transfer_call` (blind transfer, spec 1.1): SIP REFER to `destination` (template); the service
+// `transfer_call` (blind transfer, docs/workflow-nodes.md): SIP REFER to `destination` (template); the service
 // leaves the call and the execution finishes as `transferred`. A refused REFER (or a destination
 // that is not tel:/sip:) leaves by `failed` when the graph has that edge, and fails the execution
 // (no_edge) when it does not.

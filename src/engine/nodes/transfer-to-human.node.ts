@@ -1,4 +1,4 @@
-// `transfer_to_human` (warm transfer, spec 1.1): dials `destination` (template) as a new leg, plays
+// `transfer_to_human` (warm transfer, docs/workflow-nodes.md): dials `destination` (template) as a new leg, plays
 // `announcement` (template, optional) to the human, then bridges; the human's phone rings up to
 // `ring_timeout_seconds` (default 30). Success finishes the execution as
 // `transferred`; a human who does not answer (or a destination that is not tel:/sip:) leaves by

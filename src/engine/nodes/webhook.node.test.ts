@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signPayload } from '../../events/signer.js';
-import { globalFetch } from '../http.js';
+import { globalFetch } from '../testing/global-fetch.js';
 import type { FetchLike } from '../node-types.js';
 import { nodeHarness, settle } from '../../../test/support/engine-harness.js';
 import { webhookNode } from './webhook.node.js';

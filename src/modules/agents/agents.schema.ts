@@ -1,4 +1,4 @@
-// Agent fields of spec 2.2. Required on create: project_id, name, system_prompt, llm_provider,
+// Agent fields of the API (docs/api.md). Required on create: project_id, name, system_prompt, llm_provider,
 // llm_model; everything else has a documented default.
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, Timestamp } from '../../shared/schemas.js';

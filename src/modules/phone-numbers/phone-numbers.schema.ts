@@ -1,4 +1,4 @@
-// Request and response schemas for /phone-numbers (spec 2.7) and the dispatch test. The schemas
+// Request and response schemas for /phone-numbers (docs/telephony.md) and the dispatch test. The schemas
 // check shapes and enums; formats that need code (HH:MM, IANA zones, E.164, workflow ownership)
 // are checked by dispatch-rules.validate.ts and the service, with errors keyed by the same paths.
 import { Type, type Static } from '@sinclair/typebox';

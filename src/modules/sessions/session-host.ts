@@ -207,7 +207,7 @@ export class SessionHost implements LiveSessionControl {
         started_at: summary.startedAt === null ? null : isoSeconds(summary.startedAt),
         ended_at: isoSeconds(summary.endedAt),
         variables: ex.variables,
-        // Caller-owned metadata is echoed in every webhook of its session (spec 2).
+        // Caller-owned metadata is echoed in every webhook of its session (docs/webhooks.md).
         metadata: parseJson<Record<string, unknown>>(row.metadata, {}),
         ...(ex.transfer ? { transfer: ex.transfer } : {}),
         ...(ex.error ? { error: ex.error } : {}),

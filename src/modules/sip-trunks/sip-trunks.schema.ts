@@ -1,4 +1,4 @@
-// Request and response schemas for /sip-trunks (spec 2.8). auth_password is accepted on create
+// Request and response schemas for /sip-trunks (docs/telephony.md). auth_password is accepted on create
 // and update and appears in no response schema, so serialization could not leak it either.
 import { Type, type Static } from '@sinclair/typebox';
 import { Timestamp } from '../../shared/schemas.js';

@@ -1,4 +1,4 @@
-// Request and response schemas of /webhook-endpoints and /webhook-deliveries (CONTRACT.md).
+// Request and response schemas of /webhook-endpoints and /webhook-deliveries (docs/webhooks.md).
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, Timestamp } from '../../shared/schemas.js';
 import { EVENT_TYPES, DELIVERY_STATUSES } from '../../events/event-types.js';

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, Timestamp } from '../../shared/schemas.js';
 
-/** The draft graph: the CONTRACT envelope. Drafts may be incomplete; validate/publish judge them. */
+/** The draft graph: the envelope of workflow/graph.types.ts. Drafts may be incomplete; validate/publish judge them. */
 export const GraphBody = Type.Object(
   {
     nodes: Type.Array(Type.Record(Type.String(), Type.Unknown()), { maxItems: 2000 }),

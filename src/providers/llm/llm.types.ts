@@ -58,7 +58,7 @@ export type LlmStreamEvent =
     };
 
 export interface LlmProvider {
-  /** The provider identifier of the spec: llm_vendor_1 … llm_vendor_4 (or a fake's name). */
+  /** The provider identifier of the spec: llm_vendor_1 … llm_vendor_4 (or the scripted provider's name). */
   readonly id: string;
   /** Streams one completion. Throws LlmError on failure after the adapter's own retries. */
   stream(request: LlmRequest): AsyncIterable<LlmStreamEvent>;

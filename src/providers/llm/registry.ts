@@ -111,7 +111,7 @@ export interface LlmRegistry {
 export interface LlmRegistryOptions extends AdapterOptions, FallbackOptions {
   /** Per primary id, the provider (and model) to fall back to. */
   fallbacks?: Partial<Record<string, FallbackTarget>>;
-  /** Providers used instead of the adapters, by id (a scripted fake in tests, a benchmark's fake). */
+  /** Providers used instead of the adapters, by id (the scripted provider in tests and benchmarks). */
   overrides?: Record<string, LlmProvider>;
 }
 

@@ -44,7 +44,7 @@ const IN_DIALOG = ['BYE', 'INFO', 'UPDATE', 'NOTIFY', 'PRACK', 'REFER'];
 export interface SipStackOptions {
   readonly clock: Clock;
   readonly host: string;
-  /** UDP and TCP share the port, as CONTRACT.md's SIP_PORT says; 0 picks a free one, undefined turns them off. */
+  /** UDP and TCP share the port, as SIP_PORT promises (README); 0 picks a free one, undefined turns them off. */
   readonly port?: number;
   readonly tls?: { readonly port: number; readonly cert: string | Buffer; readonly key: string | Buffer };
   readonly policy?: RequestPolicy;

@@ -1,4 +1,4 @@
-// Picks the rule that answers an inbound call (spec 1.1): rules in ascending priority, ties in
+// Picks the rule that answers an inbound call (docs/dispatch.md): rules in ascending priority, ties in
 // stored order; the first rule whose every filter matches wins; a rule without filters always
 // matches. Every rule is still reported, so the dispatch-test endpoint can say why each lost.
 import { checkCallerId, type Caller } from './caller-id.js';

@@ -1,4 +1,4 @@
-// The dispatch rule as stored on a phone number and evaluated for inbound calls (spec 2.7).
+// The dispatch rule as stored on a phone number and evaluated for inbound calls (docs/dispatch.md).
 // Pure data: shared by the API (validation, dispatch-test) and the call controller.
 
 export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;

@@ -1,6 +1,6 @@
 // Where messages go on the wire: the received/rport stamp on an incoming request's top Via
 // (RFC 3261 18.2.1, RFC 3581 4) and the destination of a response (RFC 3261 18.2.2, RFC 3581 4),
-// plus the next hop of a request from its Route or Request-URI (no DNS: RFC 3263 comes later).
+// plus the next hop of a request from its Route or Request-URI (no DNS here: resolve.ts does RFC 3263).
 import { splitList } from '../message/access.js';
 import type { Via } from '../message/headers.js';
 import { formatVia } from '../message/headers.js';

@@ -1,5 +1,5 @@
 // Per-source token buckets, so one address flooding the port is slowed down without starving
-// everyone else (issue 5, bad input). Time comes from the injected clock.
+// everyone else. Time comes from the injected clock.
 import type { Clock } from '../../../shared/clock.js';
 
 export interface ThrottleOptions {
