@@ -18,14 +18,15 @@ import type { ServiceDeps } from './modules/context.js';
 import { expireUnjoinedSessions } from './modules/sessions/session-lifecycle.js';
 import { createWorkspace } from './modules/workspaces/workspaces.service.js';
 import { systemClock } from './shared/clock.js';
-import { createLogger } from './shared/logger.js';
+import { createLogger, type Logger } from './shared/logger.js';
 import type { Role } from './config/roles.js';
 import { openConfiguredStore, SQLITE_FILE } from './store/configured-store.js';
 import { closeStaleCalls } from './telephony/calls/recover-calls.js';
 import { TelephonyNode } from './telephony/calls/telephony-node.js';
 import type { Transferer } from './telephony/calls/transfer-context.js';
+import type { Store } from './store/database.js';
+import { createWiring, type ServiceParts, type Wiring } from './wiring/wiring.js';
 import { speechStatus, type SpeechStatus } from './providers/speech-status.js';
-import { createWiring } from './wiring/wiring.js';
 
 export type { Role } from './config/roles.js';
 
@@ -58,6 +59,24 @@ export interface RunningService {
   close(): Promise<void>;
 }
 
+/**
+ * Shutdown runs the parts' closers phase by phase, whatever order they started in: SIP first (new
+ * INVITEs get 503 while calls finish, up to the drain limit), then the API (no new work), then the
+ * worker (deliveries in flight), then the live-event bus, the session host and the providers
+ * (wiring.close: sessions still running end and are stored first). A part registers its closer as
+ * soon as it runs, so a later part failing to start stops it too.
+ */
+type Closers = Record<'sip' | 'api' | 'worker' | 'sessions', Array<() => Promise<void>>>;
+
+/** What every part of a starting service is started with. */
+interface Starting {
+  config: Config;
+  role: Role;
+  wiring: Wiring;
+  logger: Logger;
+  closers: Closers;
+}
+
 export async function startService(
   config: Config,
   role: Role,
@@ -67,19 +86,9 @@ export async function startService(
   const logger = createLogger(config.logLevel);
   const { store } = await openConfiguredStore(config);
   const wiring = createWiring({ config, store, logger });
-  const { deps } = wiring;
-  await firstRun(deps, config, out);
-  // Shutdown runs the parts' closers phase by phase, whatever order they started in: SIP first
-  // (new INVITEs get 503 while calls finish, up to the drain limit), then the API (no new work),
-  // then the worker (deliveries in flight), then the live-event bus, the session host and the
-  // providers (wiring.close: sessions still running end and are stored first). A part registers
-  // its closer as soon as it runs, so a later part failing to start stops it too.
-  const closers: Record<'sip' | 'api' | 'worker' | 'sessions', Array<() => Promise<void>>> = {
-    sip: [],
-    api: [],
-    worker: [],
-    sessions: [],
-  };
+  await firstRun(wiring.deps, config, out);
+  const closers: Closers = { sip: [], api: [], worker: [], sessions: [] };
+  const s: Starting = { config, role, wiring, logger, closers };
   let closing: Promise<void> | null = null;
   const service: RunningService = {
     close() {
@@ -96,140 +105,143 @@ export async function startService(
 
   // A part that fails to start (a port in use, a bad certificate) stops the ones already running.
   try {
-    if (role === 'all' || role === 'worker') {
-      const notifier = createOwnerNotifier({ smtpUrl: config.smtpUrl, logger });
-      const dispatcher = createGuardedAgent({ policy: new AddressPolicy(config.webhookAllowedCidrs) });
-      const worker = new WebhookWorker({
-        store,
-        clock: systemClock,
-        logger: logger.child({ part: 'webhooks' }),
-        dispatcher,
-        secrets: deps.secretBox,
-        notifier,
-      });
-      worker.start();
-      closers.worker.push(async () => {
-        await worker.stop(); // waits for deliveries in flight
-        await dispatcher.close();
-        notifier.close();
-      });
-    }
-
+    if (role === 'all' || role === 'worker') startWebhookWorker(s, store);
     // Force-ends and cancels between nodes (REDIS_URL; else this process alone): roles that run
     // sessions, calls or the API. Closed in the last phase: the drain and the API may use it until then.
     const liveBus = role === 'worker' ? undefined : createLiveBus(config, logger.child({ part: 'live' }));
     if (liveBus) closers.sessions.push(() => liveBus.close());
     closers.sessions.push(() => wiring.close());
-
-    // SIP (roles all and sip): started before the API, whose POST /calls dials through it.
-    let telephony: TelephonyNode | undefined;
-    let sipLine = '';
-    if ((role === 'all' || role === 'sip') && config.sip.port !== 0) {
-      // Calls this node (SWITCHBOARD_NODE_ID) had live when its previous process died cannot be
-      // resumed: close them first. Other SIP nodes' calls on a shared store are left running.
-      const swept = await closeStaleCalls(deps, 'server_restart');
-      if (swept.calls) {
-        logger.warn(
-          { calls: swept.calls, node_id: config.nodeId },
-          'closed calls left live by the previous run',
-        );
-      }
-      const tls =
-        config.sip.tlsCert && config.sip.tlsKey
-          ? {
-              port: config.sip.tlsPort,
-              cert: fs.readFileSync(config.sip.tlsCert),
-              key: fs.readFileSync(config.sip.tlsKey),
-            }
-          : undefined;
-      telephony = await TelephonyNode.start({
-        deps: { ...deps, logger: logger.child({ part: 'sip' }) },
-        sessions: wiring.sessionHost,
-        tts: wiring.providers.tts,
-        stt: wiring.providers.stt,
-        ...(tls ? { tls } : {}),
-        // Transfers (transfer_call by REFER, transfer_to_human with a bridge): TelephonyNode's own
-        // unless a test injects one; the warm announcement uses the prompts' (cached) TTS.
-        ...(transferer ? { transferer } : {}),
-      });
-      // The API roles' banner says it; a SIP-only node says it in its log.
-      const speech = speechStatus(config);
-      if (role === 'sip' && !speech.output.available) {
-        logger.warn(`speech output unavailable: ${speech.output.detail}`);
-      }
-      const node = telephony;
-      closers.sip.push(async () => {
-        const r = await node.close();
-        if (r.hungUp) logger.warn('calls still up at the drain limit were hung up');
-      });
-      const a = telephony.address;
-      sipLine =
-        `  SIP:        ${config.sip.host} udp+tcp ${a.udp}${a.tls ? `, tls ${a.tls}` : ''}, ` +
-        `RTP ${config.sip.rtpPortMin}-${config.sip.rtpPortMax} (inbound calls run workflows by their number's dispatch rules)\n`;
-    }
-
+    // SIP before the API, whose POST /calls dials through it.
+    const sip =
+      (role === 'all' || role === 'sip') && config.sip.port !== 0 ? await startSip(s, transferer) : undefined;
     if (role === 'all' || role === 'api') {
-      const rateLimiter: RateLimiter = config.redisUrl
-        ? new RedisRateLimiter(config.redisUrl, config.rateLimitPerMinute)
-        : new MemoryRateLimiter(config.rateLimitPerMinute, systemClock);
-      // Registered before the app exists, so a failed build or listen still closes the limiter.
-      const api: { app?: { close(): Promise<unknown> } } = {};
-      closers.api.push(async () => {
-        await api.app?.close();
-        await rateLimiter.close?.();
+      await startApi(s, {
+        ...(sip ? { dialer: sip.node.dialer } : {}),
+        ...(liveBus ? { liveEvents: liveBus } : {}),
       });
-      const built = await buildApp({
-        wiring,
-        rateLimiter,
-        httpLogger: logger.child({ part: 'api' }),
-        parts: {
-          // Without SIP here (role api, SIP_PORT=0) POST /calls ends calls `sip_unavailable`.
-          ...(telephony ? { dialer: telephony.dialer } : {}),
-          ...(liveBus ? { liveEvents: liveBus } : {}),
-        },
-      });
-      api.app = built.app;
-      await built.app.listen({ host: config.host, port: config.port });
-      out.write(
-        [
-          `Switchboard ${role === 'all' ? '' : `(${role}) `}is listening.`,
-          `  API:        ${config.publicBaseUrl}/api/v1   (OpenAPI: ${config.publicBaseUrl}/api/v1/openapi.json)`,
-          `  Health:     ${config.publicBaseUrl}/healthz`,
-          `  Dashboard:  ${config.publicBaseUrl}/ (not built yet)`,
-          `  Store:      ${store.dialect === 'sqlite' ? path.join(config.dataDir, SQLITE_FILE) : 'PostgreSQL'}`,
-          speechLine(speechStatus(config)),
-          '',
-        ].join('\n'),
-      );
+      out.write(apiBanner(config, role, store));
     }
-
-    if (role === 'all' || role === 'worker') {
-      // Minted web sessions nobody joined before their token expired end with `timeout`.
-      const sweep = setInterval(() => {
-        void expireUnjoinedSessions(deps).catch((err: unknown) =>
-          logger.error({ err }, 'session expiry sweep failed'),
-        );
-      }, SESSION_SWEEP_MS);
-      sweep.unref();
-      closers.worker.push(async () => clearInterval(sweep));
-    }
-
+    if (role === 'all' || role === 'worker') startSessionSweep(s);
     // Other nodes' force-ends and cancels reach the sessions and calls live in this process.
     if (liveBus) {
       followLiveEvents(liveBus, {
         sessions: wiring.sessionHost,
-        calls: telephony?.dialer,
+        calls: sip?.node.dialer,
         logger: logger.child({ part: 'live' }),
       });
     }
-
     // After the API's lines, so the banner reads top-down.
-    if (sipLine) out.write(sipLine);
+    if (sip) out.write(sip.banner);
   } catch (err) {
     await service.close();
     throw err;
   }
   return service;
+}
+
+/** Delivers the outbox's webhooks (roles all and worker). */
+function startWebhookWorker({ config, wiring, logger, closers }: Starting, store: Store): void {
+  const notifier = createOwnerNotifier({ smtpUrl: config.smtpUrl, logger });
+  const dispatcher = createGuardedAgent({ policy: new AddressPolicy(config.webhookAllowedCidrs) });
+  const worker = new WebhookWorker({
+    store,
+    clock: systemClock,
+    logger: logger.child({ part: 'webhooks' }),
+    dispatcher,
+    secrets: wiring.deps.secretBox,
+    notifier,
+  });
+  worker.start();
+  closers.worker.push(async () => {
+    await worker.stop(); // waits for deliveries in flight
+    await dispatcher.close();
+    notifier.close();
+  });
+}
+
+/** Answers and places calls (roles all and sip); returns the node and its banner line. */
+async function startSip(
+  { config, role, wiring, logger, closers }: Starting,
+  transferer: Transferer | undefined,
+): Promise<{ node: TelephonyNode; banner: string }> {
+  const { deps } = wiring;
+  // Calls this node (SWITCHBOARD_NODE_ID) had live when its previous process died cannot be
+  // resumed: close them first. Other SIP nodes' calls on a shared store are left running.
+  const swept = await closeStaleCalls(deps, 'server_restart');
+  if (swept.calls) {
+    logger.warn({ calls: swept.calls, node_id: config.nodeId }, 'closed calls left live by the previous run');
+  }
+  const tls =
+    config.sip.tlsCert && config.sip.tlsKey
+      ? {
+          port: config.sip.tlsPort,
+          cert: fs.readFileSync(config.sip.tlsCert),
+          key: fs.readFileSync(config.sip.tlsKey),
+        }
+      : undefined;
+  const node = await TelephonyNode.start({
+    deps: { ...deps, logger: logger.child({ part: 'sip' }) },
+    sessions: wiring.sessionHost,
+    tts: wiring.providers.tts,
+    stt: wiring.providers.stt,
+    ...(tls ? { tls } : {}),
+    // Transfers (transfer_call by REFER, transfer_to_human with a bridge): TelephonyNode's own
+    // unless a test injects one; the warm announcement uses the prompts' (cached) TTS.
+    ...(transferer ? { transferer } : {}),
+  });
+  // The API roles' banner says it; a SIP-only node says it in its log.
+  const speech = speechStatus(config);
+  if (role === 'sip' && !speech.output.available) {
+    logger.warn(`speech output unavailable: ${speech.output.detail}`);
+  }
+  closers.sip.push(async () => {
+    const r = await node.close();
+    if (r.hungUp) logger.warn('calls still up at the drain limit were hung up');
+  });
+  const a = node.address;
+  const banner =
+    `  SIP:        ${config.sip.host} udp+tcp ${a.udp}${a.tls ? `, tls ${a.tls}` : ''}, ` +
+    `RTP ${config.sip.rtpPortMin}-${config.sip.rtpPortMax} (inbound calls run workflows by their number's dispatch rules)\n`;
+  return { node, banner };
+}
+
+/** Serves the HTTP API (roles all and api). Without a dialer POST /calls ends calls `sip_unavailable`. */
+async function startApi({ config, wiring, logger, closers }: Starting, parts: ServiceParts): Promise<void> {
+  const rateLimiter: RateLimiter = config.redisUrl
+    ? new RedisRateLimiter(config.redisUrl, config.rateLimitPerMinute)
+    : new MemoryRateLimiter(config.rateLimitPerMinute, systemClock);
+  // Registered before the app exists, so a failed build or listen still closes the limiter.
+  const api: { app?: { close(): Promise<unknown> } } = {};
+  closers.api.push(async () => {
+    await api.app?.close();
+    await rateLimiter.close?.();
+  });
+  const built = await buildApp({ wiring, rateLimiter, httpLogger: logger.child({ part: 'api' }), parts });
+  api.app = built.app;
+  await built.app.listen({ host: config.host, port: config.port });
+}
+
+function apiBanner(config: Config, role: Role, store: Store): string {
+  return [
+    `Switchboard ${role === 'all' ? '' : `(${role}) `}is listening.`,
+    `  API:        ${config.publicBaseUrl}/api/v1   (OpenAPI: ${config.publicBaseUrl}/api/v1/openapi.json)`,
+    `  Health:     ${config.publicBaseUrl}/healthz`,
+    `  Dashboard:  ${config.publicBaseUrl}/ (not built yet)`,
+    `  Store:      ${store.dialect === 'sqlite' ? path.join(config.dataDir, SQLITE_FILE) : 'PostgreSQL'}`,
+    speechLine(speechStatus(config)),
+    '',
+  ].join('\n');
+}
+
+/** Minted web sessions nobody joined before their token expired end with `timeout`. */
+function startSessionSweep({ wiring, logger, closers }: Starting): void {
+  const sweep = setInterval(() => {
+    void expireUnjoinedSessions(wiring.deps).catch((err: unknown) =>
+      logger.error({ err }, 'session expiry sweep failed'),
+    );
+  }, SESSION_SWEEP_MS);
+  sweep.unref();
+  closers.worker.push(async () => clearInterval(sweep));
 }
 
 /** `switchboard serve`: runs until SIGTERM/SIGINT, then drains and exits. */

@@ -67,52 +67,9 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
     done(null, payload);
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Switchboard API',
-        version: '1.0.0',
-        description: 'Voice workflow service: projects, agents, workflows, sessions, calls and telephony.',
-      },
-      servers: [{ url: deps.config.publicBaseUrl }],
-      components: {
-        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'pk_live_… API key' } },
-      },
-      security: [{ bearer: [] }],
-    },
-  });
-
-  // An empty body with Content-Type: application/json counts as "no body" (POST /publish takes
-  // none); routes that need a body then answer 400. Anything else goes to fastify's safe parser.
-  // JSON is the only body the API takes: without fastify's text/plain parser, a body of any other
-  // type is refused as malformed (400) instead of reaching the schema as a string.
-  const jsonParser = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser(['application/json', 'text/plain']);
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
-    jsonParser(req, body as string, done);
-  });
-
-  // Query strings and path params arrive as text and are coerced to the schema's types; JSON
-  // bodies never are (42 stays a number, null stays null: metadata is echoed verbatim).
-  const makeAjv = (coerceTypes: boolean | 'array') => {
-    const ajv = new Ajv({
-      removeAdditional: false,
-      useDefaults: true,
-      allErrors: true,
-      strict: false,
-      coerceTypes,
-    });
-    addFormats.default(ajv);
-    return ajv;
-  };
-  const bodyAjv = makeAjv(false);
-  const textAjv = makeAjv('array');
-  app.setValidatorCompiler(({ schema, httpPart }) =>
-    (httpPart === 'body' ? bodyAjv : textAjv).compile(schema),
-  );
-
+  await registerOpenApi(app, deps.config.publicBaseUrl);
+  registerJsonBodies(app);
+  registerValidators(app);
   registerErrorHandling(app);
   registerAuth(app, deps, options.rateLimiter);
   registerTextCheck(app);
@@ -143,4 +100,57 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
 
   await app.ready();
   return { app, services };
+}
+
+/** The OpenAPI 3.1 document, built from every route's schema (GET /api/v1/openapi.json). */
+async function registerOpenApi(app: FastifyInstance, publicBaseUrl: string): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Switchboard API',
+        version: '1.0.0',
+        description: 'Voice workflow service: projects, agents, workflows, sessions, calls and telephony.',
+      },
+      servers: [{ url: publicBaseUrl }],
+      components: {
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'pk_live_… API key' } },
+      },
+      security: [{ bearer: [] }],
+    },
+  });
+}
+
+function registerJsonBodies(app: FastifyInstance): void {
+  // An empty body with Content-Type: application/json counts as "no body" (POST /publish takes
+  // none); routes that need a body then answer 400. Anything else goes to fastify's safe parser.
+  // JSON is the only body the API takes: without fastify's text/plain parser, a body of any other
+  // type is refused as malformed (400) instead of reaching the schema as a string.
+  const jsonParser = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser(['application/json', 'text/plain']);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
+    jsonParser(req, body as string, done);
+  });
+}
+
+function registerValidators(app: FastifyInstance): void {
+  // Query strings and path params arrive as text and are coerced to the schema's types; JSON
+  // bodies never are (42 stays a number, null stays null: metadata is echoed verbatim).
+  const makeAjv = (coerceTypes: boolean | 'array') => {
+    const ajv = new Ajv({
+      removeAdditional: false,
+      useDefaults: true,
+      allErrors: true,
+      strict: false,
+      coerceTypes,
+    });
+    addFormats.default(ajv);
+    return ajv;
+  };
+  const bodyAjv = makeAjv(false);
+  const textAjv = makeAjv('array');
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === 'body' ? bodyAjv : textAjv).compile(schema),
+  );
 }
