@@ -1,5 +1,5 @@
 // A live STT session for recognisers that take a whole utterance at a time (the embedded decoder,
-// an OpenAI-compatible transcription endpoint): the voice-activity detector of voice/vad.ts cuts
+// an OpenAI-compatible transcription endpoint): the voice-activity detector of audio/vad.ts cuts
 // the caller's audio into utterances, each is recognised once it ends, and the result comes out
 // as the same events a streaming vendor sends (speech_started, then one final transcript that ends
 // the turn). Recognitions run one at a time, in order, so transcripts never overtake each other.
@@ -10,7 +10,7 @@
 // finalize() ends an utterance in progress at once (the listener's silence timeout cut the turn);
 // close() recognises what is pending and ends the events.
 import { systemClock, type Clock } from '../../shared/clock.js';
-import { DEFAULT_VAD_HANGOVER_MS, EnergyVad } from '../../voice/vad.js';
+import { DEFAULT_VAD_HANGOVER_MS, EnergyVad } from '../../audio/vad.js';
 import { AsyncQueue } from '../shared/async-queue.js';
 import {
   SttError,

@@ -1,7 +1,7 @@
 // The embedded speech recogniser that stands in for stt_vendor_1 when no key or base URL is
 // configured (as espeak-ng stands in for tts_vendor_1): the npm package soundswallower, which is
 // PocketSphinx's decoder compiled to WebAssembly with its acoustic models inside the package, so
-// `npm install` alone brings it. It decodes whole utterances (cut by voice/vad.ts, see
+// `npm install` alone brings it. It decodes whole utterances (cut by audio/vad.ts, see
 // utterance-session.ts) against a grammar built for the turn from what the node expects
 // (grammar.ts); it has no open-vocabulary language model.
 //
