@@ -31,6 +31,7 @@ import { SessionHost } from './modules/sessions/session-host.js';
 import { createLlmRegistry } from './providers/llm/registry.js';
 import type { Store } from './store/database.js';
 import { speechStatus, type SpeechStatus } from './providers/speech-status.js';
+import { dashboardBuilt, defaultDashboardDir } from './web-serving/dashboard.js';
 
 export type { Role } from './config/roles.js';
 
@@ -63,10 +64,17 @@ export function serviceDeps(
   };
 }
 
-/** On an empty store: the `default` workspace, its key printed once to stdout. */
-async function firstRun(deps: ServiceDeps, config: Config, out: NodeJS.WritableStream): Promise<void> {
+/**
+ * On an empty store: the `default` workspace, its key printed once to stdout. Returns the key, for
+ * the dashboard's sign-in link in the banner; null on later starts.
+ */
+async function firstRun(
+  deps: ServiceDeps,
+  config: Config,
+  out: NodeJS.WritableStream,
+): Promise<string | null> {
   const any = await deps.db.selectFrom('workspaces').select('id').limit(1).executeTakeFirst();
-  if (any) return;
+  if (any) return null;
   const { workspace, apiKey } = await createWorkspace(deps, { name: 'default' });
   out.write(
     [
@@ -80,6 +88,7 @@ async function firstRun(deps: ServiceDeps, config: Config, out: NodeJS.WritableS
       '',
     ].join('\n') + '\n',
   );
+  return apiKey;
 }
 
 export interface RunningService {
@@ -95,7 +104,7 @@ export async function startService(
   const logger = createLogger(config.logLevel);
   const { store } = await openConfiguredStore(config);
   const deps = serviceDeps(config, store, logger);
-  await firstRun(deps, config, out);
+  const firstKey = await firstRun(deps, config, out);
   // Shutdown runs the parts' closers phase by phase, whatever order they started in: SIP first
   // (new INVITEs get 503 while calls finish, up to the drain limit), then the API (no new work),
   // then the worker (deliveries in flight), then the session host and providers. A part registers
@@ -230,7 +239,7 @@ export async function startService(
           `Switchboard ${role === 'all' ? '' : `(${role}) `}is listening.`,
           `  API:        ${config.publicBaseUrl}/api/v1   (OpenAPI: ${config.publicBaseUrl}/api/v1/openapi.json)`,
           `  Health:     ${config.publicBaseUrl}/healthz`,
-          `  Dashboard:  ${config.publicBaseUrl}/ (not built yet)`,
+          ...dashboardLines(config.publicBaseUrl, firstKey),
           `  Store:      ${store.dialect === 'sqlite' ? path.join(config.dataDir, SQLITE_FILE) : 'PostgreSQL'}`,
           speechLine(speechStatus(config)),
           '',
@@ -265,6 +274,16 @@ export async function startService(
     throw err;
   }
   return service;
+}
+
+/** The banner's dashboard address, and on the first start a link that signs in with the new key. */
+function dashboardLines(base: string, firstKey: string | null): string[] {
+  if (!dashboardBuilt(defaultDashboardDir()))
+    return [`  Dashboard:  ${base}/ (not built: run npm run build:web)`];
+  const lines = [`  Dashboard:  ${base}/`];
+  // The key rides in the fragment, which browsers never send to a server; the app stores and strips it.
+  if (firstKey) lines.push(`  Sign in:    ${base}/#key=${firstKey}   (first start only)`);
+  return lines;
 }
 
 /** `switchboard serve`: runs until SIGTERM/SIGINT, then drains and exits. */

@@ -25,6 +25,7 @@ import { createGuardedAgent } from '../events/ssrf-guard.js';
 import { AddressPolicy } from '../events/address-policy.js';
 import type { LivePublisher } from '../events/live-bus.js';
 import { speechStatus } from '../providers/speech-status.js';
+import { defaultDashboardDir, registerDashboard } from '../web-serving/dashboard.js';
 
 /** Longest path parameter the router matches; Node's 16 KB header limit bounds URLs anyway. */
 const MAX_PATH_PARAM_LENGTH = 16 * 1024;
@@ -39,6 +40,8 @@ export interface AppDeps extends ServiceDeps {
   httpLogger?: Logger;
   /** Where force-ends and cancels are told to the other nodes (live-bus.ts); none: this process only. */
   liveEvents?: LivePublisher;
+  /** The built dashboard to serve at / (web/dist by default); null serves none. */
+  dashboardDir?: string | null;
 }
 
 export interface BuiltApp {
@@ -159,6 +162,13 @@ export async function buildApp(deps: AppDeps): Promise<BuiltApp> {
   );
 
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  if (deps.dashboardDir !== null) {
+    await registerDashboard(app, {
+      dir: deps.dashboardDir ?? defaultDashboardDir(),
+      publicBaseUrl: deps.config.publicBaseUrl,
+    });
+  }
 
   await app.ready();
   return { app, services, sessionHost };

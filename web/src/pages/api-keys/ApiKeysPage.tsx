@@ -1,0 +1,6 @@
+// API keys (being built).
+import { PageHeader } from '../../components/PageHeader';
+
+export function ApiKeysPage() {
+  return <PageHeader title="API keys" />;
+}

@@ -1,0 +1,6 @@
+// Call (being built).
+import { PageHeader } from '../../components/PageHeader';
+
+export function CallPage() {
+  return <PageHeader title="Call" />;
+}

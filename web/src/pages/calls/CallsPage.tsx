@@ -1,0 +1,6 @@
+// Calls (being built).
+import { PageHeader } from '../../components/PageHeader';
+
+export function CallsPage() {
+  return <PageHeader title="Calls" />;
+}

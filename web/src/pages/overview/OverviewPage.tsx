@@ -1,0 +1,6 @@
+// Overview (being built).
+import { PageHeader } from '../../components/PageHeader';
+
+export function OverviewPage() {
+  return <PageHeader title="Overview" />;
+}

@@ -1,0 +1,6 @@
+// SIP trunks (being built).
+import { PageHeader } from '../../components/PageHeader';
+
+export function TrunksPage() {
+  return <PageHeader title="SIP trunks" />;
+}
