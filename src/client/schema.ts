@@ -2200,6 +2200,118 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Monthly allowances (null: unlimited), used this period and remaining. See docs/usage.md. */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Plan */
+                            data: {
+                                allowances: {
+                                    calls: {
+                                        /** @description Per calendar month (UTC); null: unlimited */
+                                        limit: number | null;
+                                        /** @description limit - used, never below 0; null: unlimited */
+                                        remaining: number | null;
+                                        /** @description Used since the period started */
+                                        used: number;
+                                    };
+                                    sessions: {
+                                        /** @description Per calendar month (UTC); null: unlimited */
+                                        limit: number | null;
+                                        /** @description limit - used, never below 0; null: unlimited */
+                                        remaining: number | null;
+                                        /** @description Used since the period started */
+                                        used: number;
+                                    };
+                                    voice_minutes: {
+                                        /** @description Per calendar month (UTC); null: unlimited */
+                                        limit: number | null;
+                                        /** @description limit - used, never below 0; null: unlimited */
+                                        remaining: number | null;
+                                        /** @description Used since the period started */
+                                        used: number;
+                                    };
+                                };
+                                /** @description UTC ISO 8601: the first instant of this month */
+                                period_start: string;
+                                /** @description UTC ISO 8601: when the allowances reset */
+                                resets_at: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The error envelope of every non-2xx response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            message: string;
+                        };
+                    };
+                };
+                /** @description The error envelope of every non-2xx response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            message: string;
+                        };
+                    };
+                };
+                /** @description The error envelope of every non-2xx response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/projects": {
         parameters: {
             query?: never;

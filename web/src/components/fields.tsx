@@ -134,6 +134,7 @@ interface SelectFieldProps {
   /** A first, empty choice (e.g. "Any project"). */
   emptyLabel?: string;
   required?: boolean;
+  disabled?: boolean;
   className?: string;
 }
 
@@ -147,6 +148,7 @@ export function SelectField({
   emptyLabel,
   className,
   required,
+  disabled,
 }: SelectFieldProps) {
   return (
     <FieldFrame name={name} label={label} hint={hint} className={className}>
@@ -156,6 +158,7 @@ export function SelectField({
           name={name}
           value={value}
           required={required}
+          disabled={disabled}
           onChange={(e) => onChange(e.target.value)}
           aria-invalid={invalid || undefined}
           aria-describedby={describedBy}
