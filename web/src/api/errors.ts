@@ -40,9 +40,10 @@ export function explain(error: ApiError): string {
       return 'The server could not be reached. Check that Switchboard is running, then retry.';
     case 403: {
       const scope = SCOPE_IN_MESSAGE.exec(error.message)?.[1];
-      return scope
-        ? `This key lacks the \`${scope}\` scope, so it can look but not change this. Sign in with a key that has it.`
-        : error.message;
+      if (!scope) return error.message;
+      return scope === 'read' || scope.endsWith(':read')
+        ? `This key lacks the "${scope}" scope, which reading this needs. Sign in with a key that has it.`
+        : `This key lacks the "${scope}" scope, so it can look but not change this. Sign in with a key that has it.`;
     }
     case 429:
       return error.retryAfterSeconds !== null

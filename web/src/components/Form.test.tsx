@@ -31,7 +31,7 @@ function Harness({ fail }: { fail: () => ApiError | null }) {
 
 describe('Form', () => {
   it("shows a 422's errors beside the fields they name, marks them invalid, and keeps what was typed", async () => {
-    const user = userEvent.setup();
+    const user = userEvent.setup({ delay: null });
     const error = new ApiError(422, 'termination_uri: must be a sip: URI', {
       termination_uri: ['must be a sip: URI'],
       allowed_ips: ['is not a CIDR'],
@@ -53,11 +53,11 @@ describe('Form', () => {
   });
 
   it('explains a 403 by the scope the key lacks, and a 429 by the wait', async () => {
-    const user = userEvent.setup();
+    const user = userEvent.setup({ delay: null });
     let next: ApiError | null = new ApiError(403, 'This action needs an API key with the "telephony" scope.');
     render(<Harness fail={() => next} />);
     await user.click(screen.getByRole('button', { name: 'Save' }));
-    expect(screen.getByRole('alert').textContent).toContain('This key lacks the `telephony` scope');
+    expect(screen.getByRole('alert').textContent).toContain('This key lacks the "telephony" scope');
     next = new ApiError(429, 'Too many requests.', {}, 17);
     await user.click(screen.getByRole('button', { name: 'Save' }));
     expect(screen.getByRole('alert').textContent).toContain('Try again in 17 s');

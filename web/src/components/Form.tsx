@@ -98,7 +98,9 @@ export function Form({
         {error && (
           <div className="banner banner-error" role="alert" tabIndex={-1} ref={bannerRef}>
             <strong>{error.status === 422 ? 'Please fix the highlighted fields.' : explain(error)}</strong>
-            {error.status === 422 && error.message && <div>{error.message}</div>}
+            {error.status === 422 && Object.keys(error.fieldErrors).length === 0 && (
+              <div>{error.message}</div>
+            )}
             {unplaced.length > 0 && (
               <ul>
                 {unplaced.map((m) => (

@@ -63,13 +63,13 @@ function Delivery({ d, onRedelivered }: { d: WebhookDelivery; onRedelivered: () 
             <div className="attempt-grid">
               <div>
                 <div className="muted">Request</div>
-                <pre className="code-block">
+                <pre className="code-block" tabIndex={0} aria-label={`Attempt ${a.attempt_number} request`}>
                   {headersText(a.request.headers) + '\n\n' + pretty(a.request.body)}
                 </pre>
               </div>
               <div>
                 <div className="muted">Response</div>
-                <pre className="code-block">
+                <pre className="code-block" tabIndex={0} aria-label={`Attempt ${a.attempt_number} response`}>
                   {a.response
                     ? `HTTP ${a.response.status}\n${headersText(a.response.headers)}\n\n${pretty(a.response.body)}`
                     : (a.error ?? 'No response')}

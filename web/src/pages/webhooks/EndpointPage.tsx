@@ -99,22 +99,19 @@ export function EndpointPage() {
           Update your receiver now: this secret is shown only this once.
         </SecretOnce>
       )}
-      <div className="split">
-        <div className="card">
-          <DeliveryLog key={logKey} endpointId={id} />
-        </div>
-        <Section title="Settings" id="settings">
-          <Form
-            label="Endpoint settings"
-            submitLabel="Save"
-            onSubmit={() =>
-              patch({
-                url: draft.url.trim(),
-                events: draft.events,
-                description: draft.description.trim() || null,
-              } as never)
-            }
-          >
+      <Section title="Settings" id="settings">
+        <Form
+          label="Endpoint settings"
+          submitLabel="Save"
+          onSubmit={() =>
+            patch({
+              url: draft.url.trim(),
+              events: draft.events,
+              description: draft.description.trim() || null,
+            } as never)
+          }
+        >
+          <div className="grid-2">
             <TextField
               name="url"
               label="URL"
@@ -122,21 +119,24 @@ export function EndpointPage() {
               value={draft.url}
               onChange={(url) => setDraft({ ...draft, url })}
             />
-            <CheckboxGroup
-              name="events"
-              legend="Events"
-              options={EVENT_TYPES}
-              value={draft.events}
-              onChange={(events) => setDraft({ ...draft, events })}
-            />
             <TextField
               name="description"
               label="Description"
               value={draft.description}
               onChange={(description) => setDraft({ ...draft, description })}
             />
-          </Form>
-        </Section>
+          </div>
+          <CheckboxGroup
+            name="events"
+            legend="Events"
+            options={EVENT_TYPES}
+            value={draft.events}
+            onChange={(events) => setDraft({ ...draft, events })}
+          />
+        </Form>
+      </Section>
+      <div className="card">
+        <DeliveryLog key={logKey} endpointId={id} />
       </div>
     </>
   );

@@ -31,7 +31,9 @@ export default function WorkflowEditorPage() {
       />
       <div className="card">
         <h2>Draft graph</h2>
-        <pre className="code-block">{JSON.stringify(w.graph, null, 2)}</pre>
+        <pre className="code-block" tabIndex={0} aria-label="Draft graph (JSON)">
+          {JSON.stringify(w.graph, null, 2)}
+        </pre>
       </div>
     </>
   );
