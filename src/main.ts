@@ -278,11 +278,10 @@ export async function startService(
 
 /** The banner's dashboard address, and on the first start a link that signs in with the new key. */
 function dashboardLines(base: string, firstKey: string | null): string[] {
-  if (!dashboardBuilt(defaultDashboardDir()))
-    return [`  Dashboard:  ${base}/ (not built: run npm run build:web)`];
-  const lines = [`  Dashboard:  ${base}/`];
+  const built = dashboardBuilt(defaultDashboardDir());
+  const lines = [`  Dashboard:  ${base}/${built ? '' : ' (not built: run npm run build:web)'}`];
   // The key rides in the fragment, which browsers never send to a server; the app stores and strips it.
-  if (firstKey) lines.push(`  Sign in:    ${base}/#key=${firstKey}   (first start only)`);
+  if (firstKey) lines.push(`  Sign in:    ${base}/#key=${firstKey}   (this start only)`);
   return lines;
 }
 

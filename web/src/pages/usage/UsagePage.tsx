@@ -184,7 +184,7 @@ export function UsagePage() {
           </Section>
         </>
       )}
-      <div className="split">
+      <div className="grid-2">
         <Section title="By project" id="by-project">
           {byProject.error && <ErrorBanner error={byProject.error} onRetry={byProject.reload} />}
           {byProject.data && (
@@ -212,35 +212,37 @@ export function UsagePage() {
 function GroupTable({ rows }: { rows: Array<[string, Usage['metrics']]> }) {
   if (rows.length === 0) return <p className="muted">Nothing used in this range.</p>;
   return (
-    <table className="table">
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col" className="num">
-            Minutes
-          </th>
-          <th scope="col" className="num">
-            Calls
-          </th>
-          <th scope="col" className="num">
-            Sessions
-          </th>
-          <th scope="col" className="num">
-            Tokens
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map(([name, m]) => (
-          <tr key={name}>
-            <td>{name}</td>
-            <td className="num">{fmt(m.voice_minutes)}</td>
-            <td className="num">{fmt(m.calls)}</td>
-            <td className="num">{fmt(m.sessions)}</td>
-            <td className="num">{fmt(m.llm_input_tokens + m.llm_output_tokens)}</td>
+    <div className="table-wrap" tabIndex={0} role="region" aria-label="Usage table">
+      <table className="table">
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col" className="num">
+              Minutes
+            </th>
+            <th scope="col" className="num">
+              Calls
+            </th>
+            <th scope="col" className="num">
+              Sessions
+            </th>
+            <th scope="col" className="num">
+              Tokens
+            </th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {rows.map(([name, m]) => (
+            <tr key={name}>
+              <td>{name}</td>
+              <td className="num">{fmt(m.voice_minutes)}</td>
+              <td className="num">{fmt(m.calls)}</td>
+              <td className="num">{fmt(m.sessions)}</td>
+              <td className="num">{fmt(m.llm_input_tokens + m.llm_output_tokens)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
