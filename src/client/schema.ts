@@ -5317,6 +5317,20 @@ export interface paths {
                     };
                 };
                 /** @description The error envelope of every non-2xx response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            message: string;
+                        };
+                    };
+                };
+                /** @description The error envelope of every non-2xx response */
                 401: {
                     headers: {
                         [name: string]: unknown;
