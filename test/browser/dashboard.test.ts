@@ -70,7 +70,7 @@ async function until<T>(
   for (let i = 0; i < tries; i++) {
     const v = await read();
     if (v) return v;
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 500));
   }
   throw new Error(`gave up waiting for ${what}`);
 }

@@ -2,6 +2,7 @@
 // it to the sign-in page, which says why.
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { UNAUTHORIZED_EVENT } from '../api/client';
+import { invalidateProjects } from '../api/projects';
 import { forgetKey, readKey, storeKey } from './session-key';
 
 interface Auth {
@@ -21,6 +22,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
   useEffect(() => {
     const onUnauthorized = () => {
       forgetKey();
+      invalidateProjects();
       setKey(null);
       setReason('revoked');
     };
@@ -30,11 +32,14 @@ export function AuthProvider({ children }: { children: ReactNode }) {
 
   const signIn = useCallback((k: string) => {
     storeKey(k);
+    // Another key may be another workspace: nothing read with the last one is shown.
+    invalidateProjects();
     setKey(k.trim());
     setReason(null);
   }, []);
   const signOut = useCallback(() => {
     forgetKey();
+    invalidateProjects();
     setKey(null);
     setReason('signed-out');
   }, []);

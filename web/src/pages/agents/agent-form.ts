@@ -2,10 +2,10 @@
 import type { Agent } from '../../api/types';
 
 export const LLM_PROVIDERS = [
-  { value: 'llm_vendor_1', label: 'llm_vendor_1 — OpenAI Chat Completions protocol' },
-  { value: 'llm_vendor_2', label: 'llm_vendor_2 — Anthropic Messages protocol' },
-  { value: 'llm_vendor_3', label: 'llm_vendor_3 — Google Gemini protocol' },
-  { value: 'llm_vendor_4', label: 'llm_vendor_4 — router (vendor/model names)' },
+  { value: 'llm_vendor_1', label: 'llm_vendor_1 (OpenAI protocol)' },
+  { value: 'llm_vendor_2', label: 'llm_vendor_2 (Anthropic protocol)' },
+  { value: 'llm_vendor_3', label: 'llm_vendor_3 (Gemini protocol)' },
+  { value: 'llm_vendor_4', label: 'llm_vendor_4 (router)' },
 ];
 
 /** Suggestions only: any model the vendor serves is accepted. */

@@ -3,6 +3,7 @@
 import { useState } from 'react';
 import { api, call } from '../../api/client';
 import { usePagedList } from '../../api/hooks';
+import { invalidateProjects } from '../../api/projects';
 import type { Page, Project } from '../../api/types';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { ErrorBanner, Loading } from '../../components/ErrorBanner';
@@ -31,6 +32,7 @@ function ProjectRow({ p, onChanged }: { p: Project; onChanged: () => void }) {
                 }),
               );
               setEditing(false);
+              invalidateProjects();
               onChanged();
             }}
           >
@@ -71,6 +73,7 @@ function ProjectRow({ p, onChanged }: { p: Project; onChanged: () => void }) {
             question={`Delete ${p.name}?`}
             onConfirm={async () => {
               await call(api.DELETE('/api/v1/projects/{id}', { params: { path: { id: p.id } } }));
+              invalidateProjects();
               onChanged();
             }}
           />
@@ -93,6 +96,7 @@ export function ProjectsPage() {
         body: { name: draft.name, ...(draft.description.trim() ? { description: draft.description } : {}) },
       }),
     );
+    invalidateProjects();
     setDraft({ name: '', description: '' });
     setCreating(false);
     list.reload();

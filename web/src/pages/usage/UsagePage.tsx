@@ -134,7 +134,6 @@ export function UsagePage() {
           className="field-inline"
         />
       </div>
-      {byDay.error && <ErrorBanner error={byDay.error} onRetry={byDay.reload} />}
       {byDay.data && (
         <>
           <div className="stats">
