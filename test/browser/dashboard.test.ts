@@ -89,7 +89,7 @@ journey('dashboard journeys in chromium', () => {
     server = await startServer();
     browser = await openBrowser(executable, 'dashboard');
     page = browser.page;
-  }, 240_000);
+  }, 420_000);
 
   afterAll(async () => {
     await browser?.close();
