@@ -29,7 +29,9 @@ export function ConfirmButton({
       setAsking(false);
       setError(null);
     } catch (err) {
-      setError(err instanceof ApiError ? err : new ApiError(0, String(err)));
+      setError(
+        err instanceof ApiError ? err : new ApiError(400, err instanceof Error ? err.message : String(err)),
+      );
     } finally {
       setBusy(false);
     }

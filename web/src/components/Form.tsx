@@ -86,7 +86,10 @@ export function Form({
       await onSubmit();
       setError(null);
     } catch (err) {
-      setError(err instanceof ApiError ? err : new ApiError(0, String(err)));
+      // Anything but an ApiError is a mistake on this side (not a lost connection): say what it was.
+      setError(
+        err instanceof ApiError ? err : new ApiError(400, err instanceof Error ? err.message : String(err)),
+      );
     } finally {
       setBusy(false);
     }

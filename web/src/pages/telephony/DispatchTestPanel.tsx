@@ -2,6 +2,7 @@
 // (POST /phone-numbers/{id}/dispatch-test) and shows each rule's verdict, the winner first.
 import { useState } from 'react';
 import { api, call } from '../../api/client';
+import { ApiError } from '../../api/errors';
 import type { DispatchTestResult } from '../../api/types';
 import { Badge } from '../../components/Badge';
 import { TextField } from '../../components/fields';
@@ -23,10 +24,16 @@ export function DispatchTestPanel({
   const [result, setResult] = useState<DispatchTestResult | null>(null);
 
   const run = async () => {
+    const when = at.trim() ? new Date(at.trim()) : null;
+    if (when && Number.isNaN(when.getTime())) {
+      throw new ApiError(422, 'at: not a date and time', {
+        at: ['Write a date and time, e.g. 2026-11-30 22:15.'],
+      });
+    }
     const { data } = await call(
       api.POST('/api/v1/phone-numbers/{id}/dispatch-test', {
         params: { path: { id: numberId } },
-        body: { caller: caller.trim(), ...(at ? { at: new Date(at).toISOString() } : {}) },
+        body: { caller: caller.trim(), ...(when ? { at: when.toISOString() } : {}) },
       }),
     );
     setResult(data);
