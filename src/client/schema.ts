@@ -30,7 +30,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-6"][];
+                            data: components["schemas"]["def-7"][];
                             links: {
                                 first: string;
                                 last: string;
@@ -155,7 +155,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-6"];
+                            data: components["schemas"]["def-7"];
                         };
                     };
                 };
@@ -262,7 +262,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-6"];
+                            data: components["schemas"]["def-7"];
                         };
                     };
                 };
@@ -466,7 +466,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-6"];
+                            data: components["schemas"]["def-7"];
                         };
                     };
                 };
@@ -897,7 +897,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-9"][];
+                            data: components["schemas"]["def-10"][];
                             links: {
                                 first: string;
                                 last: string;
@@ -1010,7 +1010,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-9"];
+                            data: components["schemas"]["def-10"];
                         };
                     };
                 };
@@ -1131,7 +1131,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-9"];
+                            data: components["schemas"]["def-10"];
                         };
                     };
                 };
@@ -1539,7 +1539,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-11"][];
+                            data: components["schemas"]["def-12"][];
                             links: {
                                 first: string;
                                 last: string;
@@ -1672,7 +1672,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-11"];
+                            data: components["schemas"]["def-12"];
                         };
                     };
                 };
@@ -1779,7 +1779,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-11"];
+                            data: components["schemas"]["def-12"];
                         };
                     };
                 };
@@ -1975,7 +1975,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-11"];
+                            data: components["schemas"]["def-12"];
                         };
                     };
                 };
@@ -2104,7 +2104,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-12"];
+                            data: components["schemas"]["def-13"];
                         };
                     };
                 };
@@ -2852,7 +2852,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-8"][];
+                            data: components["schemas"]["def-9"][];
                             links: {
                                 first: string;
                                 last: string;
@@ -2961,7 +2961,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-8"] & {
+                            data: components["schemas"]["def-9"] & {
                                 join_token: string;
                                 /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
                                 join_token_expires_at: string;
@@ -3087,7 +3087,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-8"];
+                            data: components["schemas"]["def-9"];
                         };
                     };
                 };
@@ -3260,7 +3260,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-10"][];
+                            data: components["schemas"]["def-11"][];
                             links: {
                                 first: string;
                                 last: string;
@@ -3371,7 +3371,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-10"];
+                            data: components["schemas"]["def-11"];
                         };
                     };
                 };
@@ -3478,7 +3478,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-10"];
+                            data: components["schemas"]["def-11"];
                         };
                     };
                 };
@@ -3667,7 +3667,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-10"];
+                            data: components["schemas"]["def-11"];
                         };
                     };
                 };
@@ -3796,7 +3796,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-5"];
+                            data: components["schemas"]["def-6"];
                         };
                     };
                 };
@@ -3893,7 +3893,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-14"];
+                            data: components["schemas"]["def-15"];
                         };
                     };
                 };
@@ -4004,7 +4004,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-13"][];
+                            data: components["schemas"]["def-14"][];
                             links: {
                                 first: string;
                                 last: string;
@@ -4108,7 +4108,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-13"] & {
+                            data: components["schemas"]["def-14"] & {
                                 /** @description whsec_…; shown only here */
                                 secret: string;
                             };
@@ -4218,7 +4218,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-13"];
+                            data: components["schemas"]["def-14"];
                         };
                     };
                 };
@@ -4388,7 +4388,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-13"];
+                            data: components["schemas"]["def-14"];
                         };
                     };
                 };
@@ -4511,7 +4511,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-14"][];
+                            data: components["schemas"]["def-15"][];
                             links: {
                                 first: string;
                                 last: string;
@@ -4637,7 +4637,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-13"] & {
+                            data: components["schemas"]["def-14"] & {
                                 /** @description whsec_…; shown only here */
                                 secret: string;
                             };
@@ -4771,7 +4771,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-7"][];
+                            data: components["schemas"]["def-8"][];
                             links: {
                                 first: string;
                                 last: string;
@@ -4883,7 +4883,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-7"];
+                            data: components["schemas"]["def-8"];
                         };
                     };
                 };
@@ -4990,7 +4990,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-7"];
+                            data: components["schemas"]["def-8"];
                         };
                     };
                 };
@@ -5181,7 +5181,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-7"];
+                            data: components["schemas"]["def-8"];
                         };
                     };
                 };
@@ -5984,6 +5984,7 @@ export interface components {
         "def-4": {
             agent_name?: string | null;
             content: string;
+            latency: components["schemas"]["def-5"] | null;
             latency_ms: number | null;
             /** @description user, assistant, system or tool */
             role: string;
@@ -5991,8 +5992,22 @@ export interface components {
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
             spoken_at: string;
         };
-        /** Usage */
+        /**
+         * MessageLatency
+         * @description Where an assistant turn's latency went; latency_ms = endpointing_ms + stt_ms + llm_first_token_ms. Null on messages without latency_ms.
+         */
         "def-5": {
+            /** @description End of the user's speech to the end of their turn being detected */
+            endpointing_ms: number;
+            first_packet_ms: number | null;
+            /** @description Final transcript to the first token of the model (or the text being said) */
+            llm_first_token_ms: number;
+            /** @description End of turn detected to the final transcript */
+            stt_ms: number;
+            tts_first_audio_ms: number | null;
+        };
+        /** Usage */
+        "def-6": {
             /** @description A UTC calendar date, YYYY-MM-DD */
             from: string;
             group_by?: "day" | "project" | "provider";
@@ -6028,7 +6043,7 @@ export interface components {
             to: string;
         };
         /** Agent */
-        "def-6": {
+        "def-7": {
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
             created_at: string;
             greeting: string | null;
@@ -6062,7 +6077,7 @@ export interface components {
             updated_at: string;
         };
         /** Workflow */
-        "def-7": {
+        "def-8": {
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
             created_at: string;
             graph: unknown;
@@ -6075,7 +6090,7 @@ export interface components {
             updated_at: string;
         };
         /** Session */
-        "def-8": {
+        "def-9": {
             call_id: string | null;
             channel: string;
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
@@ -6095,7 +6110,7 @@ export interface components {
             workflow_version: number;
         };
         /** Call */
-        "def-9": {
+        "def-10": {
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
             created_at: string;
             direction: string;
@@ -6117,7 +6132,7 @@ export interface components {
             workflow_version: number | null;
         };
         /** SipTrunk */
-        "def-10": {
+        "def-11": {
             allowed_ips: string[];
             auth_username: string;
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
@@ -6138,7 +6153,7 @@ export interface components {
             updated_at: string;
         };
         /** PhoneNumber */
-        "def-11": {
+        "def-12": {
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
             created_at: string;
             /** @description In stored order */
@@ -6177,7 +6192,7 @@ export interface components {
             updated_at: string;
         };
         /** DispatchTestResult */
-        "def-12": {
+        "def-13": {
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
             at: string;
             caller: string;
@@ -6202,7 +6217,7 @@ export interface components {
             } | null;
         };
         /** WebhookEndpoint */
-        "def-13": {
+        "def-14": {
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
             created_at: string;
             description: string | null;
@@ -6221,7 +6236,7 @@ export interface components {
             url: string;
         };
         /** WebhookDelivery */
-        "def-14": {
+        "def-15": {
             attempt_count: number;
             /** @description Oldest first */
             attempts: {
