@@ -17,6 +17,7 @@ export const ROOMS = [
   { name: 'config', path: 'src/config', may: ['shared'] },
   { name: 'audio', path: 'src/audio', may: ['shared'] },
   { name: 'workflow', path: 'src/workflow', may: ['shared'] },
+  { name: 'web-serving', path: 'src/web-serving', may: ['shared'] },
   { name: 'store', path: 'src/store', may: ['config', 'shared'] },
   { name: 'sip', path: 'src/telephony/sip', may: ['shared'] },
   { name: 'media', path: 'src/telephony/media', may: ['audio', 'shared'] },
@@ -99,11 +100,24 @@ export const ROOMS = [
   {
     name: 'api',
     path: 'src/api',
-    may: ['wiring', 'modules', 'engine', 'providers', 'events', 'store', 'workflow', 'config', 'shared'],
+    may: [
+      'wiring',
+      'modules',
+      'engine',
+      'providers',
+      'events',
+      'store',
+      'workflow',
+      'web-serving',
+      'config',
+      'shared',
+    ],
   },
   // The entry points run everything: `serve` and the commands.
   { name: 'main', path: 'src/main.ts', may: '*' },
   { name: 'cli', path: 'src/cli', may: '*' },
+  // The typed client's generator builds the app in memory to read its OpenAPI document.
+  { name: 'client', path: 'src/client', may: '*' },
 ];
 
 const paths = (room) => [room.path].flat();

@@ -27,6 +27,7 @@ import type { Transferer } from './telephony/calls/transfer-context.js';
 import type { Store } from './store/database.js';
 import { createWiring, type ServiceParts, type Wiring } from './wiring/wiring.js';
 import { speechStatus, type SpeechStatus } from './providers/speech-status.js';
+import { dashboardBuilt, defaultDashboardDir } from './web-serving/dashboard.js';
 
 export type { Role } from './config/roles.js';
 
@@ -36,10 +37,17 @@ const SESSION_SWEEP_MS = 60_000;
 /** How long shutdown waits for requests, deliveries and calls in flight before giving up. */
 export const SHUTDOWN_GRACE_MS = 30_000;
 
-/** On an empty store: the `default` workspace, its key printed once to stdout. */
-async function firstRun(deps: ServiceDeps, config: Config, out: NodeJS.WritableStream): Promise<void> {
+/**
+ * On an empty store: the `default` workspace, its key printed once to stdout. Returns the key, for
+ * the dashboard's sign-in link in the banner; null on later starts.
+ */
+async function firstRun(
+  deps: ServiceDeps,
+  config: Config,
+  out: NodeJS.WritableStream,
+): Promise<string | null> {
   const any = await deps.db.selectFrom('workspaces').select('id').limit(1).executeTakeFirst();
-  if (any) return;
+  if (any) return null;
   const { workspace, apiKey } = await createWorkspace(deps, { name: 'default' });
   out.write(
     [
@@ -53,6 +61,7 @@ async function firstRun(deps: ServiceDeps, config: Config, out: NodeJS.WritableS
       '',
     ].join('\n') + '\n',
   );
+  return apiKey;
 }
 
 export interface RunningService {
@@ -86,7 +95,7 @@ export async function startService(
   const logger = createLogger(config.logLevel);
   const { store } = await openConfiguredStore(config);
   const wiring = createWiring({ config, store, logger });
-  await firstRun(wiring.deps, config, out);
+  const firstKey = await firstRun(wiring.deps, config, out);
   const closers: Closers = { sip: [], api: [], worker: [], sessions: [] };
   const s: Starting = { config, role, wiring, logger, closers };
   let closing: Promise<void> | null = null;
@@ -119,7 +128,7 @@ export async function startService(
         ...(sip ? { dialer: sip.node.dialer } : {}),
         ...(liveBus ? { liveEvents: liveBus } : {}),
       });
-      out.write(apiBanner(config, role, store));
+      out.write(apiBanner(config, role, store, firstKey));
     }
     if (role === 'all' || role === 'worker') startSessionSweep(s);
     // Other nodes' force-ends and cancels reach the sessions and calls live in this process.
@@ -221,12 +230,12 @@ async function startApi({ config, wiring, logger, closers }: Starting, parts: Se
   await built.app.listen({ host: config.host, port: config.port });
 }
 
-function apiBanner(config: Config, role: Role, store: Store): string {
+function apiBanner(config: Config, role: Role, store: Store, firstKey: string | null): string {
   return [
     `Switchboard ${role === 'all' ? '' : `(${role}) `}is listening.`,
     `  API:        ${config.publicBaseUrl}/api/v1   (OpenAPI: ${config.publicBaseUrl}/api/v1/openapi.json)`,
     `  Health:     ${config.publicBaseUrl}/healthz`,
-    `  Dashboard:  ${config.publicBaseUrl}/ (not built yet)`,
+    ...dashboardLines(config.publicBaseUrl, firstKey),
     `  Store:      ${store.dialect === 'sqlite' ? path.join(config.dataDir, SQLITE_FILE) : 'PostgreSQL'}`,
     speechLine(speechStatus(config)),
     '',
@@ -242,6 +251,15 @@ function startSessionSweep({ wiring, logger, closers }: Starting): void {
   }, SESSION_SWEEP_MS);
   sweep.unref();
   closers.worker.push(async () => clearInterval(sweep));
+}
+
+/** The banner's dashboard address, and on the first start a link that signs in with the new key. */
+function dashboardLines(base: string, firstKey: string | null): string[] {
+  const built = dashboardBuilt(defaultDashboardDir());
+  const lines = [`  Dashboard:  ${base}/${built ? '' : ' (not built: run npm run build:web)'}`];
+  // The key rides in the fragment, which browsers never send to a server; the app stores and strips it.
+  if (firstKey) lines.push(`  Sign in:    ${base}/#key=${firstKey}   (this start only)`);
+  return lines;
 }
 
 /** `switchboard serve`: runs until SIGTERM/SIGINT, then drains and exits. */

@@ -20,6 +20,7 @@ import { requestIdFor } from './request-id.js';
 import { realtimeRoutes } from './routes/realtime.routes.js';
 import { registerWebsocketRoutes } from './websocket-scope.js';
 import { speechStatus } from '../providers/speech-status.js';
+import { defaultDashboardDir, registerDashboard } from '../web-serving/dashboard.js';
 
 /** Longest path parameter the router matches; Node's 16 KB header limit bounds URLs anyway. */
 const MAX_PATH_PARAM_LENGTH = 16 * 1024;
@@ -39,6 +40,8 @@ export interface AppOptions {
   parts?: ServiceParts;
   /** pino logger for request logs; omit for silence. */
   httpLogger?: Logger;
+  /** The built dashboard to serve at / (web/dist by default); null serves none. */
+  dashboardDir?: string | null;
 }
 
 export interface BuiltApp {
@@ -97,6 +100,13 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   );
 
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  if (options.dashboardDir !== null) {
+    await registerDashboard(app, {
+      dir: options.dashboardDir ?? defaultDashboardDir(),
+      publicBaseUrl: deps.config.publicBaseUrl,
+    });
+  }
 
   await app.ready();
   return { app, services };

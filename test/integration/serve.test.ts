@@ -85,6 +85,9 @@ describe('switchboard serve', () => {
     const key = /pk_live_[A-Za-z0-9_-]{43}/.exec(first.text())?.[0];
     expect(key).toBeDefined();
     expect(first.text()).toContain('SIP address:   sip:ws-');
+    // The dashboard's address, and a sign-in link with the key in the fragment, this first time only.
+    expect(first.text()).toContain(`  Dashboard:  ${config.publicBaseUrl}/`);
+    expect(first.text()).toContain(`  Sign in:    ${config.publicBaseUrl}/#key=${key}   (this start only)`);
     const reply = await options(sipPort);
     expect(reply.startsWith('SIP/2.0 200 OK')).toBe(true);
     expect(reply).toContain('CSeq: 1 OPTIONS');
@@ -93,6 +96,8 @@ describe('switchboard serve', () => {
     const second = capture();
     const b = await startService({ ...config, sip: { ...config.sip, port: 0 } }, 'api', second.stream);
     expect(second.text()).not.toMatch(/pk_live_/);
+    expect(second.text()).not.toContain('Sign in:');
+    expect(second.text()).toContain('  Dashboard:  ');
     expect(second.text()).toContain('is listening');
     await b.close();
     expect(fs.statSync(path.join(dir, 'server.key')).mode & 0o777).toBe(0o600);

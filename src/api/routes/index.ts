@@ -10,6 +10,7 @@ import { phoneNumberRoutes } from './phone-numbers.routes.js';
 import { projectRoutes } from './projects.routes.js';
 import { sipTrunkRoutes } from './sip-trunks.routes.js';
 import { usageRoutes } from './usage.routes.js';
+import { planRoutes } from './plan.routes.js';
 import { sessionRoutes } from './sessions.routes.js';
 import { workflowSchemaRoutes } from './workflow-schema.routes.js';
 import { workflowRoutes } from './workflows.routes.js';
@@ -20,6 +21,7 @@ export async function registerRoutes(app: FastifyInstance, s: Services, deps: Se
   await apiKeyRoutes(app, s, deps);
   await conversationRoutes(app, s, deps);
   await usageRoutes(app, s, deps);
+  await planRoutes(app, deps);
   await agentRoutes(app, s, deps);
   await workflowRoutes(app, s, deps);
   await workflowSchemaRoutes(app);

@@ -1,0 +1,349 @@
+// The dashboard in a real browser against a real server: sign in with the key the first start
+// printed; telephony set up through the pages and a sipp call answered by a published workflow
+// showing in Calls with its transcript; a webhook endpoint whose secret shows once, whose failed
+// delivery shows its response and is redelivered; a key created and revoked, refused at once.
+// Every page visited is checked with axe-core (no serious or critical violations) and for
+// Content-Security-Policy violations; screenshots go to a temp folder (printed).
+import http from 'node:http';
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
+import {
+  buildAll,
+  chromiumPath,
+  openBrowser,
+  seriousViolations,
+  startServer,
+  type Browser,
+  type Server,
+} from './support.js';
+
+const executable = chromiumPath();
+const haveChromium = executable !== null;
+// Under CI a missing chromium (or sipp) fails the suite instead of skipping it.
+const journey = (haveChromium && haveSipp()) || process.env.CI ? describe : describe.skip;
+
+const MENU = JSON.parse(
+  fs.readFileSync(new URL('../fixtures/graphs/pin-menu.json', import.meta.url), 'utf8'),
+) as unknown;
+
+interface Receiver {
+  url: string;
+  received: number;
+  status: number;
+  close(): Promise<void>;
+}
+
+async function startReceiver(): Promise<Receiver> {
+  const state = { received: 0, status: 500 };
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      state.received++;
+      res.writeHead(state.status, { 'Content-Type': 'application/json' });
+      res.end(state.status === 500 ? '{"error":"receiver down for maintenance"}' : '{"ok":true}');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}/hooks/switchboard`,
+    get received() {
+      return state.received;
+    },
+    get status() {
+      return state.status;
+    },
+    set status(s: number) {
+      state.status = s;
+    },
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+async function until<T>(
+  read: () => Promise<T | null | undefined | false>,
+  what: string,
+  tries = 150,
+): Promise<T> {
+  for (let i = 0; i < tries; i++) {
+    const v = await read();
+    if (v) return v;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+journey('dashboard journeys in chromium', () => {
+  let server: Server;
+  let browser: Browser;
+  let page: Page;
+  let projectId = '';
+  let workflowId = '';
+
+  beforeAll(async () => {
+    if (!executable) throw new Error('chromium is not installed (apt-get install chromium); CI needs it');
+    if (!haveSipp()) throw new Error('sipp is not installed (apt-get install sip-tester); CI needs it');
+    await buildAll();
+    server = await startServer();
+    browser = await openBrowser(executable, 'dashboard');
+    page = browser.page;
+  }, 420_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  /** Checks the page as it is with axe-core and for CSP violations, then saves a screenshot. */
+  const check = async (name: string) => {
+    await page.waitForLoadState('networkidle');
+    expect(await seriousViolations(page), `axe on ${name}`).toEqual([]);
+    expect(browser.problems, `CSP and page errors by ${name}`).toEqual([]);
+    await browser.shot(name);
+  };
+  const heading = (text: string) => page.getByRole('heading', { level: 1, name: text }).waitFor();
+  const nav = (name: string) =>
+    page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true }).click();
+
+  it('signs in with the link npm start printed, keeps the key out of the address bar, and starts with a skip link', async () => {
+    expect(server.banner).toContain(`Dashboard:  ${server.base}/`);
+    expect(server.signInLink).toBe(`${server.base}/#key=${server.key}`);
+    await page.goto(server.signInLink);
+    await heading('Overview');
+    expect(page.url()).toBe(`${server.base}/`);
+    expect(await page.evaluate("sessionStorage.getItem('switchboard.apiKey')")).toBe(server.key);
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement && document.activeElement.textContent')).toBe(
+      'Skip to content',
+    );
+    await check('overview');
+  }, 60_000);
+
+  it('creates a project, a trunk (a 422 shown beside its field first), a number and a dispatch rule, and tests the rule', async () => {
+    await nav('Projects');
+    await heading('Projects');
+    await page.getByRole('button', { name: 'New project' }).click();
+    const projectForm = page.getByRole('form', { name: 'New project' });
+    await projectForm.getByLabel('Name', { exact: true }).fill('Front desk');
+    await projectForm.getByRole('button', { name: 'Create project' }).click();
+    await page.getByRole('cell', { name: 'Front desk' }).waitFor();
+    await check('projects');
+
+    const projects = await server.api<{ data: Array<{ id: string }> }>('GET', '/projects');
+    projectId = projects.body.data[0]!.id;
+    const created = await server.api<{ data: { id: string } }>('POST', '/workflows', {
+      project_id: projectId,
+      name: 'Menu',
+      graph: MENU,
+    });
+    workflowId = created.body.data.id;
+    expect((await server.api('POST', `/workflows/${workflowId}/publish`)).status).toBe(200);
+
+    await nav('SIP trunks');
+    await heading('SIP trunks');
+    await page.getByRole('button', { name: 'New trunk' }).click();
+    const trunkForm = page.getByRole('form', { name: 'New trunk' });
+    await trunkForm.getByLabel('Name', { exact: true }).fill('Carrier');
+    await trunkForm.getByLabel('Termination URI').fill('not a uri');
+    await trunkForm.getByLabel('Username').fill('sb');
+    await trunkForm.getByLabel('Password').fill('change-me');
+    await trunkForm.getByRole('button', { name: 'Create trunk' }).click();
+    const uriError = trunkForm.locator('[data-field="termination_uri"] .field-error');
+    await uriError.waitFor();
+    expect(await trunkForm.getByLabel('Termination URI').getAttribute('aria-invalid')).toBe('true');
+    expect(await trunkForm.getByLabel('Name', { exact: true }).inputValue()).toBe('Carrier');
+    await check('trunk-validation');
+    await trunkForm.getByLabel('Termination URI').fill('sip:127.0.0.1:5070');
+    await trunkForm.getByRole('button', { name: 'Create trunk' }).click();
+    await heading('Carrier');
+    const origination = (await page.getByTestId('origination-uri').textContent())!;
+    expect(origination).toMatch(/^sip:[a-z0-9-]+\.sip\.localhost;transport=udp$/);
+    await check('trunk');
+
+    await nav('Phone numbers');
+    await page.getByRole('button', { name: 'Register number' }).click();
+    const numberForm = page.getByRole('form', { name: 'Register a number' });
+    await numberForm.getByLabel('Number (E.164)').fill('+14155550100');
+    await numberForm.getByLabel('Label (optional)').fill('Front desk line');
+    await numberForm.getByRole('button', { name: 'Register number' }).click();
+    await heading('+14155550100');
+    await page.getByRole('button', { name: 'Add rule' }).click();
+    const rule = page.getByRole('region', { name: 'Rule 1' });
+    await rule.getByLabel('Workflow').selectOption({ label: 'Menu (v1)' });
+    await rule.getByRole('button', { name: 'Add variable' }).click();
+    await rule.getByLabel('Variables for the workflow 1 name').fill('name');
+    await rule.getByLabel('Variables for the workflow 1 value').fill('Ann');
+    await page.getByRole('button', { name: 'Save rules' }).click();
+    await page.getByText('Saved. New calls use these rules now.').waitFor();
+
+    await page.getByLabel('Caller', { exact: true }).fill('+4930123456');
+    await page.getByRole('button', { name: 'Test', exact: true }).click();
+    await page.getByText('Rule 1 answers: Menu').waitFor();
+    await check('number-dispatch');
+
+    const stored = await server.api<{ data: Array<{ dispatch_rules: unknown[] }> }>('GET', '/phone-numbers');
+    expect(stored.body.data[0]!.dispatch_rules).toEqual([
+      { workflow_id: workflowId, priority: 100, variables: { name: 'Ann' } },
+    ]);
+
+    // The carrier calls the number: the published menu answers, the caller presses 2, it hangs up.
+    const host = origination.replace(/^sip:|;.*$/g, '');
+    const scenario = scenarioFile('inbound-in-dialog.xml', {
+      DIALLED: '+14155550100',
+      DOMAIN: host,
+      CALLER: '+4930123456',
+    });
+    const peer = sipp(
+      sippArgs(`127.0.0.1:${server.sipPort}`, scenario, await freeUdpPort(), [
+        '-p',
+        String(await freeUdpPort()),
+      ]),
+    );
+    const result = await peer.done;
+    expect(result.code, result.out).toBe(0);
+
+    await nav('Calls');
+    await heading('Calls');
+    const row = page.getByRole('row').filter({ hasText: '+4930123456' });
+    await until(
+      async () => (await row.getByText('completed').count()) > 0 || (await page.reload(), false),
+      'the call to show completed',
+    );
+    await row.getByRole('link').click();
+    await heading('Inbound call +4930123456 → +14155550100');
+    await page.getByText('You chose 2.').waitFor();
+    await page.getByText('workflow hangup').first().waitFor();
+    await check('call');
+  }, 180_000);
+
+  it('creates a webhook endpoint, shows its secret once, logs a failed delivery with its response, and redelivers it', async () => {
+    const receiver = await startReceiver();
+    try {
+      await nav('Webhooks');
+      await page.getByRole('button', { name: 'Add endpoint' }).click();
+      const form = page.getByRole('form', { name: 'New webhook endpoint' });
+      await form.getByLabel('URL').fill(receiver.url);
+      await form.getByRole('button', { name: 'Add endpoint' }).click();
+      const secret = (await page.getByTestId('secret-value').textContent())!;
+      expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+      await check('webhook-secret');
+      await page.getByRole('button', { name: 'I have copied it' }).click();
+      expect(await page.getByTestId('secret-value').count()).toBe(0);
+      await page.getByRole('link', { name: receiver.url }).click();
+      await heading(receiver.url);
+      expect(await page.content()).not.toContain(secret);
+
+      // An event: a web session minted and force-ended (session.ended), refused by the receiver.
+      const session = await server.api<{ data: { id: string } }>('POST', '/sessions', {
+        project_id: projectId,
+        workflow_id: workflowId,
+      });
+      expect((await server.api('DELETE', `/sessions/${session.body.data.id}`)).status).toBe(204);
+      await until(async () => receiver.received >= 1, 'the first attempt');
+      const delivery = page.locator('details.delivery').first();
+      await until(
+        async () => (
+          await page.getByRole('button', { name: 'Refresh' }).click(),
+          (await delivery.count()) > 0 && (await delivery.getAttribute('data-status')) === 'pending'
+        ),
+        'the failed attempt in the log',
+      );
+      await delivery.locator('summary').click();
+      await delivery.getByText('HTTP 500').first().waitFor();
+      await delivery.getByText('receiver down for maintenance').first().waitFor();
+      await check('delivery-failed');
+
+      // Pausing turns the waiting delivery `failed`; once resumed it can be redelivered.
+      await page.getByRole('button', { name: 'Pause' }).click();
+      await page.getByRole('button', { name: 'Pause' }).click();
+      await page.getByRole('button', { name: 'Resume' }).waitFor();
+      await until(
+        async () => (
+          await page.getByRole('button', { name: 'Refresh' }).click(),
+          (await page.locator('details.delivery[data-status="failed"]').count()) > 0
+        ),
+        'the delivery to be failed',
+      );
+      await page.getByRole('button', { name: 'Resume' }).click();
+      await page.getByRole('button', { name: 'Pause' }).waitFor();
+      receiver.status = 200;
+      const failed = page.locator('details.delivery[data-status="failed"]').first();
+      await failed.locator('summary').click();
+      await failed.getByRole('button', { name: 'Redeliver' }).click();
+      await failed.getByRole('button', { name: 'Redeliver now' }).click();
+      await until(async () => receiver.received >= 2, 'the redelivery');
+      await until(
+        async () => (
+          await page.getByRole('button', { name: 'Refresh' }).click(),
+          (await page.locator('details.delivery[data-status="succeeded"]').count()) > 0
+        ),
+        'the delivery to succeed',
+      );
+      await check('delivery-redelivered');
+    } finally {
+      await receiver.close();
+    }
+  }, 120_000);
+
+  it('creates a key (shown once), whose missing scope is explained, and revokes it: refused at once', async () => {
+    await nav('API keys');
+    await heading('API keys');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const form = page.getByRole('form', { name: 'New API key' });
+    await form.getByLabel('Name', { exact: true }).fill('Read only');
+    await form.getByRole('button', { name: 'Create key' }).click();
+    const key = (await page.getByTestId('secret-value').textContent())!;
+    expect(key).toMatch(/^pk_live_/);
+    await check('key-created');
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    expect((await server.api('GET', '/projects', undefined, key)).status).toBe(200);
+
+    // Signed in with the read-only key, creating a trunk is explained, not just refused.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API key').fill(key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await heading('API keys'); // signing in stays where the tab was
+    await nav('SIP trunks');
+    await page.getByRole('cell', { name: 'Carrier', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'New trunk' }).click();
+    const trunkForm = page.getByRole('form', { name: 'New trunk' });
+    await trunkForm.getByLabel('Name', { exact: true }).fill('Second');
+    await trunkForm.getByRole('button', { name: 'Create trunk' }).click();
+    await trunkForm.getByText('This key lacks the "telephony" scope').waitFor();
+    await check('forbidden');
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API key').fill(server.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await heading('SIP trunks');
+    await nav('API keys');
+    const row = page.getByRole('row').filter({ hasText: 'Read only' });
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await until(
+      async () => (await page.getByRole('row').filter({ hasText: 'Read only' }).count()) === 0,
+      'the key to leave the list',
+    );
+    expect((await server.api('GET', '/projects', undefined, key)).status).toBe(401);
+    await check('keys');
+  }, 90_000);
+
+  it('shows every other page without serious axe violations', async () => {
+    for (const [link, title] of [
+      ['Workflows', 'Workflows'],
+      ['Agents', 'Agents'],
+      ['Sessions', 'Sessions'],
+      ['Conversations', 'Conversations'],
+      ['Usage', 'Usage'],
+    ] as const) {
+      await nav(link);
+      await heading(title);
+      await check(title.toLowerCase());
+    }
+    await page.goto(`${server.base}/agents/new`);
+    await heading('New agent');
+    await check('agent-new');
+  }, 90_000);
+});

@@ -1,0 +1,229 @@
+// One agent (or a new one at /agents/new): every field of the API's agent, with provider and model
+// pickers. Delete is refused (409) while a workflow uses the agent, and the message names it.
+import { useId, useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { api, call } from '../../api/client';
+import { ApiError } from '../../api/errors';
+import { useLoad } from '../../api/hooks';
+import { useProjects } from '../../api/projects';
+import { ConfirmButton } from '../../components/ConfirmButton';
+import { ErrorBanner, Loading } from '../../components/ErrorBanner';
+import { SelectField, TextArea, TextField } from '../../components/fields';
+import { Form } from '../../components/Form';
+import { PageHeader, Section } from '../../components/PageHeader';
+import {
+  bodyOfAgent,
+  draftOfAgent,
+  EMPTY_AGENT,
+  LLM_PROVIDERS,
+  MODEL_SUGGESTIONS,
+  ToolsJsonError,
+  type AgentDraft,
+} from './agent-form';
+
+export function AgentPage() {
+  const { id = 'new' } = useParams();
+  const creating = id === 'new';
+  const navigate = useNavigate();
+  const projects = useProjects();
+  const modelsId = useId();
+  const [draft, setDraft] = useState<AgentDraft | null>(creating ? EMPTY_AGENT : null);
+  const [saved, setSaved] = useState(false);
+  const agent = useLoad(async () => {
+    if (creating) return null;
+    const { data } = await call(api.GET('/api/v1/agents/{id}', { params: { path: { id } } }));
+    setDraft(draftOfAgent(data));
+    return data;
+  }, [id]);
+
+  if (agent.error && !agent.data) return <ErrorBanner error={agent.error} onRetry={agent.reload} />;
+  if (!draft) return <Loading />;
+  const set = (key: keyof AgentDraft) => (value: string) => (
+    setDraft({ ...draft, [key]: value }),
+    setSaved(false)
+  );
+  const projectId = draft.project_id || projects.options[0]?.value || '';
+
+  const save = async () => {
+    let body: Record<string, unknown>;
+    try {
+      body = bodyOfAgent({ ...draft, project_id: projectId }, creating);
+    } catch (err) {
+      if (err instanceof ToolsJsonError) throw new ApiError(422, err.message, { tools: [err.message] });
+      throw err;
+    }
+    if (creating) {
+      const { data } = await call(api.POST('/api/v1/agents', { body: body as never }));
+      navigate(`/agents/${data.id}`, { replace: true });
+      return;
+    }
+    const { data } = await call(
+      api.PATCH('/api/v1/agents/{id}', { params: { path: { id } }, body: body as never }),
+    );
+    agent.setData(data);
+    setDraft(draftOfAgent(data));
+    setSaved(true);
+  };
+
+  return (
+    <>
+      <PageHeader
+        title={creating ? 'New agent' : (agent.data?.name ?? 'Agent')}
+        crumb={<Link to="/agents">Agents</Link>}
+        description="An LLM persona that workflows' agent nodes talk through. Changes apply to the next turn of every call."
+        actions={
+          !creating && (
+            <ConfirmButton
+              label="Delete agent"
+              question="Delete this agent?"
+              onConfirm={async () => {
+                await call(api.DELETE('/api/v1/agents/{id}', { params: { path: { id } } }));
+                navigate('/agents');
+              }}
+            />
+          )
+        }
+      />
+      <Form
+        label={creating ? 'New agent' : 'Agent settings'}
+        submitLabel={creating ? 'Create agent' : 'Save changes'}
+        onSubmit={save}
+      >
+        {saved && (
+          <div className="banner banner-info" role="status">
+            Saved.
+          </div>
+        )}
+        <Section title="Identity" id="identity">
+          <div className="grid-2">
+            <TextField
+              name="name"
+              label="Name"
+              value={draft.name}
+              onChange={set('name')}
+              autoFocus={creating}
+              placeholder="Receptionist"
+            />
+            <SelectField
+              name="project_id"
+              label="Project"
+              value={projectId}
+              onChange={set('project_id')}
+              options={projects.options}
+              disabled={!creating}
+              hint={creating ? undefined : 'Fixed once the agent exists.'}
+            />
+          </div>
+          <TextArea
+            name="system_prompt"
+            label="System prompt"
+            rows={6}
+            value={draft.system_prompt}
+            onChange={set('system_prompt')}
+            placeholder="You are the front desk of …"
+          />
+          <TextField
+            name="greeting"
+            label="Greeting (optional)"
+            value={draft.greeting}
+            onChange={set('greeting')}
+            placeholder="Hello, how can I help?"
+            hint="Spoken first, before the caller says anything."
+          />
+        </Section>
+        <Section title="Language model" id="llm">
+          <div className="grid-3">
+            <SelectField
+              name="llm_provider"
+              label="Provider"
+              value={draft.llm_provider}
+              onChange={set('llm_provider')}
+              options={LLM_PROVIDERS}
+            />
+            <TextField
+              name="llm_model"
+              label="Model"
+              value={draft.llm_model}
+              onChange={set('llm_model')}
+              list={modelsId}
+              placeholder={MODEL_SUGGESTIONS[draft.llm_provider]?.[0]}
+            />
+            <TextField
+              name="temperature"
+              label="Temperature"
+              type="number"
+              step="0.1"
+              inputMode="decimal"
+              value={draft.temperature}
+              onChange={set('temperature')}
+              hint="0 to 2; 0.7 by default."
+            />
+          </div>
+          <datalist id={modelsId}>
+            {(MODEL_SUGGESTIONS[draft.llm_provider] ?? []).map((m) => (
+              <option key={m} value={m} />
+            ))}
+          </datalist>
+          <TextArea
+            name="tools"
+            label="Tools (JSON)"
+            rows={4}
+            value={draft.tools}
+            onChange={set('tools')}
+            hint='An array of {"name", "description", "parameters"?, "url"?, "method"?}.'
+          />
+        </Section>
+        <Section title="Voice" id="voice">
+          <div className="grid-2">
+            <SelectField
+              name="stt_provider"
+              label="Speech to text"
+              value={draft.stt_provider}
+              onChange={set('stt_provider')}
+              options={[{ value: 'stt_vendor_1', label: 'stt_vendor_1 (streaming)' }]}
+            />
+            <TextField
+              name="stt_language"
+              label="Language"
+              value={draft.stt_language}
+              onChange={set('stt_language')}
+              placeholder="en-US"
+            />
+            <SelectField
+              name="tts_provider"
+              label="Text to speech"
+              value={draft.tts_provider}
+              onChange={set('tts_provider')}
+              options={[{ value: 'tts_vendor_1', label: 'tts_vendor_1 (streaming)' }]}
+            />
+            <TextField
+              name="tts_voice"
+              label="Voice (optional)"
+              value={draft.tts_voice}
+              onChange={set('tts_voice')}
+              hint="The vendor's voice id; empty uses its default."
+            />
+          </div>
+        </Section>
+        <Section title="Knowledge and MCP" id="knowledge">
+          <div className="grid-2">
+            <TextField
+              name="knowledge_base_ids"
+              label="Knowledge base ids"
+              value={draft.knowledge_base_ids}
+              onChange={set('knowledge_base_ids')}
+              hint="Comma-separated."
+            />
+            <TextField
+              name="mcp_server_ids"
+              label="MCP server ids"
+              value={draft.mcp_server_ids}
+              onChange={set('mcp_server_ids')}
+              hint="Comma-separated."
+            />
+          </div>
+        </Section>
+      </Form>
+    </>
+  );
+}

@@ -1,0 +1,212 @@
+// One call: what happened (status timeline, hang-up reason), what was said (the transcript with
+// per-turn latency), what was told (the webhook events it caused) and, when the call has one,
+// its recording. Re-read every 2 s until the call has ended.
+import { Link, useParams } from 'react-router';
+import { api, call } from '../../api/client';
+import { useLoad } from '../../api/hooks';
+import { usePolling } from '../../api/polling';
+import { useProjects } from '../../api/projects';
+import type { Call, WebhookDelivery } from '../../api/types';
+import { Badge } from '../../components/Badge';
+import { ConfirmButton } from '../../components/ConfirmButton';
+import { ErrorBanner, Loading } from '../../components/ErrorBanner';
+import { formatDuration, formatTime } from '../../components/format';
+import { PageHeader, Section } from '../../components/PageHeader';
+import { Transcript } from '../../components/Transcript';
+
+const ENDED = ['completed', 'no_answer', 'busy', 'failed', 'cancelled'];
+
+function timeline(c: Call): Array<{ label: string; at: string | null; note?: string }> {
+  const steps: Array<{ label: string; at: string | null; note?: string }> = [
+    { label: c.direction === 'inbound' ? 'Call arrived' : 'Queued', at: c.created_at },
+  ];
+  if (c.started_at)
+    steps.push({ label: c.direction === 'inbound' ? 'Answered' : 'Connected', at: c.started_at });
+  if (ENDED.includes(c.status))
+    steps.push({
+      label: `Ended: ${c.status.replace('_', ' ')}`,
+      at: c.ended_at,
+      note: c.hangup_reason?.replace(/_/g, ' '),
+    });
+  else steps.push({ label: `Now: ${c.status.replace('_', ' ')}`, at: null });
+  return steps;
+}
+
+/** Webhook deliveries whose event names this call (the call.* events and its session's). */
+async function eventsOf(c: Call): Promise<WebhookDelivery[]> {
+  const endpoints = (
+    await call(
+      api.GET('/api/v1/webhook-endpoints', {
+        params: { query: { project_id: c.project_id, per_page: 100 } },
+      }),
+    )
+  ).data;
+  const found: WebhookDelivery[] = [];
+  for (const e of endpoints) {
+    const deliveries = (
+      await call(
+        api.GET('/api/v1/webhook-endpoints/{id}/deliveries', {
+          params: { path: { id: e.id }, query: { per_page: 100 } },
+        }),
+      )
+    ).data;
+    for (const d of deliveries) {
+      const body = d.attempts[0]?.request.body ?? '';
+      if (body.includes(c.id) || (c.session_id && body.includes(c.session_id))) found.push(d);
+    }
+  }
+  return found;
+}
+
+export function CallPage() {
+  const { id = '' } = useParams();
+  const projects = useProjects();
+  const record = useLoad(
+    async () => (await call(api.GET('/api/v1/calls/{id}', { params: { path: { id } } }))).data,
+    [id],
+  );
+  const c = record.data;
+  const live = Boolean(c && !ENDED.includes(c.status));
+  usePolling(live, record.reload);
+  const sessionId = c?.session_id ?? null;
+  const conversation = useLoad(async () => {
+    if (!sessionId) return null;
+    const list = (
+      await call(api.GET('/api/v1/conversations', { params: { query: { session_id: sessionId } } }))
+    ).data;
+    return list[0]
+      ? (await call(api.GET('/api/v1/conversations/{id}', { params: { path: { id: list[0].id } } }))).data
+      : null;
+  }, [sessionId, c?.status]);
+  const events = useLoad(async () => (c ? eventsOf(c) : []), [c?.id, c?.status]);
+
+  if (record.error && !c) return <ErrorBanner error={record.error} onRetry={record.reload} />;
+  if (!c) return <Loading />;
+  const recordingUrl = (c as Call & { recording_url?: string | null }).recording_url;
+
+  return (
+    <>
+      <PageHeader
+        title={`${c.direction === 'inbound' ? 'Inbound' : 'Outbound'} call ${c.from} → ${c.to}`}
+        crumb={<Link to="/calls">Calls</Link>}
+        description={
+          <>
+            <Badge value={c.status} />{' '}
+            {c.hangup_reason && (
+              <span className="muted">hang-up reason: {c.hangup_reason.replace(/_/g, ' ')}</span>
+            )}
+          </>
+        }
+        actions={
+          (c.status === 'queued' || c.status === 'ringing') && c.direction === 'outbound' ? (
+            <ConfirmButton
+              label="Cancel call"
+              question="Stop this call ringing?"
+              onConfirm={async () => {
+                await call(api.DELETE('/api/v1/calls/{id}', { params: { path: { id } } }));
+                record.reload();
+              }}
+            />
+          ) : undefined
+        }
+      />
+      {record.error && <ErrorBanner error={record.error} onRetry={record.reload} />}
+      <div className="split">
+        <div>
+          <Section title="Transcript" id="transcript">
+            {conversation.error && <ErrorBanner error={conversation.error} onRetry={conversation.reload} />}
+            {conversation.data ? (
+              <Transcript messages={conversation.data.messages} live={live} />
+            ) : (
+              <p className="muted">
+                {sessionId ? 'Loading…' : 'No workflow ran on this call, so there is no transcript.'}
+              </p>
+            )}
+          </Section>
+          {recordingUrl && (
+            <Section title="Recording" id="recording">
+              <audio controls src={recordingUrl}>
+                <a href={recordingUrl}>Download the recording</a>
+              </audio>
+            </Section>
+          )}
+          <Section title="Webhook events" id="events">
+            {events.error && <ErrorBanner error={events.error} onRetry={events.reload} />}
+            {events.data && events.data.length === 0 && (
+              <p className="muted">No webhook endpoint of this project received an event about this call.</p>
+            )}
+            {events.data && events.data.length > 0 && (
+              <table className="table">
+                <thead>
+                  <tr>
+                    <th scope="col">Event</th>
+                    <th scope="col">Delivery</th>
+                    <th scope="col">Attempts</th>
+                    <th scope="col">Last answer</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {events.data.map((d) => (
+                    <tr key={d.id}>
+                      <td className="mono">{d.event.type}</td>
+                      <td>
+                        <Link to={`/webhooks/${d.endpoint_id}`}>
+                          <Badge value={d.status} />
+                        </Link>
+                      </td>
+                      <td>{d.attempt_count}</td>
+                      <td>{d.last_status_code ?? d.last_error ?? '—'}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+          </Section>
+        </div>
+        <div>
+          <Section title="Timeline" id="timeline">
+            <ol className="timeline">
+              {timeline(c).map((s) => (
+                <li key={s.label}>
+                  <strong>{s.label}</strong>
+                  <div className="muted">{s.at ? formatTime(s.at) : 'in progress'}</div>
+                  {s.note && <div className="muted">{s.note}</div>}
+                </li>
+              ))}
+            </ol>
+          </Section>
+          <Section title="Details" id="details">
+            <dl className="props">
+              <dt>Project</dt>
+              <dd>{projects.nameOf(c.project_id)}</dd>
+              <dt>Workflow</dt>
+              <dd>
+                {c.workflow_id ? (
+                  <Link to={`/workflows/${c.workflow_id}`}>
+                    {c.workflow_version ? `version ${c.workflow_version}` : 'open'}
+                  </Link>
+                ) : (
+                  '—'
+                )}
+              </dd>
+              <dt>Session</dt>
+              <dd>
+                {c.session_id ? (
+                  <Link to={`/sessions/${c.session_id}`}>{c.session_id.slice(0, 8)}</Link>
+                ) : (
+                  '—'
+                )}
+              </dd>
+              <dt>Duration</dt>
+              <dd>{formatDuration(c.duration_seconds)}</dd>
+              <dt>Metadata</dt>
+              <dd>{Object.keys(c.metadata).length ? <code>{JSON.stringify(c.metadata)}</code> : '—'}</dd>
+              <dt>Call id</dt>
+              <dd className="mono">{c.id}</dd>
+            </dl>
+          </Section>
+        </div>
+      </div>
+    </>
+  );
+}

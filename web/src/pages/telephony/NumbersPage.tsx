@@ -1,0 +1,160 @@
+// Phone numbers: the E.164 numbers your carrier routes to a trunk. Registering one leads to its
+// page, where its dispatch rules choose the workflow that answers.
+import { useState } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { api, call } from '../../api/client';
+import { useLoad, usePagedList } from '../../api/hooks';
+import { useProjects } from '../../api/projects';
+import type { Page, PhoneNumber } from '../../api/types';
+import { ErrorBanner, Loading } from '../../components/ErrorBanner';
+import { SelectField, TextField } from '../../components/fields';
+import { Form } from '../../components/Form';
+import { PageHeader } from '../../components/PageHeader';
+import { Pager } from '../../components/Pager';
+
+export function NumbersPage() {
+  const projects = useProjects();
+  const trunks = useLoad(
+    async () => (await call(api.GET('/api/v1/sip-trunks', { params: { query: { per_page: 100 } } }))).data,
+    [],
+  );
+  const [projectId, setProjectId] = useState('');
+  const [creating, setCreating] = useState(false);
+  const [draft, setDraft] = useState({ number: '', label: '', sip_trunk_id: '', project_id: '' });
+  const navigate = useNavigate();
+  const list = usePagedList<PhoneNumber>(
+    async (query) =>
+      (await call(api.GET('/api/v1/phone-numbers', { params: { query } }))) as Page<PhoneNumber>,
+    { project_id: projectId },
+  );
+  const trunkOptions = (trunks.data ?? []).map((t) => ({ value: t.id, label: t.name }));
+  const trunkName = (id: string) => trunks.data?.find((t) => t.id === id)?.name ?? id.slice(0, 8);
+  const chosenTrunk = draft.sip_trunk_id || trunkOptions[0]?.value || '';
+  const chosenProject = draft.project_id || projects.options[0]?.value || '';
+
+  const create = async () => {
+    const { data } = await call(
+      api.POST('/api/v1/phone-numbers', {
+        body: {
+          number: draft.number.trim(),
+          sip_trunk_id: chosenTrunk,
+          project_id: chosenProject,
+          ...(draft.label.trim() ? { label: draft.label.trim() } : {}),
+        },
+      }),
+    );
+    navigate(`/telephony/numbers/${data.id}`);
+  };
+
+  return (
+    <>
+      <PageHeader
+        title="Phone numbers"
+        description="Numbers bought at your carrier and carried by one of your trunks. Each number's dispatch rules choose the workflow that answers."
+        actions={
+          !creating && (
+            <button type="button" className="btn btn-primary" onClick={() => setCreating(true)}>
+              Register number
+            </button>
+          )
+        }
+      />
+      {creating && (
+        <div className="card">
+          <h2>Register a number</h2>
+          {trunks.data && trunks.data.length === 0 && (
+            <div className="banner banner-warn" role="status">
+              A number lives on a trunk: <Link to="/telephony/trunks">create a trunk</Link> first.
+            </div>
+          )}
+          <Form
+            label="Register a number"
+            submitLabel="Register number"
+            onSubmit={create}
+            onCancel={() => setCreating(false)}
+          >
+            <div className="grid-2">
+              <TextField
+                name="number"
+                label="Number (E.164)"
+                type="tel"
+                value={draft.number}
+                onChange={(number) => setDraft({ ...draft, number })}
+                placeholder="+14155550100"
+                autoFocus
+              />
+              <TextField
+                name="label"
+                label="Label (optional)"
+                value={draft.label}
+                onChange={(label) => setDraft({ ...draft, label })}
+                placeholder="Front desk"
+              />
+              <SelectField
+                name="sip_trunk_id"
+                label="Trunk"
+                value={chosenTrunk}
+                onChange={(sip_trunk_id) => setDraft({ ...draft, sip_trunk_id })}
+                options={trunkOptions}
+              />
+              <SelectField
+                name="project_id"
+                label="Project"
+                value={chosenProject}
+                onChange={(project_id) => setDraft({ ...draft, project_id })}
+                options={projects.options}
+              />
+            </div>
+          </Form>
+        </div>
+      )}
+      <div className="toolbar">
+        <SelectField
+          name="filter-project"
+          label="Project"
+          value={projectId}
+          onChange={setProjectId}
+          options={projects.options}
+          emptyLabel="All projects"
+          className="field-inline"
+        />
+      </div>
+      {list.error && <ErrorBanner error={list.error} onRetry={list.reload} />}
+      {!list.data && list.loading && <Loading />}
+      {list.data && (
+        <div className="card card-flush">
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">Number</th>
+                <th scope="col">Label</th>
+                <th scope="col">Project</th>
+                <th scope="col">Trunk</th>
+                <th scope="col" className="num">
+                  Rules
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.data.map((n) => (
+                <tr key={n.id}>
+                  <td>
+                    <Link to={`/telephony/numbers/${n.id}`} className="mono">
+                      {n.number}
+                    </Link>
+                  </td>
+                  <td>{n.label ?? <span className="muted">—</span>}</td>
+                  <td>{projects.nameOf(n.project_id)}</td>
+                  <td>{trunkName(n.sip_trunk_id)}</td>
+                  <td className="num">{n.dispatch_rules.length}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {list.data.data.length === 0 && <p className="empty">No numbers registered yet.</p>}
+          <Pager links={list.data.links} meta={list.data.meta} onFollow={list.follow} noun="numbers" />
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,102 @@
+// One trunk: its origination URI and the carrier's set-up steps beside the edit form; delete is
+// refused (409) while numbers use it, and the message says which.
+import { useState } from 'react';
+import { Link, useLocation, useNavigate, useParams } from 'react-router';
+import { api, call } from '../../api/client';
+import { useLoad } from '../../api/hooks';
+import type { SipTrunk } from '../../api/types';
+import { ConfirmButton } from '../../components/ConfirmButton';
+import { ErrorBanner, Loading } from '../../components/ErrorBanner';
+import { Form } from '../../components/Form';
+import { PageHeader } from '../../components/PageHeader';
+import { CarrierSteps } from './CarrierSteps';
+import { cidrList, TrunkFields, type TrunkDraft } from './trunk-form';
+
+function draftOf(t: SipTrunk): TrunkDraft {
+  return {
+    name: t.name,
+    provider: t.provider,
+    transport: t.transport,
+    termination_uri: t.termination_uri,
+    auth_username: t.auth_username,
+    auth_password: '',
+    allowed_ips: t.allowed_ips.join(', '),
+  };
+}
+
+export function TrunkPage() {
+  const { id = '' } = useParams();
+  const navigate = useNavigate();
+  const created = (useLocation().state as { created?: boolean } | null)?.created;
+  const [draft, setDraft] = useState<TrunkDraft | null>(null);
+  const [saved, setSaved] = useState(false);
+  const trunk = useLoad(async () => {
+    const { data } = await call(api.GET('/api/v1/sip-trunks/{id}', { params: { path: { id } } }));
+    setDraft(draftOf(data));
+    return data;
+  }, [id]);
+
+  if (trunk.error && !trunk.data) return <ErrorBanner error={trunk.error} onRetry={trunk.reload} />;
+  if (!trunk.data || !draft) return <Loading />;
+  const t = trunk.data;
+
+  const save = async () => {
+    const { data } = await call(
+      api.PATCH('/api/v1/sip-trunks/{id}', {
+        params: { path: { id } },
+        body: {
+          name: draft.name,
+          transport: draft.transport,
+          termination_uri: draft.termination_uri,
+          auth_username: draft.auth_username,
+          allowed_ips: cidrList(draft.allowed_ips),
+          ...(draft.auth_password ? { auth_password: draft.auth_password } : {}),
+        },
+      }),
+    );
+    trunk.setData(data);
+    setDraft(draftOf(data));
+    setSaved(true);
+  };
+
+  return (
+    <>
+      <PageHeader
+        title={t.name}
+        crumb={<Link to="/telephony/trunks">SIP trunks</Link>}
+        description={`${t.provider === 'carrier_a' ? 'Carrier A' : 'Generic SIP'} trunk over ${t.transport.toUpperCase()}`}
+        actions={
+          <ConfirmButton
+            label="Delete trunk"
+            question="Delete this trunk?"
+            onConfirm={async () => {
+              await call(api.DELETE('/api/v1/sip-trunks/{id}', { params: { path: { id } } }));
+              navigate('/telephony/trunks');
+            }}
+          />
+        }
+      />
+      {created && (
+        <div className="banner banner-info" role="status">
+          Trunk created. Give your carrier the origination URI below, then register your numbers.
+        </div>
+      )}
+      <div className="split">
+        <div className="card">
+          <h2>Settings</h2>
+          {saved && (
+            <div className="banner banner-info" role="status">
+              Saved.
+            </div>
+          )}
+          <Form label="Trunk settings" submitLabel="Save changes" onSubmit={save}>
+            <TrunkFields draft={draft} onChange={(d) => (setDraft(d), setSaved(false))} editing />
+          </Form>
+        </div>
+        <div className="card">
+          <CarrierSteps trunk={t} />
+        </div>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,122 @@
+// The fields of a SIP trunk, shared by "New trunk" and a trunk's edit form. The password is
+// write-only: the API never returns it, so the edit form starts blank and sends it only when typed.
+import { SelectField, TextArea, TextField } from '../../components/fields';
+
+export interface TrunkDraft {
+  name: string;
+  provider: 'carrier_a' | 'generic';
+  transport: 'tls' | 'udp' | 'tcp';
+  termination_uri: string;
+  auth_username: string;
+  auth_password: string;
+  allowed_ips: string;
+}
+
+export const EMPTY_TRUNK: TrunkDraft = {
+  name: '',
+  provider: 'generic',
+  transport: 'udp',
+  termination_uri: '',
+  auth_username: '',
+  auth_password: '',
+  allowed_ips: '',
+};
+
+/** "10.0.0.0/8, 192.0.2.1/32" or one per line, as the list the API takes. */
+export function cidrList(text: string): string[] {
+  return text
+    .split(/[\s,]+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+export function TrunkFields({
+  draft,
+  onChange,
+  editing,
+}: {
+  draft: TrunkDraft;
+  onChange: (d: TrunkDraft) => void;
+  editing?: boolean;
+}) {
+  const set =
+    <K extends keyof TrunkDraft>(key: K) =>
+    (value: TrunkDraft[K]) =>
+      onChange({ ...draft, [key]: value });
+  return (
+    <>
+      <div className="grid-3">
+        <TextField
+          name="name"
+          label="Name"
+          value={draft.name}
+          onChange={set('name')}
+          autoFocus={!editing}
+          placeholder="Main carrier"
+        />
+        <SelectField
+          name="provider"
+          label="Provider"
+          value={draft.provider}
+          onChange={(v) => set('provider')(v as TrunkDraft['provider'])}
+          options={[
+            { value: 'generic', label: 'Generic SIP' },
+            { value: 'carrier_a', label: 'Carrier A (elastic SIP trunking)' },
+          ]}
+          disabled={editing}
+          hint={editing ? 'Fixed once the trunk exists.' : undefined}
+        />
+        <SelectField
+          name="transport"
+          label="Transport"
+          value={draft.transport}
+          onChange={(v) => set('transport')(v as TrunkDraft['transport'])}
+          options={[
+            { value: 'udp', label: 'UDP (port 5060)' },
+            { value: 'tcp', label: 'TCP (port 5060)' },
+            { value: 'tls', label: 'TLS (port 5061, with SRTP)' },
+          ]}
+        />
+      </div>
+      <TextField
+        name="termination_uri"
+        label="Termination URI"
+        value={draft.termination_uri}
+        onChange={set('termination_uri')}
+        placeholder="sip:mytrunk.pstn.example.com"
+        hint="The carrier's host that outbound calls are sent to."
+      />
+      <div className="grid-2">
+        <TextField
+          name="auth_username"
+          label="Username"
+          value={draft.auth_username}
+          onChange={set('auth_username')}
+          autoComplete="off"
+        />
+        <TextField
+          name="auth_password"
+          label="Password"
+          type="password"
+          value={draft.auth_password}
+          onChange={set('auth_password')}
+          autoComplete="new-password"
+          hint={
+            editing
+              ? 'Never shown again. Leave blank to keep the current one.'
+              : 'Write-only: it is never shown again.'
+          }
+        />
+      </div>
+      <TextArea
+        name="allowed_ips"
+        label="Allowed source IPs (optional)"
+        rows={2}
+        value={draft.allowed_ips}
+        onChange={set('allowed_ips')}
+        placeholder="203.0.113.0/24, 198.51.100.7/32"
+        hint="CIDR ranges the carrier sends from, separated by commas or new lines. Empty: any source, authenticated by SIP domain."
+      />
+    </>
+  );
+}

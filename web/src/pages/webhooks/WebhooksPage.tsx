@@ -1,0 +1,173 @@
+// Webhook endpoints: where the platform's events go. A new endpoint's signing secret is shown
+// here once, with a copy button.
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { api, call } from '../../api/client';
+import { usePagedList } from '../../api/hooks';
+import { useProjects } from '../../api/projects';
+import type { Body, Page, WebhookEndpoint } from '../../api/types';
+import { Badge } from '../../components/Badge';
+import { SecretOnce } from '../../components/CopyButton';
+import { ErrorBanner, Loading } from '../../components/ErrorBanner';
+import { CheckboxGroup, SelectField, TextField } from '../../components/fields';
+import { Form } from '../../components/Form';
+import { PageHeader } from '../../components/PageHeader';
+import { Pager } from '../../components/Pager';
+import { EVENT_TYPES } from './events';
+
+type EventType = NonNullable<Body<'/api/v1/webhook-endpoints', 'post'>>['events'][number];
+
+const EMPTY = { project_id: '', url: '', description: '', events: ['call.ended', 'session.ended'] };
+
+export function WebhooksPage() {
+  const projects = useProjects();
+  const [projectId, setProjectId] = useState('');
+  const [creating, setCreating] = useState(false);
+  const [draft, setDraft] = useState(EMPTY);
+  const [created, setCreated] = useState<{ id: string; secret: string } | null>(null);
+  const list = usePagedList<WebhookEndpoint>(
+    async (query) =>
+      (await call(api.GET('/api/v1/webhook-endpoints', { params: { query } }))) as Page<WebhookEndpoint>,
+    { project_id: projectId },
+  );
+  const chosenProject = draft.project_id || projects.options[0]?.value || '';
+
+  const create = async () => {
+    const { data } = await call(
+      api.POST('/api/v1/webhook-endpoints', {
+        body: {
+          project_id: chosenProject,
+          url: draft.url.trim(),
+          events: draft.events as EventType[],
+          ...(draft.description.trim() ? { description: draft.description.trim() } : {}),
+        },
+      }),
+    );
+    setCreated({ id: data.id, secret: data.secret });
+    setCreating(false);
+    setDraft(EMPTY);
+    list.reload();
+  };
+
+  return (
+    <>
+      <PageHeader
+        title="Webhooks"
+        description="Signed HTTPS POSTs of call, session and workflow events to your systems, retried for a day and logged."
+        actions={
+          !creating && (
+            <button
+              type="button"
+              className="btn btn-primary"
+              onClick={() => (setCreating(true), setCreated(null))}
+            >
+              Add endpoint
+            </button>
+          )
+        }
+      />
+      {created && (
+        <SecretOnce title="Signing secret" value={created.secret} onDone={() => setCreated(null)}>
+          Verify each delivery&apos;s X-Service-Signature with this secret. It is shown only now;{' '}
+          <Link to={`/webhooks/${created.id}`}>open the endpoint</Link> to rotate it later.
+        </SecretOnce>
+      )}
+      {creating && (
+        <div className="card">
+          <h2>New endpoint</h2>
+          <Form
+            label="New webhook endpoint"
+            submitLabel="Add endpoint"
+            onSubmit={create}
+            onCancel={() => setCreating(false)}
+          >
+            <div className="grid-2">
+              <TextField
+                name="url"
+                label="URL"
+                type="url"
+                value={draft.url}
+                onChange={(url) => setDraft({ ...draft, url })}
+                placeholder="https://example.com/hooks/switchboard"
+                autoFocus
+                hint="https, or http to an address in WEBHOOK_ALLOWED_CIDRS."
+              />
+              <SelectField
+                name="project_id"
+                label="Project"
+                value={chosenProject}
+                onChange={(project_id) => setDraft({ ...draft, project_id })}
+                options={projects.options}
+              />
+            </div>
+            <CheckboxGroup
+              name="events"
+              legend="Events"
+              options={EVENT_TYPES}
+              value={draft.events}
+              onChange={(events) => setDraft({ ...draft, events })}
+            />
+            <TextField
+              name="description"
+              label="Description (optional)"
+              value={draft.description}
+              onChange={(description) => setDraft({ ...draft, description })}
+              placeholder="CRM sync"
+            />
+          </Form>
+        </div>
+      )}
+      <div className="toolbar">
+        <SelectField
+          name="filter-project"
+          label="Project"
+          value={projectId}
+          onChange={setProjectId}
+          options={projects.options}
+          emptyLabel="All projects"
+          className="field-inline"
+        />
+      </div>
+      {list.error && <ErrorBanner error={list.error} onRetry={list.reload} />}
+      {!list.data && list.loading && <Loading />}
+      {list.data && (
+        <div className="card card-flush">
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">URL</th>
+                <th scope="col">Project</th>
+                <th scope="col">Events</th>
+                <th scope="col">Status</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.data.map((e) => (
+                <tr key={e.id}>
+                  <td>
+                    <Link to={`/webhooks/${e.id}`} className="mono">
+                      {e.url}
+                    </Link>
+                    {e.description && <div className="muted">{e.description}</div>}
+                  </td>
+                  <td>{projects.nameOf(e.project_id)}</td>
+                  <td className="mono">{e.events.join(', ')}</td>
+                  <td>
+                    <Badge value={e.status} />
+                    {e.failing_since && (
+                      <div className="muted">
+                        failing since {new Date(e.failing_since).toLocaleDateString()}
+                      </div>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {list.data.data.length === 0 && <p className="empty">No endpoints yet.</p>}
+          <Pager links={list.data.links} meta={list.data.meta} onFollow={list.follow} noun="endpoints" />
+        </div>
+      )}
+    </>
+  );
+}

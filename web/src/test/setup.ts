@@ -1,0 +1,8 @@
+// Component tests: a clean DOM and sessionStorage between tests.
+import { cleanup } from '@testing-library/react';
+import { afterEach } from 'vitest';
+
+afterEach(() => {
+  cleanup();
+  sessionStorage.clear();
+});
