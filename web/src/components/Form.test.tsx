@@ -58,13 +58,13 @@ describe('Form', () => {
     let next: ApiError | null = new ApiError(403, 'This action needs an API key with the "telephony" scope.');
     render(<Harness fail={() => next} />);
     await user.click(screen.getByRole('button', { name: 'Save' }));
-    expect(screen.getByRole('alert').textContent).toContain('This key lacks the "telephony" scope');
+    expect((await screen.findByRole('alert')).textContent).toContain('This key lacks the "telephony" scope');
     next = new ApiError(429, 'Too many requests.', {}, 17);
     await user.click(screen.getByRole('button', { name: 'Save' }));
-    expect(screen.getByRole('alert').textContent).toContain('Try again in 17 s');
+    await waitFor(() => expect(screen.getByRole('alert').textContent).toContain('Try again in 17 s'));
     next = null;
     await user.click(screen.getByRole('button', { name: 'Save' }));
-    expect(screen.getByText('saved')).toBeTruthy();
+    expect(await screen.findByText('saved')).toBeTruthy();
     expect(screen.queryByRole('alert')).toBeNull();
   });
 });
