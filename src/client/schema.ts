@@ -897,7 +897,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-10"][];
+                            data: components["schemas"]["def-11"][];
                             links: {
                                 first: string;
                                 last: string;
@@ -1025,7 +1025,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-10"];
+                            data: components["schemas"]["def-11"];
                         };
                     };
                 };
@@ -1146,7 +1146,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-10"];
+                            data: components["schemas"]["def-11"];
                         };
                     };
                 };
@@ -1641,6 +1641,103 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/join-info": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a browser needs to join a session, authenticated by its join token
+         * @description Send the join token as `Authorization: Bearer <join_token>`. 401 says whether the token has expired or is not valid.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["def-10"];
+                        };
+                    };
+                };
+                /** @description The error envelope of every non-2xx response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            message: string;
+                        };
+                    };
+                };
+                /** @description The error envelope of every non-2xx response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            message: string;
+                        };
+                    };
+                };
+                /** @description The error envelope of every non-2xx response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            message: string;
+                        };
+                    };
+                };
+                /** @description The error envelope of every non-2xx response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/phone-numbers": {
         parameters: {
             query?: never;
@@ -1670,7 +1767,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-12"][];
+                            data: components["schemas"]["def-13"][];
                             links: {
                                 first: string;
                                 last: string;
@@ -1808,7 +1905,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-12"];
+                            data: components["schemas"]["def-13"];
                         };
                     };
                 };
@@ -1915,7 +2012,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-12"];
+                            data: components["schemas"]["def-13"];
                         };
                     };
                 };
@@ -2116,7 +2213,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-12"];
+                            data: components["schemas"]["def-13"];
                         };
                     };
                 };
@@ -2245,7 +2342,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-13"];
+                            data: components["schemas"]["def-14"];
                         };
                     };
                 };
@@ -3106,6 +3203,8 @@ export interface paths {
                                 join_token: string;
                                 /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
                                 join_token_expires_at: string;
+                                /** @description {PUBLIC_BASE_URL}/join#token=<join_token>: the browser call page */
+                                join_url: string;
                                 realtime_url: string;
                             };
                         };
@@ -3401,7 +3500,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-11"][];
+                            data: components["schemas"]["def-12"][];
                             links: {
                                 first: string;
                                 last: string;
@@ -3512,7 +3611,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-11"];
+                            data: components["schemas"]["def-12"];
                         };
                     };
                 };
@@ -3619,7 +3718,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-11"];
+                            data: components["schemas"]["def-12"];
                         };
                     };
                 };
@@ -3808,7 +3907,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-11"];
+                            data: components["schemas"]["def-12"];
                         };
                     };
                 };
@@ -4034,7 +4133,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-15"];
+                            data: components["schemas"]["def-16"];
                         };
                     };
                 };
@@ -4145,7 +4244,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-14"][];
+                            data: components["schemas"]["def-15"][];
                             links: {
                                 first: string;
                                 last: string;
@@ -4249,7 +4348,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-14"] & {
+                            data: components["schemas"]["def-15"] & {
                                 /** @description whsec_…; shown only here */
                                 secret: string;
                             };
@@ -4359,7 +4458,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-14"];
+                            data: components["schemas"]["def-15"];
                         };
                     };
                 };
@@ -4529,7 +4628,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-14"];
+                            data: components["schemas"]["def-15"];
                         };
                     };
                 };
@@ -4652,7 +4751,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-15"][];
+                            data: components["schemas"]["def-16"][];
                             links: {
                                 first: string;
                                 last: string;
@@ -4778,7 +4877,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-14"] & {
+                            data: components["schemas"]["def-15"] & {
                                 /** @description whsec_…; shown only here */
                                 secret: string;
                             };
@@ -6250,8 +6349,23 @@ export interface components {
             workflow_id: string;
             workflow_version: number;
         };
-        /** Call */
+        /** JoinInfo */
         "def-10": {
+            end_reason: string | null;
+            /** @description WEBRTC_ICE_SERVERS: RTCIceServer objects for the peer connection */
+            ice_servers: {
+                credential?: string;
+                urls: string | string[];
+                username?: string;
+            }[];
+            /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
+            join_token_expires_at: string;
+            realtime_url: string;
+            session_id: string;
+            status: string;
+        };
+        /** Call */
+        "def-11": {
             answered_by: string | null;
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
             created_at: string;
@@ -6276,7 +6390,7 @@ export interface components {
             workflow_version: number | null;
         };
         /** SipTrunk */
-        "def-11": {
+        "def-12": {
             allowed_ips: string[];
             auth_username: string;
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
@@ -6297,7 +6411,7 @@ export interface components {
             updated_at: string;
         };
         /** PhoneNumber */
-        "def-12": {
+        "def-13": {
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
             created_at: string;
             /** @description In stored order */
@@ -6337,7 +6451,7 @@ export interface components {
             updated_at: string;
         };
         /** DispatchTestResult */
-        "def-13": {
+        "def-14": {
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
             at: string;
             caller: string;
@@ -6362,7 +6476,7 @@ export interface components {
             } | null;
         };
         /** WebhookEndpoint */
-        "def-14": {
+        "def-15": {
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
             created_at: string;
             description: string | null;
@@ -6381,7 +6495,7 @@ export interface components {
             url: string;
         };
         /** WebhookDelivery */
-        "def-15": {
+        "def-16": {
             attempt_count: number;
             /** @description Oldest first */
             attempts: {
