@@ -11,7 +11,7 @@ import { FakeClock, type Clock } from '../../src/shared/clock.js';
 import type { SessionHost } from '../../src/modules/sessions/session-host.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import type { Store } from '../../src/store/database.js';
-import { createWiring, type ServiceParts, type Wiring } from '../../src/wiring/wiring.js';
+import { createWiring, type Providers, type ServiceParts, type Wiring } from '../../src/wiring/wiring.js';
 import type { StoreKind } from './stores.js';
 
 export interface TestApi {
@@ -48,6 +48,8 @@ export interface TestApiOptions {
   clock?: FakeClock;
   /** Runs joined sessions on this clock (e.g. the real one for socket tests) instead of the fake. */
   sessionClock?: Clock;
+  /** Instead of the configured providers (fake TTS and STT for voice over WebRTC). */
+  providers?: Partial<Providers>;
 }
 
 export async function startTestApi(kind: StoreKind, options: TestApiOptions = {}): Promise<TestApi> {
@@ -67,6 +69,7 @@ export async function startTestApi(kind: StoreKind, options: TestApiOptions = {}
     logger: silentLogger(),
     clock,
     ...(options.sessionClock ? { sessionClock: options.sessionClock } : {}),
+    ...(options.providers ? { providers: options.providers } : {}),
   });
   const { deps, sessionHost } = wiring;
   const { app, services } = await buildApp({
