@@ -55,7 +55,6 @@ export type WebChannelUsage = VoiceUsage;
 
 export class WebChannel implements Channel, WebRtcSignalling {
   readonly kind = 'web' as const;
-  readonly capabilities: ChannelCapabilities = { dtmf: true, telephony: false, simulated: false };
   readonly pipeline: VoicePipeline;
   readonly iceServers: readonly IceServer[];
   private readonly line = new WebLine();
@@ -69,6 +68,11 @@ export class WebChannel implements Channel, WebRtcSignalling {
     this.iceServers = options.iceServers ?? [];
     this.text = new TextChannel({ clock: options.clock, kind: 'web', simulateTelephony: false });
     this.pipeline = new VoicePipeline({ ...options, media: this.line });
+  }
+
+  /** Spoken turns count (a keypad node listens for spoken digits) while the browser's audio is up. */
+  get capabilities(): ChannelCapabilities {
+    return { dtmf: true, telephony: false, simulated: false, speech: this.hasAudio };
   }
 
   /** True while a peer connection carries the session's audio. */
