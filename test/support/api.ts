@@ -6,6 +6,7 @@ import { MemoryRateLimiter, type RateLimiter } from '../../src/api/rate-limit/ra
 import { loadConfig, type Config } from '../../src/config/config.js';
 import type { ServiceDeps } from '../../src/modules/context.js';
 import type { Services } from '../../src/modules/services.js';
+import { createMetrics, type Metrics } from '../../src/ops/metrics.js';
 import { createWorkspace } from '../../src/modules/workspaces/workspaces.service.js';
 import { FakeClock, type Clock } from '../../src/shared/clock.js';
 import type { SessionHost } from '../../src/modules/sessions/session-host.js';
@@ -24,6 +25,8 @@ export interface TestApi {
   services: Services;
   /** Runs the sessions joined through this app. */
   sessionHost: SessionHost;
+  /** The app's metrics, when asked for. */
+  metrics: Metrics | null;
   /** A workspace with an all-scopes key. */
   key: string;
   workspaceId: string;
@@ -50,6 +53,8 @@ export interface TestApiOptions {
   sessionClock?: Clock;
   /** Instead of the configured providers (fake TTS and STT for voice over WebRTC). */
   providers?: Partial<Providers>;
+  /** Serve GET /metrics as `serve` does. */
+  metrics?: boolean;
 }
 
 export async function startTestApi(kind: StoreKind, options: TestApiOptions = {}): Promise<TestApi> {
@@ -72,7 +77,9 @@ export async function startTestApi(kind: StoreKind, options: TestApiOptions = {}
     ...(options.providers ? { providers: options.providers } : {}),
   });
   const { deps, sessionHost } = wiring;
+  const metrics = options.metrics ? createMetrics({ db: deps.db, clock, nodeId: config.nodeId }) : null;
   const { app, services } = await buildApp({
+    ...(metrics ? { metrics } : {}),
     wiring,
     rateLimiter: options.rateLimiter ?? new MemoryRateLimiter(config.rateLimitPerMinute, clock),
     ...(options.overrides ? { parts: options.overrides } : {}),
@@ -109,12 +116,14 @@ export async function startTestApi(kind: StoreKind, options: TestApiOptions = {}
     deps,
     services,
     sessionHost,
+    metrics,
     key: first.key,
     workspaceId: first.workspaceId,
     newWorkspace,
     call,
     async close() {
       await app.close();
+      metrics?.close();
       await wiring.close();
       await store.close();
     },
