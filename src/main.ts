@@ -27,6 +27,7 @@ import type { Transferer } from './telephony/calls/transfer-context.js';
 import type { Store } from './store/database.js';
 import { createWiring, type ServiceParts, type Wiring } from './wiring/wiring.js';
 import { createMetrics } from './ops/metrics.js';
+import { watchKeyEpoch } from './modules/api-keys/key-epoch.js';
 import { speechStatus, type SpeechStatus } from './providers/speech-status.js';
 import { dashboardBuilt, defaultDashboardDir } from './web-serving/dashboard.js';
 
@@ -136,6 +137,7 @@ export async function startService(
     if (liveBus) {
       followLiveEvents(liveBus, {
         sessions: wiring.sessionHost,
+        keys: wiring.deps.keyCache,
         calls: sip?.node.dialer,
         logger: logger.child({ part: 'live' }),
       });
@@ -223,8 +225,11 @@ async function startApi({ config, wiring, logger, closers }: Starting, parts: Se
   // Registered before the app exists, so a failed build or listen still closes the limiter.
   // GET /metrics describes this process: its calls, media, webhook attempts and requests.
   const metrics = createMetrics({ db: wiring.deps.db, clock: systemClock, nodeId: config.nodeId });
+  // Revocations made where no bus reaches (the CLI without REDIS_URL) clear the key cache too.
+  const stopEpochWatch = watchKeyEpoch(wiring.deps);
   const api: { app?: { close(): Promise<unknown> } } = {};
   closers.api.push(async () => {
+    stopEpochWatch();
     await api.app?.close();
     await rateLimiter.close?.();
     metrics.close();
