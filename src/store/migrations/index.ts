@@ -9,6 +9,7 @@ import * as m005 from './005-call-api-json.js';
 import * as m006 from './006-call-node.js';
 import * as m007 from './007-message-latency.js';
 import * as m008 from './008-trunk-registration.js';
+import * as m009 from './009-call-recording.js';
 
 export const migrations: Record<string, Migration> = {
   '001-core': m001,
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '006-call-node': m006,
   '007-message-latency': m007,
   '008-trunk-registration': m008,
+  '009-call-recording': m009,
 };

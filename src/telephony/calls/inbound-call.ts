@@ -17,7 +17,14 @@ import type { ServerTransaction } from '../sip/transaction/server.js';
 import type { Source } from '../sip/transport/routing.js';
 import { UasLeg } from '../sip/uas-leg.js';
 import { inTransaction } from '../../store/database.js';
-import { applyAudio, localAudio, offerCodec, sessionForAnswer, sessionForOffer } from './call-media-setup.js';
+import {
+  applyAudio,
+  localAudio,
+  offerCodec,
+  sdesKeys,
+  sessionForAnswer,
+  sessionForOffer,
+} from './call-media-setup.js';
 import { finishCall, type CallProgress } from './call-progress.js';
 import { admitInbound } from './inbound-admission.js';
 import { inboundInviteOf } from './invite-fields.js';
@@ -109,14 +116,19 @@ export class InboundCall {
     // offer (a late offer) there is nothing to refuse: we make the offer ourselves.
     const offer = new TextDecoder().decode(this.req.body);
     const late = offer.trim() === '';
+    // SRTP keys only when the INVITE came over TLS: over UDP or TCP an RTP/SAVP offer is refused.
+    const keys = this.source.transport === 'TLS' ? sdesKeys() : undefined;
     const probe = late
       ? null
-      : answerOffer(offer, localAudio(options.media, 9), {
+      : answerOffer(offer, localAudio(options.media, 9, keys), {
           sessionId: '0',
           sessionVersion: 1,
           address: options.media.address,
         });
-    if (probe && !probe.ok) return this.refuse(probe.status, probe.reason, probe.why);
+    if (probe && !probe.ok) {
+      const warning = `399 ${options.local.host} "${probe.why}"`;
+      return this.refuse(probe.status, probe.reason, probe.why, [['Warning', warning]]);
+    }
     const timer = decideUasTimer(this.req);
     if (!timer.ok)
       return this.refuse(timer.status, timer.reason, 'session interval too small', [...timer.headers]);
@@ -137,7 +149,7 @@ export class InboundCall {
     try {
       rtp = probe
         ? await sessionForAnswer(options.media, probe.audio, media.rtpCallbacks)
-        : await sessionForOffer(options.media, media.rtpCallbacks);
+        : await sessionForOffer(options.media, media.rtpCallbacks, keys !== undefined);
     } catch (err) {
       deps.logger.error({ err, call_id: id }, 'no RTP port for an inbound call');
       this.leg.reject(503, 'Service Unavailable');
@@ -145,7 +157,7 @@ export class InboundCall {
       return;
     }
     media.attach(rtp);
-    const ours = localAudio(options.media, rtp.localPort);
+    const ours = localAudio(options.media, rtp.localPort, keys);
     const origin = { sessionId: String(deps.clock.now()), sessionVersion: 1, address: options.media.address };
     let sdp: string;
     let codec: { name: string; pt: number };
