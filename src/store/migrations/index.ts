@@ -8,9 +8,11 @@ import * as m004 from './004-webhook-queue-retention.js';
 import * as m005 from './005-call-api-json.js';
 import * as m006 from './006-call-node.js';
 import * as m007 from './007-message-latency.js';
-import * as m008 from './008-trunk-registration.js';
 import * as m009 from './009-call-recording.js';
+import * as m010 from './010-trunk-registration.js';
 
+// No 008: the trunk registration migration was written as 008 but landed after 009, so it was
+// renumbered 010 before any release, keeping the names in the order they run.
 export const migrations: Record<string, Migration> = {
   '001-core': m001,
   '002-webhooks': m002,
@@ -19,6 +21,6 @@ export const migrations: Record<string, Migration> = {
   '005-call-api-json': m005,
   '006-call-node': m006,
   '007-message-latency': m007,
-  '008-trunk-registration': m008,
   '009-call-recording': m009,
+  '010-trunk-registration': m010,
 };
