@@ -21,6 +21,7 @@ import { realtimeRoutes } from './routes/realtime.routes.js';
 import { registerWebsocketRoutes } from './websocket-scope.js';
 import { speechStatus } from '../providers/speech-status.js';
 import { defaultDashboardDir, registerDashboard } from '../web-serving/dashboard.js';
+import { defaultVoicePagesDir, registerVoicePages } from '../web-serving/voice-pages.js';
 
 /** Longest path parameter the router matches; Node's 16 KB header limit bounds URLs anyway. */
 const MAX_PATH_PARAM_LENGTH = 16 * 1024;
@@ -42,6 +43,8 @@ export interface AppOptions {
   httpLogger?: Logger;
   /** The built dashboard to serve at / (web/dist by default); null serves none. */
   dashboardDir?: string | null;
+  /** The built browser voice pages (/join, /widget.js; web-voice/dist by default). */
+  voicePagesDir?: string;
 }
 
 export interface BuiltApp {
@@ -100,6 +103,11 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   );
 
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await registerVoicePages(app, {
+    dir: options.voicePagesDir ?? defaultVoicePagesDir(),
+    publicBaseUrl: deps.config.publicBaseUrl,
+  });
 
   if (options.dashboardDir !== null) {
     await registerDashboard(app, {

@@ -897,7 +897,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-10"][];
+                            data: components["schemas"]["def-11"][];
                             links: {
                                 first: string;
                                 last: string;
@@ -1010,7 +1010,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-10"];
+                            data: components["schemas"]["def-11"];
                         };
                     };
                 };
@@ -1131,7 +1131,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-10"];
+                            data: components["schemas"]["def-11"];
                         };
                     };
                 };
@@ -1510,6 +1510,103 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/join-info": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a browser needs to join a session, authenticated by its join token
+         * @description Send the join token as `Authorization: Bearer <join_token>`. 401 says whether the token has expired or is not valid.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["def-10"];
+                        };
+                    };
+                };
+                /** @description The error envelope of every non-2xx response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            message: string;
+                        };
+                    };
+                };
+                /** @description The error envelope of every non-2xx response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            message: string;
+                        };
+                    };
+                };
+                /** @description The error envelope of every non-2xx response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            message: string;
+                        };
+                    };
+                };
+                /** @description The error envelope of every non-2xx response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/phone-numbers": {
         parameters: {
             query?: never;
@@ -1539,7 +1636,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-12"][];
+                            data: components["schemas"]["def-13"][];
                             links: {
                                 first: string;
                                 last: string;
@@ -1672,7 +1769,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-12"];
+                            data: components["schemas"]["def-13"];
                         };
                     };
                 };
@@ -1779,7 +1876,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-12"];
+                            data: components["schemas"]["def-13"];
                         };
                     };
                 };
@@ -1975,7 +2072,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-12"];
+                            data: components["schemas"]["def-13"];
                         };
                     };
                 };
@@ -2104,7 +2201,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-13"];
+                            data: components["schemas"]["def-14"];
                         };
                     };
                 };
@@ -2965,6 +3062,8 @@ export interface paths {
                                 join_token: string;
                                 /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
                                 join_token_expires_at: string;
+                                /** @description {PUBLIC_BASE_URL}/join#token=<join_token>: the browser call page */
+                                join_url: string;
                                 realtime_url: string;
                             };
                         };
@@ -3260,7 +3359,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-11"][];
+                            data: components["schemas"]["def-12"][];
                             links: {
                                 first: string;
                                 last: string;
@@ -3371,7 +3470,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-11"];
+                            data: components["schemas"]["def-12"];
                         };
                     };
                 };
@@ -3478,7 +3577,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-11"];
+                            data: components["schemas"]["def-12"];
                         };
                     };
                 };
@@ -3667,7 +3766,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-11"];
+                            data: components["schemas"]["def-12"];
                         };
                     };
                 };
@@ -3893,7 +3992,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-15"];
+                            data: components["schemas"]["def-16"];
                         };
                     };
                 };
@@ -4004,7 +4103,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-14"][];
+                            data: components["schemas"]["def-15"][];
                             links: {
                                 first: string;
                                 last: string;
@@ -4108,7 +4207,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-14"] & {
+                            data: components["schemas"]["def-15"] & {
                                 /** @description whsec_…; shown only here */
                                 secret: string;
                             };
@@ -4218,7 +4317,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-14"];
+                            data: components["schemas"]["def-15"];
                         };
                     };
                 };
@@ -4388,7 +4487,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-14"];
+                            data: components["schemas"]["def-15"];
                         };
                     };
                 };
@@ -4511,7 +4610,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-15"][];
+                            data: components["schemas"]["def-16"][];
                             links: {
                                 first: string;
                                 last: string;
@@ -4637,7 +4736,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-14"] & {
+                            data: components["schemas"]["def-15"] & {
                                 /** @description whsec_…; shown only here */
                                 secret: string;
                             };
@@ -6109,8 +6208,23 @@ export interface components {
             workflow_id: string;
             workflow_version: number;
         };
-        /** Call */
+        /** JoinInfo */
         "def-10": {
+            end_reason: string | null;
+            /** @description WEBRTC_ICE_SERVERS: RTCIceServer objects for the peer connection */
+            ice_servers: {
+                credential?: string;
+                urls: string | string[];
+                username?: string;
+            }[];
+            /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
+            join_token_expires_at: string;
+            realtime_url: string;
+            session_id: string;
+            status: string;
+        };
+        /** Call */
+        "def-11": {
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
             created_at: string;
             direction: string;
@@ -6132,7 +6246,7 @@ export interface components {
             workflow_version: number | null;
         };
         /** SipTrunk */
-        "def-11": {
+        "def-12": {
             allowed_ips: string[];
             auth_username: string;
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
@@ -6153,7 +6267,7 @@ export interface components {
             updated_at: string;
         };
         /** PhoneNumber */
-        "def-12": {
+        "def-13": {
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
             created_at: string;
             /** @description In stored order */
@@ -6192,7 +6306,7 @@ export interface components {
             updated_at: string;
         };
         /** DispatchTestResult */
-        "def-13": {
+        "def-14": {
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
             at: string;
             caller: string;
@@ -6217,7 +6331,7 @@ export interface components {
             } | null;
         };
         /** WebhookEndpoint */
-        "def-14": {
+        "def-15": {
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
             created_at: string;
             description: string | null;
@@ -6236,7 +6350,7 @@ export interface components {
             url: string;
         };
         /** WebhookDelivery */
-        "def-15": {
+        "def-16": {
             attempt_count: number;
             /** @description Oldest first */
             attempts: {
