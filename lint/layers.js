@@ -23,6 +23,8 @@ export const ROOMS = [
   { name: 'media', path: 'src/telephony/media', may: ['audio', 'shared'] },
   { name: 'providers', path: 'src/providers', may: ['audio', 'config', 'shared'] },
   { name: 'events', path: 'src/events', may: ['store', 'config', 'shared'] },
+  // Operations: metrics, traces and backups of the store, which the API and the commands use.
+  { name: 'ops', path: 'src/ops', may: ['store', 'config', 'shared'] },
   // The channel contracts: what the engine asks of a channel, and the seams a call gives the phone
   // channel. They sit below voice/, the phone channel's parts, which the channels build on.
   {
@@ -109,6 +111,7 @@ export const ROOMS = [
       'store',
       'workflow',
       'web-serving',
+      'ops',
       'config',
       'shared',
     ],

@@ -14,6 +14,8 @@ import { answerRouterError, registerErrorHandling } from './plugins/errors.js';
 import { registerTextCheck } from './plugins/text-check.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerIdempotency } from './plugins/idempotency.js';
+import { registerMetrics } from './plugins/metrics.js';
+import type { Metrics } from '../ops/metrics.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.js';
 import { registerRoutes } from './routes/index.js';
 import { requestIdFor } from './request-id.js';
@@ -43,6 +45,8 @@ export interface AppOptions {
   httpLogger?: Logger;
   /** The built dashboard to serve at / (web/dist by default); null serves none. */
   dashboardDir?: string | null;
+  /** The node's metrics: served at GET /metrics, and every answer's duration recorded. */
+  metrics?: Metrics;
   /** The built browser voice pages (/join, /widget.js; web-voice/dist by default). */
   voicePagesDir?: string;
 }
@@ -77,6 +81,7 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   registerJsonBodies(app);
   registerValidators(app);
   registerErrorHandling(app);
+  if (options.metrics) registerMetrics(app, options.metrics, deps.config.metricsToken);
   registerAuth(app, deps, options.rateLimiter);
   registerTextCheck(app);
   registerIdempotency(app, deps);

@@ -33,6 +33,10 @@ export interface Config {
   logLevel: string;
   /** Master key for join tokens and secrets at rest; when unset it is kept in the data dir. */
   secretKey: string | undefined;
+  /** `METRICS_TOKEN`: a bearer token that opens GET /metrics to clients other than loopback. */
+  metricsToken: string | undefined;
+  /** `OTEL_EXPORTER_OTLP_ENDPOINT`: where traces go over OTLP/HTTP; unset: no traces. */
+  otlpEndpoint: string | undefined;
   /** Request bodies above this many bytes get 413. */
   bodyLimitBytes: number;
   /** Maximum duration of one workflow execution. */
@@ -202,6 +206,8 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl: env.SMTP_URL || undefined,
     logLevel: env.LOG_LEVEL || 'info',
     secretKey: env.SWITCHBOARD_SECRET_KEY || undefined,
+    metricsToken: env.METRICS_TOKEN || undefined,
+    otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined,
     bodyLimitBytes: 1024 * 1024,
     maxExecutionSeconds: int(env, 'MAX_EXECUTION_SECONDS', 3600, 1),
     joinTokenTtlSeconds: int(env, 'JOIN_TOKEN_TTL_SECONDS', 3600, 1),

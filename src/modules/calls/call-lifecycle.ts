@@ -2,6 +2,7 @@
 // queued → ringing → in_progress → completed, or a failure outcome from any live state.
 // call.started and call.ended are written to the outbox in the same transaction as the change.
 import { emitEvent } from '../../events/outbox.js';
+import { emitTelemetry } from '../../shared/telemetry.js';
 import { apiTime, secondsBetween } from '../../shared/time.js';
 import { parseJson, toDbTime, type Executor } from '../../store/database.js';
 import type { CallTable } from '../../store/schema.js';
@@ -82,6 +83,9 @@ export async function markAnswered(ex: Executor, deps: Deps, id: string): Promis
   if (Number(r.numUpdatedRows) === 0) return null;
   const row = await load(ex, id);
   const call = toCall(row);
+  // Metrics (src/ops): set-up time runs from the row's creation, the INVITE's arrival or POST /calls.
+  const setupSeconds = Math.max(0, now - Date.parse(row.created_at)) / 1000;
+  emitTelemetry({ kind: 'call.answered', direction: row.direction, setupSeconds });
   await emitEvent(
     ex,
     {
@@ -123,6 +127,7 @@ export async function endCall(
     .executeTakeFirst();
   if (Number(r.numUpdatedRows) === 0) return null;
   const call = toCall({ ...row, status, hangup_reason: reason, ended_at: at, duration_seconds: duration });
+  emitTelemetry({ kind: 'call.ended', direction: row.direction, status, reason });
   await emitEvent(
     ex,
     { workspaceId: row.workspace_id, projectId: row.project_id, type: 'call.ended', data: { ...call }, now },

@@ -18,6 +18,7 @@
 import dgram from 'node:dgram';
 import { isIP } from 'node:net';
 import type { Clock } from '../../shared/clock.js';
+import { emitTelemetry } from '../../shared/telemetry.js';
 import type { AudioCodec } from '../../audio/codecs/audio-codec.js';
 import { PipelineCodec } from '../../audio/codecs/pipeline-codec.js';
 import type { DigitEnd, DigitEvent } from './dtmf.js';
@@ -261,6 +262,16 @@ export class RtpSession {
     this.sender.stop();
     this.receiver.stop();
     this.rtcp.stop();
+    // Metrics (src/ops): what this stream lost and its last jitter estimate, once, at its end.
+    const reception = this.receiver.reception;
+    if (reception?.valid) {
+      emitTelemetry({
+        kind: 'rtp.closed',
+        expected: Math.max(0, reception.expected),
+        lost: Math.max(0, reception.cumulativeLost),
+        jitterSeconds: reception.jitterMs / 1000,
+      });
+    }
     // Wait for the BYE to leave: closing the socket first would drop it.
     if (this.rtpSocket && this.destination) await this.sendRtcp(this.rtcp.buildBye(reason));
     await Promise.all([closeSocket(this.rtpSocket), closeSocket(this.rtcpSocket)]);
