@@ -987,17 +987,32 @@ export interface paths {
                     "application/json": {
                         /** @description A registered number of the project, E.164 */
                         from: string;
+                        /**
+                         * @description Detect an answering machine on answer: answered_by, within 4 s, before the workflow speaks
+                         * @default false
+                         */
+                        machine_detection?: boolean;
                         /** @description Up to 20 keys (1-40 chars); string (max 500 chars), number or boolean values */
                         metadata?: {
                             [key: string]: string | number | boolean;
                         };
                         project_id: string;
+                        /**
+                         * @description Record the call (GET /calls/{id}/recording)
+                         * @default false
+                         */
+                        record?: boolean;
                         /** @description Destination, E.164 */
                         to: string;
                         /** @description Seed values for workflow variables */
                         variables?: {
                             [key: string]: unknown;
                         };
+                        /**
+                         * @description With machine_detection: on a machine, start the workflow after the voicemail beep
+                         * @default false
+                         */
+                        wait_for_beep?: boolean;
                         workflow_id: string;
                     };
                 };
@@ -1285,6 +1300,122 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/calls/{id}/recording": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description audio/wav */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description A byte range of it */
+                206: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description The error envelope of every non-2xx response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            message: string;
+                        };
+                    };
+                };
+                /** @description The error envelope of every non-2xx response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            message: string;
+                        };
+                    };
+                };
+                /** @description The error envelope of every non-2xx response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            message: string;
+                        };
+                    };
+                };
+                /** @description The error envelope of every non-2xx response */
+                416: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            message: string;
+                        };
+                    };
+                };
+                /** @description The error envelope of every non-2xx response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1737,6 +1868,11 @@ export interface paths {
                              * @default 100
                              */
                             priority?: number;
+                            /**
+                             * @description Record the calls this rule takes
+                             * @default false
+                             */
+                            record?: boolean;
                             time_window?: {
                                 /** @description Days the window starts on; non-empty, no repeats */
                                 days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
@@ -2043,6 +2179,11 @@ export interface paths {
                              * @default 100
                              */
                             priority?: number;
+                            /**
+                             * @description Record the calls this rule takes
+                             * @default false
+                             */
+                            record?: boolean;
                             time_window?: {
                                 /** @description Days the window starts on; non-empty, no repeats */
                                 days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
@@ -6225,6 +6366,7 @@ export interface components {
         };
         /** Call */
         "def-11": {
+            answered_by: string | null;
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
             created_at: string;
             direction: string;
@@ -6238,6 +6380,8 @@ export interface components {
                 [key: string]: string | number | boolean;
             };
             project_id: string;
+            recording_error: string | null;
+            recording_url: string | null;
             session_id: string | null;
             started_at: string | null;
             status: string;
@@ -6279,6 +6423,7 @@ export interface components {
                     block?: string[];
                 };
                 priority: number;
+                record?: boolean;
                 time_window?: {
                     /** @description Days the window starts on; non-empty, no repeats */
                     days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];

@@ -28,6 +28,8 @@ export interface Config {
     codecs: SipCodecName[];
   };
   rateLimitPerMinute: number;
+  /** RECORDING_RETENTION_DAYS: call recordings are deleted this long after their call ended. */
+  recordingRetentionDays: number;
   webhookAllowedCidrs: string[];
   smtpUrl: string | undefined;
   logLevel: string;
@@ -199,6 +201,7 @@ export function loadConfig(env: Env = process.env): Config {
       codecs: codecList(env, 'SIP_CODECS'),
     },
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 120, 1),
+    recordingRetentionDays: int(env, 'RECORDING_RETENTION_DAYS', 30, 1),
     webhookAllowedCidrs: (env.WEBHOOK_ALLOWED_CIDRS || '')
       .split(',')
       .map((s) => s.trim())

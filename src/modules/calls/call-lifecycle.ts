@@ -50,6 +50,9 @@ export function toCall(row: CallTable): Call {
     started_at: apiTime(row.started_at),
     ended_at: apiTime(row.ended_at),
     created_at: apiTime(row.created_at),
+    recording_url: row.recording_url ?? null,
+    recording_error: row.recording_error ?? null,
+    answered_by: row.answered_by ?? null,
   };
 }
 

@@ -165,7 +165,7 @@ async function dispatch(
   const graph = await loadGraph(trx, workflow.id, version);
   if (!graph) throw new Error(`workflow ${workflow.id} version ${version} is missing`);
   const variables = rule.variables ?? {};
-  const call = await insertCall(trx, target, variables);
+  const call = await insertCall(trx, { ...target, record: rule.record === true }, variables);
   const session = await insertPhoneSession(trx, deps, call, { id: workflow.id, version }, variables);
   return {
     kind: 'accept',
@@ -185,6 +185,8 @@ interface CallTarget {
   projectId: string;
   workflowId?: string;
   version?: number;
+  /** The winning dispatch rule asks for a recording. */
+  record?: boolean;
 }
 
 async function insertCall(
@@ -218,6 +220,7 @@ async function insertCall(
     // Written with the row, so no other node's sweep (which takes calls without a node) can end
     // the call while this node answers it.
     node_id: t.deps.config.nodeId,
+    record: t.record ? 1 : 0,
   };
   await trx.insertInto('calls').values(call).execute();
   return call;
