@@ -26,12 +26,15 @@ export const ROOMS = [
   // Operations: metrics, traces and backups of the store, which the API and the commands use.
   { name: 'ops', path: 'src/ops', may: ['store', 'config', 'shared'] },
   // The channel contracts: what the engine asks of a channel, and the seams a call gives the phone
-  // channel. They sit below voice/, the phone channel's parts, which the channels build on.
+  // channel and a browser's peer connection the web channel. They sit below voice/, the pipeline
+  // both channels build on.
   {
     name: 'channel-contracts',
-    path: ['src/channels/channel.ts', 'src/channels/call-media.ts'],
+    path: ['src/channels/channel.ts', 'src/channels/call-media.ts', 'src/channels/web-media.ts'],
     may: ['providers'],
   },
+  // A browser's peer connection (node-datachannel), the WebPeer of the web channel's contract.
+  { name: 'webrtc', path: 'src/webrtc', may: ['channel-contracts', 'media', 'audio', 'shared'] },
   { name: 'voice', path: 'src/voice', may: ['channel-contracts', 'providers', 'audio', 'shared'] },
   {
     name: 'channels',
@@ -83,6 +86,7 @@ export const ROOMS = [
     path: 'src/wiring',
     may: [
       'calls',
+      'webrtc',
       'modules',
       'engine',
       'channels',

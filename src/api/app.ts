@@ -102,7 +102,9 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   await app.register(
     async (v1) => {
       await registerRoutes(v1, services, deps);
-      await registerWebsocketRoutes(v1, 64 * 1024, (scope) => realtimeRoutes(scope, sessionHost, deps));
+      // Frames up to 1 MiB reach the protocol, which refuses those past MAX_FRAME_BYTES with an
+      // `error` frame; only larger ones close the socket (1009).
+      await registerWebsocketRoutes(v1, 1024 * 1024, (scope) => realtimeRoutes(scope, sessionHost, deps));
     },
     { prefix: '/api/v1' },
   );

@@ -12,7 +12,7 @@ import { FakeClock, type Clock } from '../../src/shared/clock.js';
 import type { SessionHost } from '../../src/modules/sessions/session-host.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import type { Store } from '../../src/store/database.js';
-import { createWiring, type ServiceParts, type Wiring } from '../../src/wiring/wiring.js';
+import { createWiring, type Providers, type ServiceParts, type Wiring } from '../../src/wiring/wiring.js';
 import type { StoreKind } from './stores.js';
 
 export interface TestApi {
@@ -51,6 +51,8 @@ export interface TestApiOptions {
   clock?: FakeClock;
   /** Runs joined sessions on this clock (e.g. the real one for socket tests) instead of the fake. */
   sessionClock?: Clock;
+  /** Instead of the configured providers (fake TTS and STT for voice over WebRTC). */
+  providers?: Partial<Providers>;
   /** Serve GET /metrics as `serve` does. */
   metrics?: boolean;
 }
@@ -72,6 +74,7 @@ export async function startTestApi(kind: StoreKind, options: TestApiOptions = {}
     logger: silentLogger(),
     clock,
     ...(options.sessionClock ? { sessionClock: options.sessionClock } : {}),
+    ...(options.providers ? { providers: options.providers } : {}),
   });
   const { deps, sessionHost } = wiring;
   const metrics = options.metrics ? createMetrics({ db: deps.db, clock, nodeId: config.nodeId }) : null;

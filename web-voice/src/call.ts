@@ -241,6 +241,8 @@ export class WebVoiceCall {
 
     const url = new URL(this.info.realtime_url);
     url.searchParams.set('token', this.options.token);
+    // The session waits for this call's audio before it starts, so its first words are heard.
+    url.searchParams.set('media', 'webrtc');
     const socket = new WebSocket(url);
     this.socket = socket;
     await new Promise<void>((resolve, reject) => {
