@@ -67,7 +67,6 @@ export const ROOMS = [
       'voice',
       'providers',
       'events',
-      'store',
       'workflow',
       'sip',
       'media',

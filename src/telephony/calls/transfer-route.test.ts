@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SecretBox } from '../../shared/secret-box.js';
 import { deriveServerKeys } from '../../shared/server-key.js';
-import type { SipTrunkTable } from '../../store/schema.js';
+import type { TrunkRecord as SipTrunkTable } from '../../modules/calls/call-records.service.js';
 import { ourNumber, referToUri, telNumber, warmTarget } from './transfer-route.js';
 
 const box = new SecretBox(deriveServerKeys('master').secretBox);
