@@ -1,14 +1,24 @@
 // Media hot-path micro-benchmark: RTP parse + serialize, G.711, the resampler, Opus and the jitter
 // buffer, each printed with a ratio against a baseline measured in the same run (a Buffer.copy of
 // the same bytes, the floor of any per-packet work), then the CPU one G.711 call costs both ways
-// at the 16 kHz pipeline rate, and the calls per core that implies.
+// at the 16 kHz pipeline rate, and the calls per core that implies. SRTP (AES_CM_128_HMAC_SHA1_80
+// and _32) is measured against plain RTP in the same run: what protecting and unprotecting a
+// packet costs beside serializing and parsing it, and what that adds to a call.
 //   npm run bench:media        (MEDIA_BENCH_MS=500 per case)
 import { G711Codec, encodeG711Into } from '../src/audio/codecs/g711.js';
 import { OpusCodec } from '../src/audio/codecs/opus.js';
 import { PipelineCodec } from '../src/audio/codecs/pipeline-codec.js';
 import { JitterBuffer } from '../src/telephony/media/jitter-buffer.js';
 import { Resampler } from '../src/audio/resampler.js';
-import { decodeRtp, RtpPacket, RtpStatus, writeRtpHeader } from '../src/telephony/media/rtp-packet.js';
+import {
+  decodeRtp,
+  RtpPacket,
+  RtpStatus,
+  serializeRtp,
+  writeRtpHeader,
+} from '../src/telephony/media/rtp-packet.js';
+import { SrtpContext } from '../src/telephony/media/srtp/srtp-context.js';
+import { SRTP_SUITES } from '../src/telephony/media/srtp/suites.js';
 
 const CASE_MS = Number(process.env.MEDIA_BENCH_MS ?? 500);
 
@@ -173,4 +183,36 @@ console.log(
     `${(cpuPerCall * 100).toFixed(2)}% of a core per call, about ${Math.floor(1 / cpuPerCall)} calls per core ` +
     `(media codec work only; sockets and timers not included)`,
 );
+
+// SRTP beside plain RTP: each way, what a packet costs with and without protection.
+const plainRtpOps = measure((i) => {
+  header.sequenceNumber = i & 0xffff;
+  const out = serializeRtp(header, payload);
+  decodeRtp(out, parsed);
+  sink += parsed.payloadLength;
+});
+console.log(
+  `\nplain RTP: serialize + parse a 172-byte G.711 packet, ${(1e9 / plainRtpOps).toFixed(0)} ns (the SRTP rows' baseline)`,
+);
+const masterKey = Buffer.alloc(16, 7);
+const masterSalt = Buffer.alloc(14, 9);
+for (const name of ['AES_CM_128_HMAC_SHA1_80', 'AES_CM_128_HMAC_SHA1_32'] as const) {
+  const tx = new SrtpContext(SRTP_SUITES[name], masterKey, masterSalt);
+  const rx = new SrtpContext(SRTP_SUITES[name], masterKey, masterSalt);
+  // Its own sequence: measure() restarts its count after the warm-up, which would be replays.
+  let seq = 0;
+  const srtpOps = measure(() => {
+    header.sequenceNumber = seq++ & 0xffff;
+    const sent = tx.protectRtp(serializeRtp(header, payload));
+    const plain = rx.unprotectRtp(sent);
+    if (!plain) throw new Error('SRTP round trip failed');
+    decodeRtp(plain, parsed);
+    sink += parsed.payloadLength;
+  });
+  row(`SRTP ${name}: serialize, protect, unprotect, parse`, srtpOps, plainRtpOps);
+  const extra = (1 / srtpOps - 1 / plainRtpOps) * 50; // core-seconds per call-second, both ways
+  console.log(
+    `  ${(plainRtpOps / srtpOps).toFixed(1)}x plain RTP; adds ${(extra * 100).toFixed(3)}% of a core to a call (50 packets a second each way)`,
+  );
+}
 if (sink === 42) console.log('');

@@ -18,9 +18,14 @@ export interface ChannelCapabilities {
   telephony: boolean;
   /** True when telephony outcomes are simulated rather than real (text channel). */
   simulated: boolean;
+  /**
+   * The user speaks: turns come from audio through speech recognition (phone and web voice lines),
+   * so a keypad node also listens for spoken digits and answers. Unset on text lines.
+   */
+  speech?: boolean;
 }
 
-export type ChannelNeed = keyof Omit<ChannelCapabilities, 'simulated'>;
+export type ChannelNeed = keyof Omit<ChannelCapabilities, 'simulated' | 'speech'>;
 
 /** An agent's voice settings (spec 2.2 `tts_voice`, `stt_language`); unset parts stay as they were. */
 export interface VoiceSettings {

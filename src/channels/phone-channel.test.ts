@@ -6,7 +6,7 @@ describe('PhoneChannel basics', () => {
   it('is a phone line with real telephony and keypad', () => {
     const { channel } = setup();
     expect(channel.kind).toBe('phone');
-    expect(channel.capabilities).toEqual({ dtmf: true, telephony: true, simulated: false });
+    expect(channel.capabilities).toEqual({ dtmf: true, telephony: true, simulated: false, speech: true });
   });
 
   it('delegates transfer, dial and hangup to the SIP side; hangup once', async () => {

@@ -66,7 +66,12 @@ export type PhoneChannelUsage = VoiceUsage;
  */
 export class PhoneChannel implements Channel {
   readonly kind = 'phone' as const;
-  readonly capabilities: ChannelCapabilities = { dtmf: true, telephony: true, simulated: false };
+  readonly capabilities: ChannelCapabilities = {
+    dtmf: true,
+    telephony: true,
+    simulated: false,
+    speech: true,
+  };
   readonly pipeline: VoicePipeline;
   private hungUp = false;
 

@@ -10,5 +10,6 @@ export {
   type CompiledExpression,
 } from '../workflow/expression.js';
 export { applyTransform } from '../workflow/transform.js';
+export { extractDigits } from '../workflow/spoken-digits.js';
 export { lookupPath } from '../workflow/paths.js';
 export { DEFAULT_HANDLE, NODE_SPECS, resolveHandle } from '../workflow/node-specs.js';

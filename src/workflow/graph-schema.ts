@@ -71,6 +71,12 @@ export const DtmfConfigSchema = Type.Object(
     terminator: Type.Optional(Type.String({ pattern: TERMINATOR_PATTERN, default: '#' })),
     timeout_seconds: Type.Optional(Seconds('silence after the prompt before `timeout`; default 5')),
     save_to_variable: VariableName,
+    speech: Type.Optional(
+      Type.Boolean({
+        default: true,
+        description: 'on voice lines, spoken digits and answers count too',
+      }),
+    ),
   },
   open,
 );

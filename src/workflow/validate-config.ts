@@ -73,6 +73,7 @@ function checkDtmf(f: ConfigFields): void {
   }
   f.seconds('timeout_seconds');
   f.variableName('save_to_variable', true);
+  f.boolean('speech');
   if (terminator === '' && numDigits === undefined) {
     f.warning('terminator', 'With no terminator and no `num_digits`, collection always ends by `timeout`.');
   }

@@ -5,9 +5,16 @@
 // digits collected so far are saved, and a node without num_digits that got at least one digit
 // leaves by success). Digits pressed during the prompt, or before the node started, are buffered
 // by the channel and count.
+//
+// On a line where the user speaks (phone, web voice) the node also listens, unless `speech` is
+// false: a spoken number ("four five six") counts as those keys, and a spoken answer with no
+// digit in it ("yes", or a word a condition after the node looks for) is saved as said and
+// leaves by success, so "press 1 or say yes" is one node and a condition. Recognisers with
+// grammars hear digits and those words (spoken-input.ts says how).
 import type { NodeDefinition } from '../node-types.js';
 import { terminatorKey } from '../../workflow/terminator.js';
-import { optNumber, optString, reqString, secondsToMs } from './config.js';
+import { optBoolean, optNumber, optString, reqString, secondsToMs } from './config.js';
+import { nextInput, spokenAnswer, spokenDigits } from './spoken-input.js';
 
 export const DEFAULT_DTMF_TIMEOUT_SECONDS = 5;
 
@@ -20,6 +27,7 @@ export const dtmfNode: NodeDefinition = {
     const terminator = terminatorKey(optString(config, 'terminator') ?? '#') ?? '#';
     const timeoutMs = secondsToMs(config, 'timeout_seconds', DEFAULT_DTMF_TIMEOUT_SECONDS);
     const prompt = optString(config, 'prompt');
+    const hearSpeech = ctx.channel.capabilities.speech === true && optBoolean(config, 'speech') !== false;
     if (prompt) await ctx.say(ctx.render(prompt), { bargeIn: true, signal });
 
     let digits = '';
@@ -27,8 +35,27 @@ export const dtmfNode: NodeDefinition = {
     for (;;) {
       // The timeout is silence: it starts when the prompt ends and again after every key, so a
       // caller typing a long number slowly is not cut off.
-      const key = await ctx.channel.nextDigit({ signal, timeoutMs });
-      if (key === null) break;
+      const input = await nextInput(ctx, { signal, timeoutMs, speech: hearSpeech });
+      if (input === null) break;
+      if (input.kind === 'speech') {
+        const said = spokenDigits(input.text);
+        if (said === '') {
+          const answer = spokenAnswer(input.text);
+          // A word answers the question only before any digit; mid-number it is noise.
+          if (answer === '' || digits !== '') continue;
+          ctx.emit({ type: 'dtmf', digits: '', node_id: ctx.nodeId });
+          return { handle: 'success', outputs: { [saveTo]: answer } };
+        }
+        digits += said;
+        // A spoken number is a whole answer: without num_digits it ends collection.
+        if (numDigits === undefined || digits.length >= numDigits) {
+          if (numDigits !== undefined) digits = digits.slice(0, numDigits);
+          handle = 'success';
+          break;
+        }
+        continue;
+      }
+      const key = input.key;
       if (terminator !== '' && key === terminator) {
         handle = 'success';
         break;

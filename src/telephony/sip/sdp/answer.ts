@@ -1,10 +1,18 @@
 // Answers a remote SDP offer (RFC 3264 6): one m-line per offered m-line, in order; the first
 // audio stream we can carry is accepted with every format both sides support (the offerer's
 // payload type numbers kept), the rest are refused with port 0; nothing usable means 488.
+//
+// An RTP/SAVP (or SAVPF) stream is answered in kind when our side has SRTP keys (the call's
+// signalling is TLS) and the offer carries an `a=crypto` we can use: the first usable one in the
+// offerer's order, answered with its tag and our key for that suite. Without keys (a plain
+// transport, where the offerer's keys travelled in the clear) the stream is refused, and with it
+// the offer when nothing else is usable: 488, saying why.
 import { parse, write } from 'sdp-transform';
 import type { MediaDescription } from 'sdp-transform';
 import type { Codec } from './codecs.js';
 import { OPUS_FMTP, TELEPHONE_EVENT_FMTP, intersect, knownFormats, payloadList, reverse } from './codecs.js';
+import type { NegotiatedSrtp } from './crypto.js';
+import { SECURE_PROFILES, cryptoAttribute, cryptoValuesByMedia, readCrypto } from './crypto.js';
 import type { LocalAudio, NegotiatedAudio, Origin } from './session.js';
 import { audioLine, connectionOf, remoteDirection, sessionFrame } from './session.js';
 
@@ -28,13 +36,31 @@ export function answerOffer(offerSdp: string, local: LocalAudio, origin: Origin)
   const lines: MediaDescription[] = [];
   let audio: NegotiatedAudio | undefined;
   let why = 'no audio stream offered';
-  for (const m of session.media) {
+  const crypto = cryptoValuesByMedia(offerSdp);
+  for (const [index, m] of session.media.entries()) {
     const address = connectionOf(session, m);
-    if (audio || m.type !== 'audio' || m.port === 0 || !RTP_PROFILES.includes(m.protocol) || !address) {
+    const secure = SECURE_PROFILES.includes(m.protocol);
+    if (
+      audio ||
+      m.type !== 'audio' ||
+      m.port === 0 ||
+      !(secure || RTP_PROFILES.includes(m.protocol)) ||
+      !address
+    ) {
       if (!audio && m.type === 'audio')
         why = m.port === 0 ? 'audio stream disabled' : `cannot carry ${m.protocol}`;
       lines.push(refused(m));
       continue;
+    }
+    let srtp: NegotiatedSrtp | undefined;
+    if (secure) {
+      const chosen = chooseCrypto(crypto[index] ?? [], local);
+      if (typeof chosen === 'string') {
+        why = chosen;
+        lines.push(refused(m));
+        continue;
+      }
+      srtp = chosen;
     }
     const offered = knownFormats(m);
     let codecs: Codec[] = [];
@@ -59,7 +85,9 @@ export function answerOffer(offerSdp: string, local: LocalAudio, origin: Origin)
     const theirs = remoteDirection(session, m);
     const direction = intersect(reverse(theirs), local.direction ?? 'sendrecv');
     const ptime = local.ptime ?? 20;
-    lines.push(audioLine(local.port, m.protocol, [...codecs, ...events], direction, ptime));
+    const line = audioLine(local.port, m.protocol, [...codecs, ...events], direction, ptime);
+    if (srtp) line.crypto = [cryptoAttribute(srtp.tag, { suite: srtp.suite, key: srtp.localKey })];
+    lines.push(line);
     const te = events.find((e) => e.clockRate === codecs[0].clockRate);
     const negotiated: NegotiatedAudio = {
       remoteAddress: address,
@@ -70,8 +98,29 @@ export function answerOffer(offerSdp: string, local: LocalAudio, origin: Origin)
       remoteHold: theirs === 'sendonly' || theirs === 'inactive',
       ptime: m.ptime ?? ptime,
     };
-    audio = te ? { ...negotiated, telephoneEvent: te } : negotiated;
+    audio = { ...negotiated, ...(te ? { telephoneEvent: te } : {}), ...(srtp ? { srtp } : {}) };
   }
   if (!audio) return { ok: false, status: 488, reason: 'Not Acceptable Here', why };
   return { ok: true, sdp: write(sessionFrame(origin, lines, local.address)), audio };
+}
+
+/** The offered `a=crypto` we answer (the first we can use), or why none will do. */
+function chooseCrypto(values: readonly string[], local: LocalAudio): NegotiatedSrtp | string {
+  if (!local.srtp) return 'SRTP keys offered over a plain transport';
+  if (values.length === 0) return 'RTP/SAVP offered without a=crypto';
+  const reasons: string[] = [];
+  for (const value of values) {
+    const offered = readCrypto(value);
+    if ('unusable' in offered) {
+      reasons.push(offered.unusable);
+      continue;
+    }
+    const ours = local.srtp.keys.find((k) => k.suite === offered.suite);
+    if (!ours) {
+      reasons.push(`crypto suite ${offered.suite}`);
+      continue;
+    }
+    return { suite: offered.suite, tag: offered.tag, localKey: ours.key, remoteKey: offered.key };
+  }
+  return `no usable a=crypto (${reasons.join('; ')})`;
 }

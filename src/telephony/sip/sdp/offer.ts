@@ -1,7 +1,12 @@
-// Builds our SDP offer (RFC 3264 5) and reads the answer to it.
+// Builds our SDP offer (RFC 3264 5) and reads the answer to it. With SRTP keys (LocalAudio.srtp)
+// the offer is RTP/SAVP with one `a=crypto` per suite (tags 1, 2, … in our order), and the answer
+// must take one of them, by tag and suite, with its own key: SRTP is then mandatory, so an answer
+// without a usable key is no answer.
 import { parse, write } from 'sdp-transform';
 import type { Codec } from './codecs.js';
 import { DEFAULT_DYNAMIC_PTS, intersect, knownFormats, ourCodec, reverse } from './codecs.js';
+import type { NegotiatedSrtp, OfferedCrypto } from './crypto.js';
+import { SECURE_PROFILES, cryptoAttribute, cryptoValuesByMedia, readCrypto } from './crypto.js';
 import type { LocalAudio, NegotiatedAudio, Origin } from './session.js';
 import { audioLine, connectionOf, remoteDirection, sessionFrame } from './session.js';
 
@@ -17,11 +22,12 @@ export function offeredFormats(local: LocalAudio): Codec[] {
 export function buildOffer(local: LocalAudio, origin: Origin): string {
   const m = audioLine(
     local.port,
-    'RTP/AVP',
+    local.srtp ? 'RTP/SAVP' : 'RTP/AVP',
     offeredFormats(local),
     local.direction ?? 'sendrecv',
     local.ptime ?? 20,
   );
+  if (local.srtp) m.crypto = local.srtp.keys.map((k, i) => cryptoAttribute(i + 1, k));
   return write(sessionFrame(origin, [m], local.address));
 }
 
@@ -31,9 +37,16 @@ export type AnswerReading =
 /** Reads the answer to our offer: the formats it kept, which must be ones we offered. */
 export function readAnswer(answerSdp: string, local: LocalAudio): AnswerReading {
   const session = parse(answerSdp);
-  const m = session.media?.find((x) => x.type === 'audio');
+  const at = session.media?.findIndex((x) => x.type === 'audio') ?? -1;
+  const m = at >= 0 ? session.media[at] : undefined;
   if (session.version !== 0 || !m) return { ok: false, why: 'no audio stream in the answer' };
   if (m.port === 0) return { ok: false, why: 'the audio stream was rejected' };
+  const srtp = answeredCrypto(
+    SECURE_PROFILES.includes(m.protocol),
+    cryptoValuesByMedia(answerSdp)[at] ?? [],
+    local,
+  );
+  if (typeof srtp === 'string') return { ok: false, why: srtp };
   const offered = offeredFormats(local);
   const formats = knownFormats(m).filter((f) =>
     offered.some((o) => o.name === f.name && o.pt === f.pt && o.clockRate === f.clockRate),
@@ -53,5 +66,21 @@ export function readAnswer(answerSdp: string, local: LocalAudio): AnswerReading 
     remoteHold: theirs === 'sendonly' || theirs === 'inactive',
     ptime: m.ptime ?? local.ptime ?? 20,
   };
-  return { ok: true, audio: te ? { ...audio, telephoneEvent: te } : audio };
+  return { ok: true, audio: { ...audio, ...(te ? { telephoneEvent: te } : {}), ...(srtp ? { srtp } : {}) } };
+}
+
+/** The key the answer took for our SRTP offer (undefined for plain RTP), or why it will not do. */
+function answeredCrypto(
+  secure: boolean,
+  values: readonly string[],
+  local: LocalAudio,
+): NegotiatedSrtp | undefined | string {
+  if (!local.srtp) return secure ? 'the answer asks for SRTP, which we did not offer' : undefined;
+  if (!secure) return 'the answer refused SRTP';
+  const usable = values.map(readCrypto).filter((r): r is OfferedCrypto => !('unusable' in r));
+  if (usable.length !== 1) return 'the answer carried no usable a=crypto';
+  const taken = usable[0];
+  const ours = local.srtp.keys[taken.tag - 1];
+  if (!ours || ours.suite !== taken.suite) return 'the answer’s a=crypto matches none we offered';
+  return { suite: taken.suite, tag: taken.tag, localKey: ours.key, remoteKey: taken.key };
 }

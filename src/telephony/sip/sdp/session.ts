@@ -3,6 +3,7 @@
 import { isIPv6 } from 'node:net';
 import type { MediaDescription, SessionDescription } from 'sdp-transform';
 import type { Codec, CodecName, Direction, DynamicPayloadTypes } from './codecs.js';
+import type { NegotiatedSrtp, SdesKey } from './crypto.js';
 
 export interface LocalAudio {
   /** Where we receive RTP. */
@@ -18,6 +19,12 @@ export interface LocalAudio {
   readonly dynamicPayloadTypes?: DynamicPayloadTypes;
   /** Answer with one audio format (plus events) instead of all common ones. */
   readonly singleCodec?: boolean;
+  /**
+   * SRTP with SDES (crypto.ts): our keys, one per suite, in preference order. Set only when the
+   * signalling is secure (TLS), since the keys travel in the SDP. With it our offers are RTP/SAVP
+   * and RTP/SAVP offers are answered; without it an RTP/SAVP offer is refused.
+   */
+  readonly srtp?: { readonly keys: readonly SdesKey[] };
 }
 
 export interface Origin {
@@ -41,6 +48,8 @@ export interface NegotiatedAudio {
   /** The other side holds the call (sendonly / inactive / c=0.0.0.0): send it nothing. */
   readonly remoteHold: boolean;
   readonly ptime: number;
+  /** The stream is SRTP: the suite and both sides' keys. */
+  readonly srtp?: NegotiatedSrtp;
 }
 
 export function connectionOf(session: SessionDescription, m: MediaDescription): string | undefined {
