@@ -95,3 +95,10 @@ export function frames(pcm: Int16Array, ms = 20): Int16Array[] {
   for (let i = 0; i < pcm.length; i += n) out.push(pcm.subarray(i, i + n));
   return out;
 }
+
+/** A pure sine at `hz` (a voicemail beep). */
+export function tone(hz: number, ms: number, amplitude = 8000): Int16Array {
+  return Int16Array.from({ length: (ms * RATE) / 1000 }, (_, i) =>
+    Math.round(amplitude * Math.sin((2 * Math.PI * hz * i) / RATE)),
+  );
+}
