@@ -16,7 +16,15 @@ const tests = ['**/*.test.ts', '**/testing/**'];
 
 export default tseslint.config(
   {
-    ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', 'web/dist/**', 'src/client/schema.ts'],
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'data/**',
+      'coverage/**',
+      'web/dist/**',
+      'web-voice/dist/**',
+      'src/client/schema.ts',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

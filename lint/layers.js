@@ -23,13 +23,18 @@ export const ROOMS = [
   { name: 'media', path: 'src/telephony/media', may: ['audio', 'shared'] },
   { name: 'providers', path: 'src/providers', may: ['audio', 'config', 'shared'] },
   { name: 'events', path: 'src/events', may: ['store', 'config', 'shared'] },
+  // Operations: metrics, traces and backups of the store, which the API and the commands use.
+  { name: 'ops', path: 'src/ops', may: ['store', 'config', 'shared'] },
   // The channel contracts: what the engine asks of a channel, and the seams a call gives the phone
-  // channel. They sit below voice/, the phone channel's parts, which the channels build on.
+  // channel and a browser's peer connection the web channel. They sit below voice/, the pipeline
+  // both channels build on.
   {
     name: 'channel-contracts',
-    path: ['src/channels/channel.ts', 'src/channels/call-media.ts'],
+    path: ['src/channels/channel.ts', 'src/channels/call-media.ts', 'src/channels/web-media.ts'],
     may: ['providers'],
   },
+  // A browser's peer connection (node-datachannel), the WebPeer of the web channel's contract.
+  { name: 'webrtc', path: 'src/webrtc', may: ['channel-contracts', 'media', 'audio', 'shared'] },
   { name: 'voice', path: 'src/voice', may: ['channel-contracts', 'providers', 'audio', 'shared'] },
   {
     name: 'channels',
@@ -80,6 +85,7 @@ export const ROOMS = [
     path: 'src/wiring',
     may: [
       'calls',
+      'webrtc',
       'modules',
       'engine',
       'channels',
@@ -108,6 +114,7 @@ export const ROOMS = [
       'store',
       'workflow',
       'web-serving',
+      'ops',
       'config',
       'shared',
     ],

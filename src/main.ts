@@ -26,6 +26,7 @@ import { TelephonyNode } from './telephony/calls/telephony-node.js';
 import type { Transferer } from './telephony/calls/transfer-context.js';
 import type { Store } from './store/database.js';
 import { createWiring, type ServiceParts, type Wiring } from './wiring/wiring.js';
+import { createMetrics } from './ops/metrics.js';
 import { speechStatus, type SpeechStatus } from './providers/speech-status.js';
 import { dashboardBuilt, defaultDashboardDir } from './web-serving/dashboard.js';
 
@@ -219,12 +220,21 @@ async function startApi({ config, wiring, logger, closers }: Starting, parts: Se
     ? new RedisRateLimiter(config.redisUrl, config.rateLimitPerMinute)
     : new MemoryRateLimiter(config.rateLimitPerMinute, systemClock);
   // Registered before the app exists, so a failed build or listen still closes the limiter.
+  // GET /metrics describes this process: its calls, media, webhook attempts and requests.
+  const metrics = createMetrics({ db: wiring.deps.db, clock: systemClock, nodeId: config.nodeId });
   const api: { app?: { close(): Promise<unknown> } } = {};
   closers.api.push(async () => {
     await api.app?.close();
     await rateLimiter.close?.();
+    metrics.close();
   });
-  const built = await buildApp({ wiring, rateLimiter, httpLogger: logger.child({ part: 'api' }), parts });
+  const built = await buildApp({
+    wiring,
+    rateLimiter,
+    httpLogger: logger.child({ part: 'api' }),
+    parts,
+    metrics,
+  });
   api.app = built.app;
   await built.app.listen({ host: config.host, port: config.port });
 }

@@ -14,6 +14,8 @@ import { answerRouterError, registerErrorHandling } from './plugins/errors.js';
 import { registerTextCheck } from './plugins/text-check.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerIdempotency } from './plugins/idempotency.js';
+import { registerMetrics } from './plugins/metrics.js';
+import type { Metrics } from '../ops/metrics.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.js';
 import { registerRoutes } from './routes/index.js';
 import { requestIdFor } from './request-id.js';
@@ -21,6 +23,7 @@ import { realtimeRoutes } from './routes/realtime.routes.js';
 import { registerWebsocketRoutes } from './websocket-scope.js';
 import { speechStatus } from '../providers/speech-status.js';
 import { defaultDashboardDir, registerDashboard } from '../web-serving/dashboard.js';
+import { defaultVoicePagesDir, registerVoicePages } from '../web-serving/voice-pages.js';
 
 /** Longest path parameter the router matches; Node's 16 KB header limit bounds URLs anyway. */
 const MAX_PATH_PARAM_LENGTH = 16 * 1024;
@@ -42,6 +45,10 @@ export interface AppOptions {
   httpLogger?: Logger;
   /** The built dashboard to serve at / (web/dist by default); null serves none. */
   dashboardDir?: string | null;
+  /** The node's metrics: served at GET /metrics, and every answer's duration recorded. */
+  metrics?: Metrics;
+  /** The built browser voice pages (/join, /widget.js; web-voice/dist by default). */
+  voicePagesDir?: string;
 }
 
 export interface BuiltApp {
@@ -74,6 +81,7 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   registerJsonBodies(app);
   registerValidators(app);
   registerErrorHandling(app);
+  if (options.metrics) registerMetrics(app, options.metrics, deps.config.metricsToken);
   registerAuth(app, deps, options.rateLimiter);
   registerTextCheck(app);
   registerIdempotency(app, deps);
@@ -94,12 +102,19 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   await app.register(
     async (v1) => {
       await registerRoutes(v1, services, deps);
-      await registerWebsocketRoutes(v1, 64 * 1024, (scope) => realtimeRoutes(scope, sessionHost, deps));
+      // Frames up to 1 MiB reach the protocol, which refuses those past MAX_FRAME_BYTES with an
+      // `error` frame; only larger ones close the socket (1009).
+      await registerWebsocketRoutes(v1, 1024 * 1024, (scope) => realtimeRoutes(scope, sessionHost, deps));
     },
     { prefix: '/api/v1' },
   );
 
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await registerVoicePages(app, {
+    dir: options.voicePagesDir ?? defaultVoicePagesDir(),
+    publicBaseUrl: deps.config.publicBaseUrl,
+  });
 
   if (options.dashboardDir !== null) {
     await registerDashboard(app, {

@@ -897,7 +897,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-10"][];
+                            data: components["schemas"]["def-11"][];
                             links: {
                                 first: string;
                                 last: string;
@@ -987,17 +987,32 @@ export interface paths {
                     "application/json": {
                         /** @description A registered number of the project, E.164 */
                         from: string;
+                        /**
+                         * @description Detect an answering machine on answer: answered_by, within 4 s, before the workflow speaks
+                         * @default false
+                         */
+                        machine_detection?: boolean;
                         /** @description Up to 20 keys (1-40 chars); string (max 500 chars), number or boolean values */
                         metadata?: {
                             [key: string]: string | number | boolean;
                         };
                         project_id: string;
+                        /**
+                         * @description Record the call (GET /calls/{id}/recording)
+                         * @default false
+                         */
+                        record?: boolean;
                         /** @description Destination, E.164 */
                         to: string;
                         /** @description Seed values for workflow variables */
                         variables?: {
                             [key: string]: unknown;
                         };
+                        /**
+                         * @description With machine_detection: on a machine, start the workflow after the voicemail beep
+                         * @default false
+                         */
+                        wait_for_beep?: boolean;
                         workflow_id: string;
                     };
                 };
@@ -1010,7 +1025,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-10"];
+                            data: components["schemas"]["def-11"];
                         };
                     };
                 };
@@ -1131,7 +1146,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-10"];
+                            data: components["schemas"]["def-11"];
                         };
                     };
                 };
@@ -1285,6 +1300,122 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/calls/{id}/recording": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description audio/wav */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description A byte range of it */
+                206: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": string;
+                    };
+                };
+                /** @description The error envelope of every non-2xx response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            message: string;
+                        };
+                    };
+                };
+                /** @description The error envelope of every non-2xx response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            message: string;
+                        };
+                    };
+                };
+                /** @description The error envelope of every non-2xx response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            message: string;
+                        };
+                    };
+                };
+                /** @description The error envelope of every non-2xx response */
+                416: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            message: string;
+                        };
+                    };
+                };
+                /** @description The error envelope of every non-2xx response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1510,6 +1641,103 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/join-info": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a browser needs to join a session, authenticated by its join token
+         * @description Send the join token as `Authorization: Bearer <join_token>`. 401 says whether the token has expired or is not valid.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["def-10"];
+                        };
+                    };
+                };
+                /** @description The error envelope of every non-2xx response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            message: string;
+                        };
+                    };
+                };
+                /** @description The error envelope of every non-2xx response */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            message: string;
+                        };
+                    };
+                };
+                /** @description The error envelope of every non-2xx response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            message: string;
+                        };
+                    };
+                };
+                /** @description The error envelope of every non-2xx response */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            errors?: {
+                                [key: string]: string[];
+                            };
+                            message: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/phone-numbers": {
         parameters: {
             query?: never;
@@ -1539,7 +1767,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-12"][];
+                            data: components["schemas"]["def-13"][];
                             links: {
                                 first: string;
                                 last: string;
@@ -1640,6 +1868,11 @@ export interface paths {
                              * @default 100
                              */
                             priority?: number;
+                            /**
+                             * @description Record the calls this rule takes
+                             * @default false
+                             */
+                            record?: boolean;
                             time_window?: {
                                 /** @description Days the window starts on; non-empty, no repeats */
                                 days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
@@ -1672,7 +1905,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-12"];
+                            data: components["schemas"]["def-13"];
                         };
                     };
                 };
@@ -1779,7 +2012,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-12"];
+                            data: components["schemas"]["def-13"];
                         };
                     };
                 };
@@ -1946,6 +2179,11 @@ export interface paths {
                              * @default 100
                              */
                             priority?: number;
+                            /**
+                             * @description Record the calls this rule takes
+                             * @default false
+                             */
+                            record?: boolean;
                             time_window?: {
                                 /** @description Days the window starts on; non-empty, no repeats */
                                 days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
@@ -1975,7 +2213,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-12"];
+                            data: components["schemas"]["def-13"];
                         };
                     };
                 };
@@ -2104,7 +2342,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-13"];
+                            data: components["schemas"]["def-14"];
                         };
                     };
                 };
@@ -2965,6 +3203,8 @@ export interface paths {
                                 join_token: string;
                                 /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
                                 join_token_expires_at: string;
+                                /** @description {PUBLIC_BASE_URL}/join#token=<join_token>: the browser call page */
+                                join_url: string;
                                 realtime_url: string;
                             };
                         };
@@ -3260,7 +3500,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-11"][];
+                            data: components["schemas"]["def-12"][];
                             links: {
                                 first: string;
                                 last: string;
@@ -3371,7 +3611,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-11"];
+                            data: components["schemas"]["def-12"];
                         };
                     };
                 };
@@ -3478,7 +3718,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-11"];
+                            data: components["schemas"]["def-12"];
                         };
                     };
                 };
@@ -3667,7 +3907,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-11"];
+                            data: components["schemas"]["def-12"];
                         };
                     };
                 };
@@ -3893,7 +4133,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-15"];
+                            data: components["schemas"]["def-16"];
                         };
                     };
                 };
@@ -4004,7 +4244,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-14"][];
+                            data: components["schemas"]["def-15"][];
                             links: {
                                 first: string;
                                 last: string;
@@ -4108,7 +4348,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-14"] & {
+                            data: components["schemas"]["def-15"] & {
                                 /** @description whsec_…; shown only here */
                                 secret: string;
                             };
@@ -4218,7 +4458,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-14"];
+                            data: components["schemas"]["def-15"];
                         };
                     };
                 };
@@ -4388,7 +4628,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-14"];
+                            data: components["schemas"]["def-15"];
                         };
                     };
                 };
@@ -4511,7 +4751,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-15"][];
+                            data: components["schemas"]["def-16"][];
                             links: {
                                 first: string;
                                 last: string;
@@ -4637,7 +4877,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-14"] & {
+                            data: components["schemas"]["def-15"] & {
                                 /** @description whsec_…; shown only here */
                                 secret: string;
                             };
@@ -6109,8 +6349,24 @@ export interface components {
             workflow_id: string;
             workflow_version: number;
         };
-        /** Call */
+        /** JoinInfo */
         "def-10": {
+            end_reason: string | null;
+            /** @description WEBRTC_ICE_SERVERS: RTCIceServer objects for the peer connection */
+            ice_servers: {
+                credential?: string;
+                urls: string | string[];
+                username?: string;
+            }[];
+            /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
+            join_token_expires_at: string;
+            realtime_url: string;
+            session_id: string;
+            status: string;
+        };
+        /** Call */
+        "def-11": {
+            answered_by: string | null;
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
             created_at: string;
             direction: string;
@@ -6124,6 +6380,8 @@ export interface components {
                 [key: string]: string | number | boolean;
             };
             project_id: string;
+            recording_error: string | null;
+            recording_url: string | null;
             session_id: string | null;
             started_at: string | null;
             status: string;
@@ -6132,7 +6390,7 @@ export interface components {
             workflow_version: number | null;
         };
         /** SipTrunk */
-        "def-11": {
+        "def-12": {
             allowed_ips: string[];
             auth_username: string;
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
@@ -6153,7 +6411,7 @@ export interface components {
             updated_at: string;
         };
         /** PhoneNumber */
-        "def-12": {
+        "def-13": {
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
             created_at: string;
             /** @description In stored order */
@@ -6165,6 +6423,7 @@ export interface components {
                     block?: string[];
                 };
                 priority: number;
+                record?: boolean;
                 time_window?: {
                     /** @description Days the window starts on; non-empty, no repeats */
                     days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
@@ -6192,7 +6451,7 @@ export interface components {
             updated_at: string;
         };
         /** DispatchTestResult */
-        "def-13": {
+        "def-14": {
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
             at: string;
             caller: string;
@@ -6217,7 +6476,7 @@ export interface components {
             } | null;
         };
         /** WebhookEndpoint */
-        "def-14": {
+        "def-15": {
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
             created_at: string;
             description: string | null;
@@ -6236,7 +6495,7 @@ export interface components {
             url: string;
         };
         /** WebhookDelivery */
-        "def-15": {
+        "def-16": {
             attempt_count: number;
             /** @description Oldest first */
             attempts: {

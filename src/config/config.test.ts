@@ -55,6 +55,40 @@ describe('loadConfig', () => {
     expect(c.llmFallbacks).toBe('llm_vendor_1=llm_vendor_2');
   });
 
+  it('reads the browser voice variables: WEBRTC_HOST defaults to SIP_HOST', () => {
+    expect(loadConfig({ SIP_HOST: '10.0.0.5' }).webrtc).toEqual({
+      host: '10.0.0.5',
+      publicIp: undefined,
+      iceServers: [],
+    });
+    const c = loadConfig({
+      WEBRTC_HOST: '0.0.0.0',
+      WEBRTC_PUBLIC_IP: '203.0.113.7',
+      WEBRTC_ICE_SERVERS:
+        '[{"urls":"stun:stun.example.com:3478"},{"urls":["turn:turn.example.com"],"username":"u","credential":"p"}]',
+    });
+    expect(c.webrtc).toEqual({
+      host: '0.0.0.0',
+      publicIp: '203.0.113.7',
+      iceServers: [
+        { urls: 'stun:stun.example.com:3478' },
+        { urls: ['turn:turn.example.com'], username: 'u', credential: 'p' },
+      ],
+    });
+    expect(() => loadConfig({ WEBRTC_PUBLIC_IP: 'example.com' })).toThrow(
+      new ConfigError('WEBRTC_PUBLIC_IP must be an IP address, got "example.com"'),
+    );
+    expect(() => loadConfig({ WEBRTC_ICE_SERVERS: '{"urls":"stun:x"}' })).toThrow(
+      new ConfigError('WEBRTC_ICE_SERVERS must be a JSON array of RTCIceServer objects'),
+    );
+    expect(() => loadConfig({ WEBRTC_ICE_SERVERS: '[{"urls":"http://x"}]' })).toThrow(
+      new ConfigError('WEBRTC_ICE_SERVERS[0].urls must be a stun:, turn: or turns: URL, or a list of them'),
+    );
+    expect(() => loadConfig({ WEBRTC_ICE_SERVERS: '[{"urls":"turn:x","credential":5}]' })).toThrow(
+      new ConfigError('WEBRTC_ICE_SERVERS[0].credential must be a string'),
+    );
+  });
+
   it('refuses bad values with a message naming the variable', () => {
     expect(() => loadConfig({ PORT: 'eighty' })).toThrow(
       new ConfigError('PORT must be a whole number, got "eighty"'),

@@ -1,5 +1,6 @@
 // The only code that reads process.env. Everything else receives a validated Config.
 import { createHash } from 'node:crypto';
+import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -27,12 +28,27 @@ export interface Config {
     /** `SIP_CODECS`: our audio codec preference, most preferred first (offers and answers). */
     codecs: SipCodecName[];
   };
+  /** Browser voice: the web sessions' peer connections. */
+  webrtc: {
+    /** `WEBRTC_HOST` (default `SIP_HOST`): the address ICE host candidates bind to. */
+    host: string;
+    /** `WEBRTC_PUBLIC_IP`: also advertised in candidates, for a service behind a 1:1 NAT. */
+    publicIp: string | undefined;
+    /** `WEBRTC_ICE_SERVERS`: JSON array of RTCIceServer handed to browsers (STUN/TURN). */
+    iceServers: IceServerConfig[];
+  };
   rateLimitPerMinute: number;
+  /** RECORDING_RETENTION_DAYS: call recordings are deleted this long after their call ended. */
+  recordingRetentionDays: number;
   webhookAllowedCidrs: string[];
   smtpUrl: string | undefined;
   logLevel: string;
   /** Master key for join tokens and secrets at rest; when unset it is kept in the data dir. */
   secretKey: string | undefined;
+  /** `METRICS_TOKEN`: a bearer token that opens GET /metrics to clients other than loopback. */
+  metricsToken: string | undefined;
+  /** `OTEL_EXPORTER_OTLP_ENDPOINT`: where traces go over OTLP/HTTP; unset: no traces. */
+  otlpEndpoint: string | undefined;
   /** Request bodies above this many bytes get 413. */
   bodyLimitBytes: number;
   /** Maximum duration of one workflow execution. */
@@ -59,6 +75,13 @@ export interface Config {
     /** `ESPEAK_NG_COMMAND`: the espeak-ng program (default `espeak-ng` on PATH). */
     espeakCommand: string;
   };
+}
+
+/** One `RTCIceServer` as a browser takes it. */
+export interface IceServerConfig {
+  urls: string | string[];
+  username?: string;
+  credential?: string;
 }
 
 export const STT_PROTOCOLS = ['deepgram', 'openai'] as const;
@@ -102,6 +125,52 @@ function codecList(env: Env, name: string): SipCodecName[] {
     codecs.push(codec);
   }
   return codecs;
+}
+
+/**
+ * WEBRTC_ICE_SERVERS: a JSON array of RTCIceServer (`urls` a stun:/turn:/turns: URL or a list of
+ * them; `username` and `credential` strings). Checked here so a typo stops the start, not a call.
+ */
+function iceServers(env: Env, name: string): IceServerConfig[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return [];
+  let data: unknown;
+  try {
+    data = JSON.parse(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a JSON array of RTCIceServer objects`);
+  }
+  if (!Array.isArray(data)) throw new ConfigError(`${name} must be a JSON array of RTCIceServer objects`);
+  return data.map((entry: unknown, i) => {
+    const e = entry as Record<string, unknown> | null;
+    const urls = e?.urls;
+    const list = typeof urls === 'string' ? [urls] : Array.isArray(urls) ? urls : null;
+    if (
+      !e ||
+      !list ||
+      list.length === 0 ||
+      !list.every((u) => typeof u === 'string' && /^(stun|turns?):/.test(u))
+    ) {
+      throw new ConfigError(`${name}[${i}].urls must be a stun:, turn: or turns: URL, or a list of them`);
+    }
+    for (const field of ['username', 'credential'] as const) {
+      if (e[field] !== undefined && typeof e[field] !== 'string') {
+        throw new ConfigError(`${name}[${i}].${field} must be a string`);
+      }
+    }
+    return {
+      urls: urls as string | string[],
+      ...(typeof e.username === 'string' ? { username: e.username } : {}),
+      ...(typeof e.credential === 'string' ? { credential: e.credential } : {}),
+    };
+  });
+}
+
+function publicIp(env: Env, name: string): string | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  if (!isIP(raw)) throw new ConfigError(`${name} must be an IP address, got "${raw}"`);
+  return raw;
 }
 
 /** What SWITCHBOARD_NODE_ID may be: short, printable, safe in logs and one column of the store. */
@@ -172,6 +241,7 @@ export function loadConfig(env: Env = process.env): Config {
   // TLS is on when a certificate is given. Without SIP_TLS_KEY the certificate file is read for
   // the key as well (one PEM holding both); a key alone is a mistake, not "TLS off".
   const tlsCert = env.SIP_TLS_CERT || undefined;
+  const sipHost = env.SIP_HOST || '127.0.0.1';
   if (!tlsCert && env.SIP_TLS_KEY) throw new ConfigError('SIP_TLS_KEY is set but SIP_TLS_CERT is not');
   return {
     nodeId: nodeId(env, sipPort),
@@ -184,7 +254,7 @@ export function loadConfig(env: Env = process.env): Config {
       env.PUBLIC_BASE_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`
     ).replace(/\/+$/, ''),
     sip: {
-      host: env.SIP_HOST || '127.0.0.1',
+      host: sipHost,
       port: sipPort,
       tlsPort: int(env, 'SIP_TLS_PORT', 5061, 0, 65535),
       tlsCert,
@@ -194,7 +264,13 @@ export function loadConfig(env: Env = process.env): Config {
       rtpPortMax,
       codecs: codecList(env, 'SIP_CODECS'),
     },
+    webrtc: {
+      host: env.WEBRTC_HOST || sipHost,
+      publicIp: publicIp(env, 'WEBRTC_PUBLIC_IP'),
+      iceServers: iceServers(env, 'WEBRTC_ICE_SERVERS'),
+    },
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 120, 1),
+    recordingRetentionDays: int(env, 'RECORDING_RETENTION_DAYS', 30, 1),
     webhookAllowedCidrs: (env.WEBHOOK_ALLOWED_CIDRS || '')
       .split(',')
       .map((s) => s.trim())
@@ -202,6 +278,8 @@ export function loadConfig(env: Env = process.env): Config {
     smtpUrl: env.SMTP_URL || undefined,
     logLevel: env.LOG_LEVEL || 'info',
     secretKey: env.SWITCHBOARD_SECRET_KEY || undefined,
+    metricsToken: env.METRICS_TOKEN || undefined,
+    otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined,
     bodyLimitBytes: 1024 * 1024,
     maxExecutionSeconds: int(env, 'MAX_EXECUTION_SECONDS', 3600, 1),
     joinTokenTtlSeconds: int(env, 'JOIN_TOKEN_TTL_SECONDS', 3600, 1),

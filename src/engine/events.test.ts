@@ -18,6 +18,7 @@ describe('SessionEndReason', () => {
       client_disconnected: true,
       timeout: true,
       caller_hangup: true,
+      media_failed: true,
     };
     expect(same).toBe(true);
     expect(Object.keys(engine).sort()).toEqual([...SESSION_END_REASONS].sort());

@@ -60,6 +60,30 @@ describe('parseClientMessage', () => {
     expect(parseClientMessage('{"type":"audio"}')).toMatchObject({ ok: false, code: 'unknown_type' });
   });
 
+  it('reads the WebRTC signalling frames, and refuses oversized and malformed ones', () => {
+    expect(parseClientMessage('{"type":"webrtc_offer","sdp":"v=0"}')).toEqual({
+      ok: true,
+      message: { type: 'webrtc_offer', sdp: 'v=0' },
+    });
+    expect(parseClientMessage('{"type":"ice_candidate","candidate":null}')).toEqual({
+      ok: true,
+      message: { type: 'ice_candidate', candidate: null },
+    });
+    expect(parseClientMessage('{"type":"ice_candidate","candidate":"candidate:1","sdp_mid":"0"}')).toEqual({
+      ok: true,
+      message: { type: 'ice_candidate', candidate: 'candidate:1', sdp_mid: '0' },
+    });
+    expect(parseClientMessage('{"type":"webrtc_offer","sdp":5}')).toMatchObject({ code: 'invalid_message' });
+    expect(parseClientMessage('{"type":"ice_candidate","candidate":7}')).toMatchObject({
+      code: 'invalid_message',
+    });
+    expect(parseClientMessage('{"type":"ice_candidate","candidate":"c","sdp_mid":1}')).toMatchObject({
+      code: 'invalid_message',
+    });
+    const big = JSON.stringify({ type: 'user_text', text: 'é'.repeat(40_000) });
+    expect(parseClientMessage(big)).toMatchObject({ ok: false, code: 'frame_too_large' });
+  });
+
   it('refuses user text that no store keeps as sent (NUL, unpaired surrogates)', () => {
     expect(parseClientMessage('{"type":"user_text","text":"a\\u0000b"}')).toEqual({
       ok: false,

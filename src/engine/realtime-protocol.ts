@@ -2,6 +2,7 @@
 // in → session calls; engine events → JSON frames out. The WebSocket route
 // (/api/v1/sessions/{id}/realtime?token=…, api/routes/realtime.routes.ts) only moves strings
 // between a socket and this class, so the protocol is tested without sockets.
+import { takesWebRtc, WebPeerError, type IceServer } from '../channels/web-media.js';
 import type { EngineEvent, LatencyBreakdown, SessionEndReason, SessionStatus } from './events.js';
 import { SessionNotActiveError, type LiveSession } from './session-runtime.js';
 import { badTextReason } from '../shared/text.js';
@@ -9,15 +10,28 @@ import { badTextReason } from '../shared/text.js';
 export const PROTOCOL_VERSION = 1;
 const MAX_TEXT_CHARS = 4000;
 const DTMF = /^[0-9*#A-D]{1,32}$/;
+/** Longest frame taken, in bytes: an SDP offer is ~3-6 KB; anything past this is refused. */
+export const MAX_FRAME_BYTES = 64 * 1024;
+const MAX_CANDIDATE_CHARS = 1024;
 
 export type ClientMessage =
   | { type: 'user_text'; text: string }
   | { type: 'dtmf'; digits: string }
   | { type: 'end' }
-  | { type: 'ping'; id?: string };
+  | { type: 'ping'; id?: string }
+  | { type: 'webrtc_offer'; sdp: string }
+  | { type: 'ice_candidate'; candidate: string | null; sdp_mid?: string };
 
 export type ServerMessage =
-  | { type: 'ready'; protocol: number; session_id: string; status: SessionStatus }
+  | {
+      type: 'ready';
+      protocol: number;
+      session_id: string;
+      status: SessionStatus;
+      /** Sessions that take WebRTC: the STUN/TURN servers the browser should use. */
+      ice_servers?: readonly IceServer[];
+    }
+  | { type: 'webrtc_answer'; sdp: string }
   | {
       type: 'assistant_text';
       text: string;
@@ -36,6 +50,13 @@ export type ParseResult = { ok: true; message: ClientMessage } | { ok: false; co
 
 /** Validates one client frame. Unknown fields are ignored; unknown types are refused. */
 export function parseClientMessage(raw: string): ParseResult {
+  if (raw.length > MAX_FRAME_BYTES || Buffer.byteLength(raw) > MAX_FRAME_BYTES) {
+    return {
+      ok: false,
+      code: 'frame_too_large',
+      message: `Frames must be at most ${MAX_FRAME_BYTES} bytes.`,
+    };
+  }
   let data: unknown;
   try {
     data = JSON.parse(raw);
@@ -68,6 +89,32 @@ export function parseClientMessage(raw: string): ParseResult {
       return { ok: true, message: { type: 'end' } };
     case 'ping':
       return { ok: true, message: typeof m.id === 'string' ? { type: 'ping', id: m.id } : { type: 'ping' } };
+    case 'webrtc_offer':
+      if (typeof m.sdp !== 'string' || m.sdp.trim() === '') {
+        return { ok: false, code: 'invalid_message', message: 'sdp must be a string holding the offer.' };
+      }
+      return { ok: true, message: { type: 'webrtc_offer', sdp: m.sdp } };
+    case 'ice_candidate': {
+      const c = m.candidate;
+      if (c !== null && (typeof c !== 'string' || c.length > MAX_CANDIDATE_CHARS)) {
+        return {
+          ok: false,
+          code: 'invalid_message',
+          message: `candidate must be a string of at most ${MAX_CANDIDATE_CHARS} characters, or null.`,
+        };
+      }
+      if (m.sdp_mid !== undefined && m.sdp_mid !== null && typeof m.sdp_mid !== 'string') {
+        return { ok: false, code: 'invalid_message', message: 'sdp_mid must be a string.' };
+      }
+      return {
+        ok: true,
+        message: {
+          type: 'ice_candidate',
+          candidate: c,
+          ...(typeof m.sdp_mid === 'string' ? { sdp_mid: m.sdp_mid } : {}),
+        },
+      };
+    }
     default:
       return { ok: false, code: 'unknown_type', message: `Unknown message type ${JSON.stringify(m.type)}.` };
   }
@@ -112,8 +159,19 @@ export function toServerMessage(event: EngineEvent): ServerMessage | null {
 }
 
 export interface RealtimeConnectionOptions {
+  /**
+   * Frames that arrived while the join was under way: handled after `ready` and before the
+   * session starts, so an offer sent with the socket's opening makes the greeting audible.
+   */
+  initialFrames?: string[];
   /** Starts a pending session when the client connects (default true). */
   startOnConnect?: boolean;
+  /**
+   * The client joins with a microphone (`media=webrtc` on the socket's URL): a pending session
+   * starts once its peer connection is up, so the greeting is heard rather than shown, or at the
+   * first typed turn or key. A connection that fails ends the session (media_failed).
+   */
+  awaitMedia?: boolean;
   /** Ends the session with client_disconnected when the socket closes (default true). */
   endOnClose?: boolean;
   /** Called right after the `ended` frame was sent: the route closes the socket (1000). */
@@ -131,6 +189,8 @@ const attached = new WeakMap<LiveSession, number>();
 export class RealtimeConnection {
   private readonly unsubscribe: () => void;
   private closed = false;
+  /** Set while a media join waits for its peer connection before starting the session. */
+  private deferStart = false;
 
   constructor(
     private readonly session: LiveSession,
@@ -146,8 +206,17 @@ export class RealtimeConnection {
       }
     });
     attached.set(session, (attached.get(session) ?? 0) + 1);
-    this.emit({ type: 'ready', protocol: PROTOCOL_VERSION, session_id: session.id, status: session.status });
-    if (options.startOnConnect ?? true) session.start();
+    const channel = session.channel;
+    this.emit({
+      type: 'ready',
+      protocol: PROTOCOL_VERSION,
+      session_id: session.id,
+      status: session.status,
+      ...(takesWebRtc(channel) ? { ice_servers: channel.iceServers } : {}),
+    });
+    this.deferStart = (options.awaitMedia ?? false) && takesWebRtc(channel);
+    for (const frame of options.initialFrames ?? []) this.receive(frame);
+    if ((options.startOnConnect ?? true) && !this.deferStart && !this.closed) session.start();
   }
 
   /** One text frame from the client. */
@@ -155,15 +224,54 @@ export class RealtimeConnection {
     const parsed = parseClientMessage(raw);
     if (!parsed.ok) return this.emit({ type: 'error', code: parsed.code, message: parsed.message });
     const m = parsed.message;
+    // Typed input starts a session still waiting for its microphone: nobody is left unanswered.
+    if (this.deferStart && (m.type === 'user_text' || m.type === 'dtmf')) this.startNow();
     try {
       if (m.type === 'user_text') this.session.sendText(m.text);
       else if (m.type === 'dtmf') this.session.sendDtmf(m.digits);
       else if (m.type === 'end') void this.session.end('client_ended');
+      else if (m.type === 'webrtc_offer') this.offer(m.sdp);
+      else if (m.type === 'ice_candidate') this.signalling().addIceCandidate(m.candidate, m.sdp_mid);
       else this.emit(m.id !== undefined ? { type: 'pong', id: m.id } : { type: 'pong' });
     } catch (err) {
-      const code = err instanceof SessionNotActiveError ? 'session_ended' : 'unsupported';
-      this.emit({ type: 'error', code, message: (err as Error).message });
+      this.refuse(err);
     }
+  }
+
+  /** Answers the browser's offer; a refusal is an `error` frame and leaves the session as it was. */
+  private offer(sdp: string): void {
+    const signalling = this.signalling();
+    signalling.acceptOffer(sdp).then(
+      (answer) => {
+        this.emit({ type: 'webrtc_answer', sdp: answer });
+        if (this.deferStart) void signalling.whenMediaConnected().then((up) => up && this.startNow());
+      },
+      (err: unknown) => this.refuse(err),
+    );
+  }
+
+  private startNow(): void {
+    this.deferStart = false;
+    if (!this.closed && this.session.status === 'pending') this.session.start();
+  }
+
+  private signalling() {
+    if (this.session.status === 'ended') throw new SessionNotActiveError(this.session.id);
+    const channel = this.session.channel;
+    if (!takesWebRtc(channel)) {
+      throw new WebPeerError('unsupported', `The ${channel.kind} channel of this session carries no audio.`);
+    }
+    return channel;
+  }
+
+  private refuse(err: unknown): void {
+    const code =
+      err instanceof SessionNotActiveError
+        ? 'session_ended'
+        : err instanceof WebPeerError
+          ? err.code
+          : 'unsupported';
+    this.emit({ type: 'error', code, message: (err as Error).message });
   }
 
   /** The socket closed. */

@@ -4,6 +4,7 @@
 // transaction (group commit), fenced by lease owner, so a worker whose lease was taken over cannot
 // overwrite the newer owner's state.
 import { CompiledQuery, PostgresAdapter } from 'kysely';
+import { emitTelemetry } from '../shared/telemetry.js';
 import { toDbTime, type Db, type Dialect, type Executor } from '../store/database.js';
 import { preparedQuery, queryRows } from '../store/prepared.js';
 import type { AttemptOutcome } from './deliver.js';
@@ -142,6 +143,7 @@ export async function recordResults(
       continue;
     }
     const o = r.outcome;
+    emitTelemetry({ kind: 'webhook.attempt', ok: o.ok, seconds: o.durationMs / 1000 });
     const attemptNumber = r.claim.attemptCount + 1;
     attempts.push(attemptRow(r.claim, o, attemptNumber));
     const e = endpoints.get(r.claim.endpointId);

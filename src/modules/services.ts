@@ -9,6 +9,8 @@ import { PhoneNumbersService } from './phone-numbers/phone-numbers.service.js';
 import { ProjectsService } from './projects/projects.service.js';
 import { SipTrunksService } from './sip-trunks/sip-trunks.service.js';
 import { UsageService } from './usage/usage.service.js';
+import { RecordingsService } from './recordings/recordings.service.js';
+import type { RecordingStorage } from './recordings/recording-storage.js';
 import { SessionsService, type LiveSessionControl } from './sessions/sessions.service.js';
 import { WorkflowsService } from './workflows/workflows.service.js';
 import { WebhookEndpointsService } from './webhook-endpoints/webhook-endpoints.service.js';
@@ -22,6 +24,7 @@ export interface Services {
   workflows: WorkflowsService;
   sessions: SessionsService;
   calls: CallsService;
+  recordings: RecordingsService;
   conversations: ConversationsService;
   usage: UsageService;
   sipTrunks: SipTrunksService;
@@ -42,6 +45,8 @@ export interface ServiceOverrides {
    * without one, only this process's live sessions and calls hear of it.
    */
   liveEvents?: LivePublisher;
+  /** Where call recordings are kept; by default files under the data directory's recordings/. */
+  recordingStorage?: RecordingStorage;
 }
 
 export function createServices(deps: ServiceDeps, overrides: ServiceOverrides = {}): Services {
@@ -56,6 +61,7 @@ export function createServices(deps: ServiceDeps, overrides: ServiceOverrides = 
     workflows: new WorkflowsService(deps),
     sessions: new SessionsService(deps, overrides.liveSessions, overrides.liveEvents),
     webhookEndpoints: new WebhookEndpointsService(deps, overrides.webhookResolver),
+    recordings: new RecordingsService(deps, overrides.recordingStorage),
     calls: new CallsService(
       deps,
       overrides.dialer ?? new UnavailableDialer(deps, deps.logger),

@@ -22,6 +22,13 @@ export class BadRequestError extends AppError {
   }
 }
 
+/** 416: a Range header that asks for bytes past the end of the resource. */
+export class RangeNotSatisfiableError extends AppError {
+  constructor(size: number) {
+    super(416, 'The requested range is not satisfiable.', undefined, { 'content-range': `bytes */${size}` });
+  }
+}
+
 export class UnauthenticatedError extends AppError {
   constructor(message = 'Unauthenticated.') {
     super(401, message);

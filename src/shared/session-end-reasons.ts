@@ -7,9 +7,10 @@ export const SESSION_END_REASONS = [
   'failed', // the workflow aborted (node error, maximum duration, step limit)
   'force_ended', // DELETE /sessions/{id}
   'client_ended', // the client asked to end (realtime `end` message, chat quit)
-  'client_disconnected', // the web client's socket went away, or the server shut down under it
+  'client_disconnected', // the web client's socket or peer connection went away, or the server shut down under it
   'timeout', // nobody joined a pending session in time
   'caller_hangup', // the phone caller hung up
+  'media_failed', // a web session's peer connection failed (ICE or DTLS lost, never connected)
 ] as const;
 
 export type SessionEndReason = (typeof SESSION_END_REASONS)[number];

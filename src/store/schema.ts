@@ -123,6 +123,17 @@ export interface CallTable {
    * sweeps alone may end it; null for calls from before that migration, which every node sweeps.
    */
   node_id: string | null;
+  // Migration 009 (docs/calls.md). Optional here because the store has defaults for them (0, null)
+  // and most writers of a call never name them.
+  /** 1: record the call; its recording's API address once one exists, or why it has none. */
+  record?: number;
+  recording_url?: string | null;
+  recording_error?: string | null;
+  /** 1: answering-machine detection on answer; 1: on a machine, wait for the voicemail beep. */
+  machine_detection?: number;
+  wait_for_beep?: number;
+  /** human, machine, unknown; null when not detected. */
+  answered_by?: string | null;
 }
 
 export interface PhoneNumberTable {

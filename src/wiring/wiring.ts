@@ -5,6 +5,7 @@
 // runs sessions on them, and the services. `serve` (main.ts), `chat` (cli/chat.ts), buildApp's
 // callers, the benchmarks and the tests' nodes all start here, so each runs the parts `serve` runs.
 import type { Agent } from 'undici';
+import type { WebPeerFactory } from '../channels/web-media.js';
 import type { Config } from '../config/config.js';
 import { AddressPolicy } from '../events/address-policy.js';
 import { createGuardedAgent } from '../events/ssrf-guard.js';
@@ -23,6 +24,7 @@ import { SecretBox } from '../shared/secret-box.js';
 import { deriveServerKeys, loadMasterKey } from '../shared/server-key.js';
 import type { Store } from '../store/database.js';
 import { configuredStt } from '../telephony/calls/telephony-node.js';
+import { createWebPeerFactory } from '../webrtc/web-peers.js';
 
 /** What sessions and calls talk to outside the process. */
 export interface Providers {
@@ -45,6 +47,11 @@ export interface WiringOptions {
   sessionClock?: Clock;
   /** Used instead of the configured ones (tests, benchmarks); the wiring does not close these. */
   providers?: Partial<Providers>;
+  /**
+   * Makes web sessions' peer connections (default: node-datachannel on WEBRTC_HOST); null keeps
+   * web sessions text only.
+   */
+  webPeers?: WebPeerFactory | null;
 }
 
 /** Parts only some roles or tests have, given when the services are built. */
@@ -88,6 +95,9 @@ export function serviceDeps(
   };
 }
 
+/** The TTS voice web sessions speak with until an agent node passes its own (as calls do). */
+const DEFAULT_VOICE = 'en';
+
 export function createWiring(options: WiringOptions): Wiring {
   const { config } = options;
   const deps = serviceDeps(config, options.store, options.logger, options.clock);
@@ -105,9 +115,30 @@ export function createWiring(options: WiringOptions): Wiring {
       given.httpAgent ?? own(createGuardedAgent({ policy: new AddressPolicy(config.webhookAllowedCidrs) })),
   };
   const sessionDeps = options.sessionClock ? { ...deps, clock: options.sessionClock } : deps;
+  const peers =
+    options.webPeers !== undefined
+      ? options.webPeers
+      : createWebPeerFactory({
+          clock: sessionDeps.clock,
+          host: config.webrtc.host,
+          ...(config.webrtc.publicIp ? { publicIp: config.webrtc.publicIp } : {}),
+          portRange: { min: config.sip.rtpPortMin, max: config.sip.rtpPortMax },
+          logger: options.logger,
+        });
   const sessionHost = new SessionHost(sessionDeps, {
     llm: providers.llm,
     dispatcher: providers.httpAgent,
+    ...(peers
+      ? {
+          web: {
+            peers,
+            tts: providers.tts,
+            stt: providers.stt,
+            voice: DEFAULT_VOICE,
+            iceServers: config.webrtc.iceServers,
+          },
+        }
+      : {}),
   });
   let closing: Promise<void> | undefined;
   return {

@@ -55,6 +55,7 @@ describe.each(storeKinds())('sessions on $name', (kind) => {
       metadata: { order: 42, vip: true },
       end_reason: null,
       realtime_url: `ws://localhost:8080/api/v1/sessions/${s.id}/realtime`,
+      join_url: `http://localhost:8080/join#token=${s.join_token as string}`,
     });
     const claims = await verifyJoinToken(t.deps.keys.joinToken, s.join_token as string, t.clock.now());
     expect(claims).toMatchObject({ sessionId: s.id, workspaceId: t.workspaceId });
@@ -71,6 +72,48 @@ describe.each(storeKinds())('sessions on $name', (kind) => {
     const got = await t.call('GET', `/api/v1/sessions/${s.id}`);
     expect(got.body).not.toContain(s.join_token as string);
     expect((got.data as One).data).not.toHaveProperty('join_token');
+  });
+
+  it('GET /join-info tells a browser with the join token what it needs, and why a token fails', async () => {
+    const s = (
+      (await t.call('POST', '/api/v1/sessions', { body: { project_id: projectId, workflow_id: workflowId } }))
+        .data as One
+    ).data;
+    const token = s.join_token as string;
+    const info = await t.call('GET', '/api/v1/join-info', { key: token });
+    expect(info.statusCode).toBe(200);
+    expect(info.headers['access-control-allow-origin']).toBe('*');
+    expect(info.headers['cache-control']).toBe('no-store');
+    expect((info.data as One).data).toEqual({
+      session_id: s.id,
+      status: 'pending',
+      end_reason: null,
+      realtime_url: s.realtime_url,
+      join_token_expires_at: s.join_token_expires_at,
+      ice_servers: [],
+    });
+    expect(info.body).not.toContain(token);
+
+    // Any site may ask (the widget runs on the customer's), with the token in a header.
+    const preflight = await t.call('OPTIONS', '/api/v1/join-info', {
+      key: null,
+      headers: { origin: 'https://shop.example', 'access-control-request-method': 'GET' },
+    });
+    expect(preflight.statusCode).toBe(204);
+    expect(preflight.headers['access-control-allow-headers']).toBe('Authorization');
+
+    const none = await t.call('GET', '/api/v1/join-info', { key: null });
+    expect(none.statusCode).toBe(401);
+    // An API key is not a join token.
+    expect((await t.call('GET', '/api/v1/join-info')).statusCode).toBe(401);
+    const forged = await t.call('GET', '/api/v1/join-info', { key: token.slice(0, -4) + 'AAAA' });
+    expect(forged.statusCode).toBe(401);
+    expect(forged.data).toMatchObject({ message: 'The join token is not valid.' });
+
+    t.clock.advance(3601_000);
+    const expired = await t.call('GET', '/api/v1/join-info', { key: token });
+    expect(expired.statusCode).toBe(401);
+    expect(expired.data).toMatchObject({ message: 'The join token has expired; ask for a new one.' });
   });
 
   it('answers 422 for an unpublished workflow and for bad metadata', async () => {

@@ -6,12 +6,13 @@ import { MemoryRateLimiter, type RateLimiter } from '../../src/api/rate-limit/ra
 import { loadConfig, type Config } from '../../src/config/config.js';
 import type { ServiceDeps } from '../../src/modules/context.js';
 import type { Services } from '../../src/modules/services.js';
+import { createMetrics, type Metrics } from '../../src/ops/metrics.js';
 import { createWorkspace } from '../../src/modules/workspaces/workspaces.service.js';
 import { FakeClock, type Clock } from '../../src/shared/clock.js';
 import type { SessionHost } from '../../src/modules/sessions/session-host.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import type { Store } from '../../src/store/database.js';
-import { createWiring, type ServiceParts, type Wiring } from '../../src/wiring/wiring.js';
+import { createWiring, type Providers, type ServiceParts, type Wiring } from '../../src/wiring/wiring.js';
 import type { StoreKind } from './stores.js';
 
 export interface TestApi {
@@ -24,6 +25,8 @@ export interface TestApi {
   services: Services;
   /** Runs the sessions joined through this app. */
   sessionHost: SessionHost;
+  /** The app's metrics, when asked for. */
+  metrics: Metrics | null;
   /** A workspace with an all-scopes key. */
   key: string;
   workspaceId: string;
@@ -48,6 +51,10 @@ export interface TestApiOptions {
   clock?: FakeClock;
   /** Runs joined sessions on this clock (e.g. the real one for socket tests) instead of the fake. */
   sessionClock?: Clock;
+  /** Instead of the configured providers (fake TTS and STT for voice over WebRTC). */
+  providers?: Partial<Providers>;
+  /** Serve GET /metrics as `serve` does. */
+  metrics?: boolean;
 }
 
 export async function startTestApi(kind: StoreKind, options: TestApiOptions = {}): Promise<TestApi> {
@@ -67,9 +74,12 @@ export async function startTestApi(kind: StoreKind, options: TestApiOptions = {}
     logger: silentLogger(),
     clock,
     ...(options.sessionClock ? { sessionClock: options.sessionClock } : {}),
+    ...(options.providers ? { providers: options.providers } : {}),
   });
   const { deps, sessionHost } = wiring;
+  const metrics = options.metrics ? createMetrics({ db: deps.db, clock, nodeId: config.nodeId }) : null;
   const { app, services } = await buildApp({
+    ...(metrics ? { metrics } : {}),
     wiring,
     rateLimiter: options.rateLimiter ?? new MemoryRateLimiter(config.rateLimitPerMinute, clock),
     ...(options.overrides ? { parts: options.overrides } : {}),
@@ -106,12 +116,14 @@ export async function startTestApi(kind: StoreKind, options: TestApiOptions = {}
     deps,
     services,
     sessionHost,
+    metrics,
     key: first.key,
     workspaceId: first.workspaceId,
     newWorkspace,
     call,
     async close() {
       await app.close();
+      metrics?.close();
       await wiring.close();
       await store.close();
     },

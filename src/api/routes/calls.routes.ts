@@ -7,6 +7,7 @@ import type { Services } from '../../modules/services.js';
 import { pageParams, renderPageJson } from '../../shared/paging.js';
 import { actorOf } from '../plugins/auth.js';
 import { errorResponses, IdParams, PageQuery, Paginated, Single } from '../../shared/schemas.js';
+import { parseRange } from './http-range.js';
 import { pageRequest, typed } from './route-helpers.js';
 
 export async function callRoutes(app: FastifyInstance, s: Services, deps: ServiceDeps): Promise<void> {
@@ -52,6 +53,39 @@ export async function callRoutes(app: FastifyInstance, s: Services, deps: Servic
       schema: { tags, params: IdParams, response: { 200: Single(Call), ...errorResponses(404) } },
     },
     async (req) => ({ data: await s.calls.get(actorOf(req), req.params.id) }),
+  );
+
+  // The call's recording: a 2-channel WAV (left the far party, right the service), with HTTP Range
+  // for seeking. A recording still being written is served as far as it is on disk.
+  r.get(
+    '/calls/:id/recording',
+    {
+      config: { scope: 'read' },
+      schema: {
+        tags,
+        params: IdParams,
+        response: {
+          200: Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'audio/wav' }),
+          206: Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'A byte range of it' }),
+          ...errorResponses(404, 416),
+        },
+      },
+    },
+    async (req, reply) => {
+      const body = await s.recordings.open(actorOf(req), req.params.id, (size) =>
+        parseRange(req.headers.range, size),
+      );
+      const r = reply as FastifyReply;
+      r.header('accept-ranges', 'bytes').type('audio/wav');
+      if (body.range) {
+        const { start, end } = body.range;
+        r.code(206).header('content-range', `bytes ${start}-${end}/${body.size}`);
+        r.header('content-length', end - start + 1);
+      } else {
+        r.header('content-length', body.size);
+      }
+      return r.send(body.stream);
+    },
   );
 
   // Beyond the spec: cancel an outbound call that has not been answered (CANCEL on the wire from

@@ -12,6 +12,7 @@ import { sipTrunkRoutes } from './sip-trunks.routes.js';
 import { usageRoutes } from './usage.routes.js';
 import { planRoutes } from './plan.routes.js';
 import { sessionRoutes } from './sessions.routes.js';
+import { joinRoutes } from './join.routes.js';
 import { workflowSchemaRoutes } from './workflow-schema.routes.js';
 import { workflowRoutes } from './workflows.routes.js';
 import { webhookEndpointRoutes } from './webhook-endpoints.routes.js';
@@ -26,6 +27,7 @@ export async function registerRoutes(app: FastifyInstance, s: Services, deps: Se
   await workflowRoutes(app, s, deps);
   await workflowSchemaRoutes(app);
   await sessionRoutes(app, s, deps);
+  await joinRoutes(app, s, deps);
   await callRoutes(app, s, deps);
   await sipTrunkRoutes(app, s, deps);
   await phoneNumberRoutes(app, s, deps);

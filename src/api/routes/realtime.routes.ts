@@ -1,6 +1,7 @@
 // GET /sessions/{id}/realtime?token=<join_token>: the session's WebSocket. The join token (not an
 // API key) authenticates it; the upgrade is refused with 401/404 before any frame flows. Frames
-// follow docs/realtime-protocol.md (user_text, dtmf, end ↔ assistant_text, node, status, ended).
+// follow docs/realtime-protocol.md (user_text, dtmf, end, webrtc_offer, ice_candidate ↔
+// assistant_text, node, status, webrtc_answer, ended).
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import { RealtimeConnection } from '../../engine/realtime-protocol.js';
@@ -28,7 +29,14 @@ export async function realtimeRoutes(
         tags: ['sessions'],
         summary: 'WebSocket of a session, authenticated by its join token',
         params: Type.Object({ id: Type.String() }),
-        querystring: Type.Object({ token: Type.Optional(Type.String()) }),
+        querystring: Type.Object({
+          token: Type.Optional(Type.String()),
+          media: Type.Optional(
+            Type.Literal('webrtc', {
+              description: 'The client will send a webrtc_offer: the session starts once its audio is up',
+            }),
+          ),
+        }),
       },
       preValidation: async (request, reply) => {
         const { id } = request.params as { id: string };
@@ -56,10 +64,11 @@ export async function realtimeRoutes(
       try {
         const session = await host.join(request.joinWorkspaceId!, id);
         connection = new RealtimeConnection(session, (frame) => socket.send(frame), {
+          initialFrames: pending.splice(0),
+          awaitMedia: (request.query as { media?: string }).media === 'webrtc',
           // After the `ended` frame the socket has nothing more to carry.
           onEnded: () => socket.close(1000, 'session ended'),
         });
-        for (const text of pending.splice(0)) connection.receive(text);
       } catch (err) {
         const code = err instanceof SessionJoinError ? err.code : 'internal_error';
         socket.send(JSON.stringify({ type: 'error', code, message: (err as Error).message }));

@@ -3,6 +3,7 @@
 // call.started and call.ended are written to the outbox in the same transaction as the change,
 // and endCall is the one way a call ends (its session and its voice minutes with it).
 import { emitEvent } from '../../events/outbox.js';
+import { emitTelemetry } from '../../shared/telemetry.js';
 import { apiTime, secondsBetween } from '../../shared/time.js';
 import type { SessionEndReason } from '../../shared/session-end-reasons.js';
 import { parseJson, toDbTime, type Executor } from '../../store/database.js';
@@ -56,6 +57,9 @@ export function toCall(row: CallTable): Call {
     started_at: apiTime(row.started_at),
     ended_at: apiTime(row.ended_at),
     created_at: apiTime(row.created_at),
+    recording_url: row.recording_url ?? null,
+    recording_error: row.recording_error ?? null,
+    answered_by: row.answered_by ?? null,
   };
 }
 
@@ -72,6 +76,9 @@ export async function markAnswered(ex: Executor, deps: Deps, id: string): Promis
   if (!(await callsRepo.markAnswered(ex, id, toDbTime(now)))) return null;
   const row = await callsRepo.load(ex, id);
   const call = toCall(row);
+  // Metrics (src/ops): set-up time runs from the row's creation, the INVITE's arrival or POST /calls.
+  const setupSeconds = Math.max(0, now - Date.parse(row.created_at)) / 1000;
+  emitTelemetry({ kind: 'call.answered', direction: row.direction, setupSeconds });
   await emitEvent(
     ex,
     {
@@ -125,6 +132,7 @@ export async function endCall(
   if (!(await callsRepo.end(ex, id, row.status, fields))) return null;
   const ended: CallTable = { ...row, ...fields, updated_at: at };
   const call = toCall(ended);
+  emitTelemetry({ kind: 'call.ended', direction: row.direction, status, reason });
   await emitEvent(
     ex,
     { workspaceId: row.workspace_id, projectId: row.project_id, type: 'call.ended', data: { ...call }, now },

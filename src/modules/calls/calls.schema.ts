@@ -38,6 +38,15 @@ export const Call = Type.Object(
     started_at: Nullable(Timestamp),
     ended_at: Nullable(Timestamp),
     created_at: Timestamp,
+    recording_url: Nullable(
+      Type.String({ description: 'GET it for the 2-channel WAV (left: the far party, right: the service)' }),
+    ),
+    recording_error: Nullable(
+      Type.String({ description: 'Why a requested recording is absent (the call went on without it)' }),
+    ),
+    answered_by: Nullable(
+      Type.String({ description: 'human, machine or unknown, with machine_detection; else null' }),
+    ),
   },
   { $id: 'Call' },
 );
@@ -51,6 +60,22 @@ export const CreateCall = Type.Object(
     to: Type.String({ description: 'Destination, E.164' }),
     variables: Type.Optional(Variables),
     metadata: Type.Optional(Metadata),
+    record: Type.Optional(
+      Type.Boolean({ default: false, description: 'Record the call (GET /calls/{id}/recording)' }),
+    ),
+    machine_detection: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          'Detect an answering machine on answer: answered_by, within 4 s, before the workflow speaks',
+      }),
+    ),
+    wait_for_beep: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: 'With machine_detection: on a machine, start the workflow after the voicemail beep',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -77,6 +77,8 @@ export class CallsService {
     const bag = new FieldErrorBag();
     if (!isE164(input.to)) bag.add('to', 'must be an E.164 number such as +14155550100');
     if (!isE164(input.from)) bag.add('from', 'must be an E.164 number such as +14155550100');
+    if (input.wait_for_beep && !input.machine_detection)
+      bag.add('wait_for_beep', 'needs machine_detection: true');
     bag.throwIfAny();
 
     const row = await inTransaction(deps.db, async (trx) => {
@@ -120,6 +122,12 @@ export class CallsService {
         // The dialing node, written with the row (not at its first state change, which may come
         // seconds later or never): a queued call without a node is one every node's sweep takes.
         node_id: this.dialer.nodeId ?? null,
+        record: input.record ? 1 : 0,
+        recording_url: null,
+        recording_error: null,
+        machine_detection: input.machine_detection ? 1 : 0,
+        wait_for_beep: input.machine_detection && input.wait_for_beep ? 1 : 0,
+        answered_by: null,
       };
       await callsRepo.insert(trx, call);
       return call;

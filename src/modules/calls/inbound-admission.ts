@@ -235,7 +235,7 @@ async function admit(a: Admitting): Promise<Admission> {
   const graph = await loadGraph(a.trx, workflow.id, version);
   if (!graph) throw new Error(`workflow ${workflow.id} version ${version} is missing`);
   const variables = a.rule!.variables ?? {};
-  const call = await insertCall(a, targetOf(workflow), variables);
+  const call = await insertCall(a, { ...targetOf(workflow), record: a.rule!.record === true }, variables);
   const session = await insertPhoneSession(a.trx, a.deps, call, { id: workflow.id, version }, variables);
   return {
     kind: 'accept',
@@ -251,6 +251,8 @@ interface CallTarget {
   projectId: string;
   workflowId?: string;
   version?: number;
+  /** The winning dispatch rule asks for a recording. */
+  record?: boolean;
 }
 
 async function insertCall(
@@ -285,6 +287,7 @@ async function insertCall(
     // Written with the row, so no other node's sweep (which takes calls without a node) can end
     // the call while this node answers it.
     node_id: deps.config.nodeId,
+    record: t.record ? 1 : 0,
   };
   await callsRepo.insert(a.trx, call);
   return call;

@@ -40,6 +40,8 @@ export function validateDispatchRules(
       priority: input.priority ?? DEFAULT_PRIORITY,
       variables: input.variables ?? {},
     };
+    // Stored only when set, so rules written before recording existed read back unchanged.
+    if (input.record) rule.record = true;
     if (input.time_window) {
       const w = input.time_window;
       if (w.days.length === 0) bag.add(`${at}.time_window.days`, 'must list at least one day');

@@ -38,6 +38,7 @@ export const DispatchRuleInput = Type.Object(
     time_window: Type.Optional(TimeWindowInput),
     caller_id: Type.Optional(CallerIdInput),
     variables: Type.Optional(Variables),
+    record: Type.Optional(Type.Boolean({ default: false, description: 'Record the calls this rule takes' })),
   },
   { additionalProperties: false },
 );
@@ -49,6 +50,7 @@ export const DispatchRuleView = Type.Object({
   time_window: Type.Optional(TimeWindowInput),
   caller_id: Type.Optional(CallerIdInput),
   variables: Variables,
+  record: Type.Optional(Type.Boolean()),
 });
 
 export const PhoneNumber = Type.Object(

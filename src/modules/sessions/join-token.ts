@@ -33,6 +33,39 @@ export async function verifyJoinToken(
   token: string,
   nowMs: number,
 ): Promise<JoinClaims | null> {
+  const checked = await checkJoinToken(key, token, nowMs);
+  return 'claims' in checked ? checked.claims : null;
+}
+
+/**
+ * The claims, or why there are none: `expired` for a genuine token past its expiry (a browser can
+ * say "this link has expired, ask for a new one"), `invalid` for anything else.
+ */
+export async function checkJoinToken(
+  key: Uint8Array,
+  token: string,
+  nowMs: number,
+): Promise<{ claims: JoinClaims } | { error: 'expired' | 'invalid' }> {
+  const claims = await verifyAt(key, token, nowMs);
+  if (claims) return { claims };
+  // Only a token that verifies at its own expiry is called expired; a forged one stays invalid.
+  const exp = expiryOf(token);
+  if (exp !== null && exp <= nowMs && (await verifyAt(key, token, exp - 1000))) return { error: 'expired' };
+  return { error: 'invalid' };
+}
+
+function expiryOf(token: string): number | null {
+  try {
+    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as {
+      exp?: unknown;
+    };
+    return typeof payload.exp === 'number' ? payload.exp * 1000 : null;
+  } catch {
+    return null;
+  }
+}
+
+async function verifyAt(key: Uint8Array, token: string, nowMs: number): Promise<JoinClaims | null> {
   try {
     const { payload } = await jwtVerify(token, key, {
       audience: AUDIENCE,

@@ -1,11 +1,15 @@
 // Runs sessions in this process: when a client joins a minted session (realtime socket, `chat`),
-// the host loads the frozen workflow version, starts a live session on a text channel (a call's
-// phone session runs the same way on the phone channel the call host gives it: run()), records its
-// transcript and usage, and when it ends writes `ended` plus session.ended and
-// workflow.completed / workflow.failed to the outbox in one transaction.
+// the host loads the frozen workflow version, starts a live session on a web channel (text until
+// the browser sends a WebRTC offer, then voice; a text channel when no WebRTC is wired) — a call's
+// phone session runs the same way on the phone channel the call host gives it: run() — records its
+// transcript and usage, and when it ends writes `ended`, a web session's speech usage, and
+// session.ended and workflow.completed / workflow.failed to the outbox in one transaction. A web
+// session whose peer connection fails or closes is ended here (media_failed, client_disconnected).
 import { fetch as undiciFetch, type Dispatcher } from 'undici';
 import type { Channel } from '../../channels/channel.js';
 import { TextChannel } from '../../channels/text-channel.js';
+import { WebChannel, type WebChannelUsage } from '../../channels/web-channel.js';
+import type { IceServer, WebPeerFactory } from '../../channels/web-media.js';
 import type { AgentRecord, FetchLike } from '../../engine/node-types.js';
 import { recordSession } from '../../engine/session-recording.js';
 import { SessionRegistry, type LiveSession, type SessionSummary } from '../../engine/session-runtime.js';
@@ -14,10 +18,14 @@ import { emitEvent } from '../../events/outbox.js';
 import { isoSeconds } from '../../shared/clock.js';
 import type { SessionEndReason } from '../../shared/session-end-reasons.js';
 import type { LlmRegistry } from '../../providers/llm/registry.js';
-import { inTransaction, parseJson, toDbTime } from '../../store/database.js';
+import type { SttProvider } from '../../providers/stt/stt.types.js';
+import type { TtsProvider } from '../../providers/tts/tts.types.js';
+
+import { inTransaction, parseJson, toDbTime, type Executor } from '../../store/database.js';
 import type { SessionTable } from '../../store/schema.js';
 import { findAgent, toAgentRecord } from '../agents/agents.service.js';
 import type { ServiceDeps } from '../context.js';
+import { recordUsage } from '../usage/usage.service.js';
 import { workflowsRepo } from '../workflows/workflows.repo.js';
 import { activateSession, endSession } from './session-lifecycle.js';
 import type { LiveSessionControl } from './sessions.service.js';
@@ -39,10 +47,22 @@ export interface RunOptions {
   onFinished?: (summary: SessionSummary) => void;
 }
 
+/** What web sessions need to carry a browser's voice (WebRTC); without it they are text only. */
+export interface WebVoiceOptions {
+  peers: WebPeerFactory;
+  tts: TtsProvider;
+  stt: SttProvider | null;
+  /** The default TTS voice, until an agent node passes its own. */
+  voice: string;
+  /** WEBRTC_ICE_SERVERS, for the browser. */
+  iceServers: readonly IceServer[];
+}
+
 export interface SessionHostOptions {
   llm: LlmRegistry;
   /** undici dispatcher with the SSRF guard, for webhook nodes and agent tools. */
   dispatcher?: Dispatcher;
+  web?: WebVoiceOptions;
 }
 
 export class SessionHost implements LiveSessionControl {
@@ -80,7 +100,25 @@ export class SessionHost implements LiveSessionControl {
     return this.start(row);
   }
 
-  private start(row: SessionTable): Promise<LiveSession> {
+  private async start(row: SessionTable): Promise<LiveSession> {
+    const web = this.options.web;
+    if (row.channel === 'web' && web) {
+      // A browser may bring a microphone (webrtc_offer); until it does, the channel is text.
+      const channel = new WebChannel({
+        clock: this.deps.clock,
+        peers: web.peers,
+        tts: web.tts,
+        stt: web.stt,
+        voice: web.voice,
+        iceServers: web.iceServers,
+        logger: this.deps.logger,
+      });
+      const session = await this.run(row, channel);
+      channel.onMediaEnded((how) => {
+        void session.end(how === 'failed' ? 'media_failed' : 'client_disconnected');
+      });
+      return session;
+    }
     // Only the test channel pretends transfers and dials succeed; a real web user reaching a
     // telephony node gets an honest failure instead: its `failed` handle, or channel_unsupported.
     const channel = new TextChannel({
@@ -150,7 +188,13 @@ export class SessionHost implements LiveSessionControl {
       off();
       await recording.flush().catch(() => undefined);
       recording.detach();
-      await this.finish(row, summary, executionId).catch((err: unknown) =>
+      // A web session's speech is metered here (a call's by the call controller).
+      let voice: WebChannelUsage | null = null;
+      if (channel instanceof WebChannel) {
+        await channel.close().catch(() => undefined);
+        voice = channel.usage();
+      }
+      await this.finish(row, summary, executionId, voice).catch((err: unknown) =>
         deps.logger.error({ err, session_id: row.id }, 'could not record the end of a session'),
       );
       options.onFinished?.(summary);
@@ -169,9 +213,15 @@ export class SessionHost implements LiveSessionControl {
    * The session row ends, with its events, in one transaction. A transferred execution also emits
    * workflow.completed (with status `transferred`): the workflow's work is done.
    */
-  private async finish(row: SessionTable, summary: SessionSummary, executionId: string): Promise<void> {
+  private async finish(
+    row: SessionTable,
+    summary: SessionSummary,
+    executionId: string,
+    voice: WebChannelUsage | null,
+  ): Promise<void> {
     const { deps } = this;
     await inTransaction(deps.db, async (trx) => {
+      if (voice && this.options.web) await this.recordWebChannelUsage(trx, row, voice, summary.endedAt);
       const current = await sessionsRepo.load(trx, row.id);
       // The run may end before its fire-and-forget activation landed: the run's own start time
       // then goes in here, so started_at and duration_seconds are never lost.
@@ -211,6 +261,28 @@ export class SessionHost implements LiveSessionControl {
         },
         deps.newId,
       );
+    });
+  }
+
+  private async recordWebChannelUsage(
+    trx: Executor,
+    row: SessionTable,
+    voice: WebChannelUsage,
+    at: number,
+  ): Promise<void> {
+    const { tts, stt } = this.options.web!;
+    const base = { workspaceId: row.workspace_id, projectId: row.project_id, at };
+    await recordUsage(trx, {
+      ...base,
+      metric: 'tts_characters',
+      provider: tts.id,
+      quantity: voice.ttsCharacters,
+    });
+    await recordUsage(trx, {
+      ...base,
+      metric: 'stt_seconds',
+      provider: stt?.id ?? null,
+      quantity: Math.ceil(voice.sttSeconds),
     });
   }
 

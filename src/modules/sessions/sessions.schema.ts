@@ -27,8 +27,35 @@ export type Session = Static<typeof Session>;
 
 export const MintedSession = Type.Intersect([
   Session,
-  Type.Object({ join_token: Type.String(), join_token_expires_at: Timestamp, realtime_url: Type.String() }),
+  Type.Object({
+    join_token: Type.String(),
+    join_token_expires_at: Timestamp,
+    realtime_url: Type.String(),
+    join_url: Type.String({
+      description: '{PUBLIC_BASE_URL}/join#token=<join_token>: the browser call page',
+    }),
+  }),
 ]);
+
+/** GET /join-info: what a browser holding a join token needs to join (never the token again). */
+export const JoinInfo = Type.Object(
+  {
+    session_id: Type.String(),
+    status: Type.String(),
+    end_reason: Nullable(Type.String()),
+    realtime_url: Type.String(),
+    join_token_expires_at: Timestamp,
+    ice_servers: Type.Array(
+      Type.Object({
+        urls: Type.Union([Type.String(), Type.Array(Type.String())]),
+        username: Type.Optional(Type.String()),
+        credential: Type.Optional(Type.String()),
+      }),
+      { description: 'WEBRTC_ICE_SERVERS: RTCIceServer objects for the peer connection' },
+    ),
+  },
+  { $id: 'JoinInfo' },
+);
 
 export const CreateSession = Type.Object(
   {

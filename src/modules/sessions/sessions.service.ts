@@ -3,14 +3,14 @@
 import type { PageParams } from '../../shared/paging.js';
 import { announce, type LivePublisher } from '../../events/live-bus.js';
 import { isoSeconds } from '../../shared/clock.js';
-import { NotFoundError, ValidationError } from '../../shared/errors.js';
+import { NotFoundError, UnauthenticatedError, ValidationError } from '../../shared/errors.js';
 import { inTransaction, toDbTime, type Executor } from '../../store/database.js';
 import type { SessionTable, WorkflowTable } from '../../store/schema.js';
 import type { Actor, ServiceDeps } from '../context.js';
 import { projectsRepo } from '../projects/projects.repo.js';
 import { consumeQuota } from '../usage/quota.service.js';
 import { workflowsRepo } from '../workflows/workflows.repo.js';
-import { mintJoinToken } from './join-token.js';
+import { checkJoinToken, mintJoinToken } from './join-token.js';
 import { endSession, toSession } from './session-lifecycle.js';
 import type { CreateSession, Session } from './sessions.schema.js';
 import { sessionsRepo } from './sessions.repo.js';
@@ -115,13 +115,46 @@ export class SessionsService {
       issuedAt,
       expiresAt,
     });
-    const wsBase = deps.config.publicBaseUrl.replace(/^http/, 'ws');
     return {
       ...toSession(row),
       join_token: joinToken,
       join_token_expires_at: isoSeconds(expiresAt),
-      realtime_url: `${wsBase}/api/v1/sessions/${row.id}/realtime`,
+      realtime_url: this.realtimeUrl(row.id),
+      // The token rides in the fragment, which browsers never send: no server log holds it.
+      join_url: `${deps.config.publicBaseUrl}/join#token=${joinToken}`,
     };
+  }
+
+  /**
+   * What a browser holding a join token needs before it asks for the microphone: the session, its
+   * status and its socket (GET /join-info). Expired and invalid tokens are told apart, so a page
+   * can say which; the session is looked up in the token's own workspace.
+   */
+  async joinInfo(token: string) {
+    const { deps } = this;
+    const checked = await checkJoinToken(deps.keys.joinToken, token, deps.clock.now());
+    if ('error' in checked) {
+      throw new UnauthenticatedError(
+        checked.error === 'expired'
+          ? 'The join token has expired; ask for a new one.'
+          : 'The join token is not valid.',
+      );
+    }
+    const { sessionId, workspaceId, expiresAt } = checked.claims;
+    const row = await sessionsRepo.findInWorkspace(deps.db, workspaceId, sessionId);
+    if (!row) throw new NotFoundError('Session');
+    return {
+      session_id: row.id,
+      status: row.status,
+      end_reason: row.end_reason,
+      realtime_url: this.realtimeUrl(row.id),
+      join_token_expires_at: isoSeconds(expiresAt),
+    };
+  }
+
+  private realtimeUrl(sessionId: string): string {
+    const wsBase = this.deps.config.publicBaseUrl.replace(/^http/, 'ws');
+    return `${wsBase}/api/v1/sessions/${sessionId}/realtime`;
   }
 
   /**

@@ -68,7 +68,7 @@ describe.each(kinds)('migration 006 (call node) on $name', (kind) => {
       .where('id', '=', old)
       .executeTakeFirstOrThrow()) as unknown as { api_json: string };
 
-    expect((await m.migrateToLatest()).error).toBeUndefined();
+    expect((await m.migrateTo('006-call-node')).error).toBeUndefined();
     const fresh = '01943a5c-8e00-7000-8000-000000000002';
     await store.db
       .insertInto('calls')

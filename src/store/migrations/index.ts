@@ -8,6 +8,7 @@ import * as m004 from './004-webhook-queue-retention.js';
 import * as m005 from './005-call-api-json.js';
 import * as m006 from './006-call-node.js';
 import * as m007 from './007-message-latency.js';
+import * as m009 from './009-call-recording.js';
 
 export const migrations: Record<string, Migration> = {
   '001-core': m001,
@@ -17,4 +18,5 @@ export const migrations: Record<string, Migration> = {
   '005-call-api-json': m005,
   '006-call-node': m006,
   '007-message-latency': m007,
+  '009-call-recording': m009,
 };

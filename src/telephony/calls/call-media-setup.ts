@@ -7,6 +7,12 @@
 // call, so G.711 comes first; a peer offering only Opus (a softphone) still gets Opus. Every offer
 // and answer of a call's legs is built from the node's MediaEnv.codecs, so the order holds for
 // inbound answers, outbound offers and the second legs of warm transfers and dial nodes alike.
+//
+// SRTP: a leg whose signalling is TLS (an INVITE that came in over TLS, a dial through a `tls`
+// trunk) gets fresh SDES keys (sdesKeys), so its offers are RTP/SAVP and RTP/SAVP offers are
+// answered; its RtpSession is keyed by the negotiation (audio.srtp), or 'pending' until the answer
+// to our offer names the key. Keys never go out over a plain transport.
+import { randomBytes } from 'node:crypto';
 import { networkInterfaces } from 'node:os';
 import { DEFAULT_SIP_CODECS } from '../../config/config.js';
 import type { Clock } from '../../shared/clock.js';
@@ -15,6 +21,7 @@ import type { RtpPortAllocator } from '../media/port-allocator.js';
 import { RtpSession, type RtpSessionOptions } from '../media/rtp-session.js';
 import type { SharedPacer } from '../media/shared-pacer.js';
 import type { CodecName } from '../sip/sdp/codecs.js';
+import type { SdesKey } from '../sip/sdp/crypto.js';
 import { ourCodec, DEFAULT_DYNAMIC_PTS } from '../sip/sdp/codecs.js';
 import type { LocalAudio, NegotiatedAudio } from '../sip/sdp/session.js';
 
@@ -51,8 +58,21 @@ export function codecsOf(env: Pick<MediaEnv, 'codecs'>): readonly CodecName[] {
   return env.codecs && env.codecs.length > 0 ? env.codecs : CODEC_PREFERENCE;
 }
 
-export function localAudio(env: MediaEnv, port: number): LocalAudio {
-  return { address: env.address, port, codecs: [...codecsOf(env)] };
+/** Our audio for an SDP; with SDES keys (a leg signalled over TLS) it offers and takes SRTP. */
+export function localAudio(env: MediaEnv, port: number, keys?: readonly SdesKey[]): LocalAudio {
+  return { address: env.address, port, codecs: [...codecsOf(env)], ...(keys ? { srtp: { keys } } : {}) };
+}
+
+/**
+ * Fresh SDES master keys and salts for one leg, one per suite in our order of preference: the
+ * 80-bit tag first (every SRTP peer has it), then the 32-bit one, then AES-256.
+ */
+export function sdesKeys(random: (bytes: number) => Buffer = randomBytes): SdesKey[] {
+  return [
+    { suite: 'AES_CM_128_HMAC_SHA1_80', key: random(30) },
+    { suite: 'AES_CM_128_HMAC_SHA1_32', key: random(30) },
+    { suite: 'AES_256_CM_HMAC_SHA1_80', key: random(46) },
+  ];
 }
 
 /** The format an RtpSession for our offer starts with (the first preference) until the answer. */
@@ -87,6 +107,7 @@ export async function sessionForAnswer(
     payloadType: audio.codec.pt,
     ...(audio.telephoneEvent ? { telephoneEventPayloadType: audio.telephoneEvent.pt } : {}),
     remote: { address: audio.remoteAddress, port: audio.remotePort },
+    ...(audio.srtp ? { srtp: audio.srtp } : {}),
     ...(env.pacer ? { pacer: env.pacer } : {}),
     ...(env.onError ? { onError: env.onError } : {}),
     ...callbacks,
@@ -96,10 +117,14 @@ export async function sessionForAnswer(
   return rtp;
 }
 
-/** An RtpSession for our offer (first preference, our event type), bound, no remote yet. */
+/**
+ * An RtpSession for our offer (first preference, our event type), bound, no remote yet; `secure`
+ * (an RTP/SAVP offer): silent until the answer's key arrives through applyAudio.
+ */
 export async function sessionForOffer(
   env: MediaEnv,
   callbacks: Pick<RtpSessionOptions, 'onAudio' | 'onDigit'>,
+  secure = false,
 ): Promise<RtpSession> {
   const first = offerCodec(env);
   const codec = createCodec(first.name, first.pt);
@@ -111,6 +136,7 @@ export async function sessionForOffer(
     codec,
     payloadType: first.pt,
     telephoneEventPayloadType: DEFAULT_DYNAMIC_PTS.te8000,
+    ...(secure ? { srtp: 'pending' as const } : {}),
     ...(env.pacer ? { pacer: env.pacer } : {}),
     ...(env.onError ? { onError: env.onError } : {}),
     ...callbacks,
@@ -126,6 +152,8 @@ export function applyAudio(
   current: { name: string; pt: number },
 ): void {
   rtp.setRemote({ address: audio.remoteAddress, port: audio.remotePort });
+  // SRTP keys as negotiated (a re-INVITE may bring new ones; an unchanged side keeps its context).
+  rtp.setSrtp(audio.srtp ?? null);
   // A hold (sendonly, inactive, c=0.0.0.0) is already folded into our direction by the answer.
   rtp.setDirection(audio.direction);
   if (audio.codec.name !== current.name || audio.codec.pt !== current.pt) {

@@ -16,7 +16,14 @@ import { buildOffer, readAnswer } from '../sip/sdp/offer.js';
 import type { ServerTransaction } from '../sip/transaction/server.js';
 import type { Source } from '../sip/transport/routing.js';
 import { UasLeg } from '../sip/uas-leg.js';
-import { applyAudio, localAudio, offerCodec, sessionForAnswer, sessionForOffer } from './call-media-setup.js';
+import {
+  applyAudio,
+  localAudio,
+  offerCodec,
+  sdesKeys,
+  sessionForAnswer,
+  sessionForOffer,
+} from './call-media-setup.js';
 import type { CallRecords } from '../../modules/calls/call-records.service.js';
 import { inboundInviteOf } from './invite-fields.js';
 import { LiveCall, type LiveCallOptions, type LocalEnding } from './live-call.js';
@@ -107,14 +114,19 @@ export class InboundCall {
     // offer (a late offer) there is nothing to refuse: we make the offer ourselves.
     const offer = new TextDecoder().decode(this.req.body);
     const late = offer.trim() === '';
+    // SRTP keys only when the INVITE came over TLS: over UDP or TCP an RTP/SAVP offer is refused.
+    const keys = this.source.transport === 'TLS' ? sdesKeys() : undefined;
     const probe = late
       ? null
-      : answerOffer(offer, localAudio(options.media, 9), {
+      : answerOffer(offer, localAudio(options.media, 9, keys), {
           sessionId: '0',
           sessionVersion: 1,
           address: options.media.address,
         });
-    if (probe && !probe.ok) return this.refuse(probe.status, probe.reason, probe.why);
+    if (probe && !probe.ok) {
+      const warning = `399 ${options.local.host} "${probe.why}"`;
+      return this.refuse(probe.status, probe.reason, probe.why, [['Warning', warning]]);
+    }
     const timer = decideUasTimer(this.req);
     if (!timer.ok)
       return this.refuse(timer.status, timer.reason, 'session interval too small', [...timer.headers]);
@@ -132,7 +144,7 @@ export class InboundCall {
     try {
       rtp = probe
         ? await sessionForAnswer(options.media, probe.audio, media.rtpCallbacks)
-        : await sessionForOffer(options.media, media.rtpCallbacks);
+        : await sessionForOffer(options.media, media.rtpCallbacks, keys !== undefined);
     } catch (err) {
       deps.logger.error({ err, call_id: id }, 'no RTP port for an inbound call');
       this.leg.reject(503, 'Service Unavailable');
@@ -140,7 +152,7 @@ export class InboundCall {
       return;
     }
     media.attach(rtp);
-    const ours = localAudio(options.media, rtp.localPort);
+    const ours = localAudio(options.media, rtp.localPort, keys);
     const origin = { sessionId: String(deps.clock.now()), sessionVersion: 1, address: options.media.address };
     let sdp: string;
     let codec: { name: string; pt: number };

@@ -3,7 +3,8 @@
 // answer into the session and starts it on the 2xx. A 2xx whose SDP we cannot use (no answer,
 // no format we offered) is hung up at once and reported as 488, so the call ends failed /
 // carrier_error instead of running a workflow nobody can hear. Media is closed whenever the leg
-// ends without a call (a final non-2xx, a transport error, our BYE).
+// ends without a call (a final non-2xx, a transport error, our BYE). Through a `tls` trunk the offer
+// is RTP/SAVP with fresh SDES keys, and an answer without a usable key is one we cannot use.
 //
 // The INVITE asks for session timers (RFC 4028: Supported: timer, Session-Expires 1800, Min-SE
 // 90; session-refresh.ts; a 422 is answered by UacLeg asking again with the callee's Min-SE) and
@@ -14,7 +15,14 @@ import { buildOffer, readAnswer } from '../sip/sdp/offer.js';
 import type { LocalAudio, Origin } from '../sip/sdp/session.js';
 import type { SipStack } from '../sip/stack.js';
 import { UacLeg } from '../sip/uac-leg.js';
-import { applyAudio, localAudio, offerCodec, sessionForOffer, type MediaEnv } from './call-media-setup.js';
+import {
+  applyAudio,
+  localAudio,
+  offerCodec,
+  sdesKeys,
+  sessionForOffer,
+  type MediaEnv,
+} from './call-media-setup.js';
 import { RtpCallMedia } from './rtp-call-media.js';
 import { timerInviteHeaders, timerOfOur2xx, type DialogTimerState } from './session-refresh.js';
 import type { InviteOptions, SipLeg, SipLegEvents, SipTarget } from './sip-leg.js';
@@ -60,12 +68,13 @@ export class MediaSipLeg implements SipLeg {
   }
 
   private async start(target: SipTarget, options: InviteOptions, events: SipLegEvents): Promise<void> {
-    const rtp = await sessionForOffer(this.o.media, this.media.rtpCallbacks);
+    const keys = target.transport === 'tls' ? sdesKeys() : undefined;
+    const rtp = await sessionForOffer(this.o.media, this.media.rtpCallbacks, keys !== undefined);
     this.rtp = rtp;
     this.media.attach(rtp);
     // Cancelled (DELETE, shutdown) while the port was bound: nothing went out, nothing to report.
     if (this.cancelled) return this.closeMedia();
-    this.local = localAudio(this.o.media, rtp.localPort);
+    this.local = localAudio(this.o.media, rtp.localPort, keys);
     this.origin = {
       sessionId: String(this.o.media.clock.now()),
       sessionVersion: 1,

@@ -82,6 +82,7 @@ export class SecondLegRequests {
     if (!result.ok) return respond(result.status, result.reason);
     if (!codec) return respond(488, 'Not Acceptable Here');
     rtp.setRemote({ address: result.audio.remoteAddress, port: result.audio.remotePort });
+    rtp.setSrtp(result.audio.srtp ?? null);
     rtp.setDirection(result.audio.direction);
     if (result.audio.codec.name !== this.codec.name || result.audio.codec.pt !== this.codec.pt) {
       rtp.setCodec(codec, result.audio.codec.pt);

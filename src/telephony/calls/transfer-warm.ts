@@ -74,7 +74,7 @@ import type { SipStack } from '../sip/stack.js';
 import { UacLeg } from '../sip/uac-leg.js';
 import { SecondLegRequests } from './second-leg-requests.js';
 import { DialogTimer, timerInviteHeaders, timerOfOur2xx, type DialogTimerState } from './session-refresh.js';
-import { bridgedLegCodecs, offerCodec } from './call-media-setup.js';
+import { bridgedLegCodecs, offerCodec, sdesKeys } from './call-media-setup.js';
 import type { DigestCredentials, SipTarget } from './sip-leg.js';
 import type { TransferResult } from './transfer-context.js';
 import { declineRefer, handOn, nextPartyRequest } from './transfer-handon.js';
@@ -163,6 +163,7 @@ export async function warmTransfer(w: WarmTransferRequest): Promise<TransferResu
   const first = offerCodec({ codecs });
   const codec = createCodec(first.name, first.pt)!;
   const tap = new MediaTap();
+  const keys = w.target.transport === 'tls' ? sdesKeys() : undefined;
   const rtp = new RtpSession({
     clock: w.clock,
     ports: w.ports,
@@ -170,6 +171,8 @@ export async function warmTransfer(w: WarmTransferRequest): Promise<TransferResu
     codec,
     payloadType: first.pt,
     telephoneEventPayloadType: DEFAULT_DYNAMIC_PTS.te8000,
+    // Through a TLS target the leg offers SRTP, and stays silent until the answer keys it.
+    ...(keys ? { srtp: 'pending' as const } : {}),
     ...(w.pacer ? { pacer: w.pacer } : {}),
     ...tap.sessionOptions,
     onError: (err) => w.logger?.warn({ ...log, err }, 'warm transfer: human leg media error'),
@@ -180,7 +183,12 @@ export async function warmTransfer(w: WarmTransferRequest): Promise<TransferResu
     w.logger?.warn({ ...log, err }, 'warm transfer: no RTP port for the human leg');
     return { status: 'failed', reason: 'media_failed' };
   }
-  const local: LocalAudio = { address: w.local.host, port: rtp.localPort, codecs };
+  const local: LocalAudio = {
+    address: w.local.host,
+    port: rtp.localPort,
+    codecs,
+    ...(keys ? { srtp: { keys } } : {}),
+  };
   const origin = {
     sessionId: String(randomBytes(4).readUInt32BE(0)),
     sessionVersion: 1,
@@ -339,6 +347,7 @@ export async function warmTransfer(w: WarmTransferRequest): Promise<TransferResu
       if (!reading?.ok || !human) return fail('media_failed', 'bye');
       const audio = reading.audio;
       rtp.setCodec(human, audio.codec.pt);
+      rtp.setSrtp(audio.srtp ?? null);
       requests.codec = { name: audio.codec.name, pt: audio.codec.pt };
       rtp.setRemote({ address: audio.remoteAddress, port: audio.remotePort });
       rtp.setDirection(audio.direction);

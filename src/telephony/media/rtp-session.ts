@@ -9,10 +9,16 @@
 // differ). Once latched, packets from other sources are dropped and counted, and the session
 // moves only after `relatchAfter` valid packets in a row from one new source, so a stray or
 // injected packet cannot steal the stream (RTP bleed).
+//
+// SRTP (srtp/): with keys (`srtp`, or setSrtp once an answer brings them) every packet is
+// protected on its way out and must authenticate on its way in, RTCP included; what does not is
+// dropped and counted (`srtpDropped`) before it can latch the session or reach the receiver.
+// 'pending' (our SRTP offer, not yet answered) sends nothing and drops everything until keyed.
 
 import dgram from 'node:dgram';
 import { isIP } from 'node:net';
 import type { Clock } from '../../shared/clock.js';
+import { emitTelemetry } from '../../shared/telemetry.js';
 import type { AudioCodec } from '../../audio/codecs/audio-codec.js';
 import { PipelineCodec } from '../../audio/codecs/pipeline-codec.js';
 import type { DigitEnd, DigitEvent } from './dtmf.js';
@@ -24,6 +30,7 @@ import { RtcpReporter, type RemoteReport } from './rtcp-reporter.js';
 import { decodeRtp, RtpPacket, RtpStatus } from './rtp-packet.js';
 import { MediaReceiver, type AudioFrameInfo } from './rtp-receiver.js';
 import { RtpSender, type DigitOptions } from './rtp-sender.js';
+import { SrtpStreams, type SrtpParameters } from './srtp/srtp-streams.js';
 
 export interface MediaAddress {
   address: string;
@@ -44,6 +51,8 @@ export interface RtpSessionOptions {
   rtcpMux?: boolean;
   /** The peer's media address from its SDP, if known yet. */
   remote?: MediaAddress;
+  /** SRTP keys, or 'pending' while our SRTP offer awaits its answer (see setSrtp). */
+  srtp?: SrtpParameters | 'pending';
   latch?: 'any' | 'sdp-address';
   relatchAfter?: number;
   cname?: string;
@@ -71,12 +80,22 @@ export interface SessionCounters {
   malformed: number;
   /** Valid packets from a source other than the latched one. */
   stray: number;
+  /** SRTP or SRTCP packets dropped: failed authentication, replayed, or arrived before the keys. */
+  srtpDropped: number;
 }
 
 const BIND_ATTEMPTS = 16;
 
 export class RtpSession {
-  readonly counters: SessionCounters = { rtpIn: 0, rtpOut: 0, rtcpIn: 0, rtcpOut: 0, malformed: 0, stray: 0 };
+  readonly counters: SessionCounters = {
+    rtpIn: 0,
+    rtpOut: 0,
+    rtcpIn: 0,
+    rtcpOut: 0,
+    malformed: 0,
+    stray: 0,
+    srtpDropped: 0,
+  };
   readonly sender: RtpSender;
   readonly receiver: MediaReceiver;
   readonly rtcp: RtcpReporter;
@@ -92,12 +111,14 @@ export class RtpSession {
   private closed = false;
   /** The SDP address changed mid-call: latch at once only to exactly the new address. */
   private moved = false;
+  private srtp: SrtpStreams | 'pending' | null = null;
 
   constructor(private readonly options: RtpSessionOptions) {
     const random = options.random ?? Math.random;
     const codec = new PipelineCodec(options.codec);
     this.ssrc = Math.floor(random() * 0x100000000) >>> 0;
     this.remote = options.remote ?? null;
+    if (options.srtp) this.srtp = options.srtp === 'pending' ? 'pending' : SrtpStreams.create(options.srtp);
     this.sender = new RtpSender({
       clock: options.clock,
       codec,
@@ -213,6 +234,21 @@ export class RtpSession {
     }
   }
 
+  /**
+   * Keys SRTP (an answer to our offer, a re-INVITE's new keys), keeping the context of a side
+   * whose key did not change; null goes back to plain RTP (a re-INVITE to RTP/AVP).
+   */
+  setSrtp(params: SrtpParameters | null): void {
+    if (!params) this.srtp = null;
+    else if (this.srtp instanceof SrtpStreams) this.srtp.rekey(params);
+    else this.srtp = SrtpStreams.create(params);
+  }
+
+  /** The SRTP contexts' own counts (protected, unprotected, and drops by cause); null for plain RTP. */
+  get srtpContexts(): SrtpStreams | null {
+    return this.srtp instanceof SrtpStreams ? this.srtp : null;
+  }
+
   start(): void {
     this.sender.start();
     this.receiver.start();
@@ -226,6 +262,16 @@ export class RtpSession {
     this.sender.stop();
     this.receiver.stop();
     this.rtcp.stop();
+    // Metrics (src/ops): what this stream lost and its last jitter estimate, once, at its end.
+    const reception = this.receiver.reception;
+    if (reception?.valid) {
+      emitTelemetry({
+        kind: 'rtp.closed',
+        expected: Math.max(0, reception.expected),
+        lost: Math.max(0, reception.cumulativeLost),
+        jitterSeconds: reception.jitterMs / 1000,
+      });
+    }
     // Wait for the BYE to leave: closing the socket first would drop it.
     if (this.rtpSocket && this.destination) await this.sendRtcp(this.rtcp.buildBye(reason));
     await Promise.all([closeSocket(this.rtpSocket), closeSocket(this.rtcpSocket)]);
@@ -271,8 +317,20 @@ export class RtpSession {
     }
   }
 
-  private process(msg: Buffer, rinfo: dgram.RemoteInfo, onRtcpPort: boolean): void {
-    if (onRtcpPort || isRtcp(msg)) {
+  private process(datagram: Buffer, rinfo: dgram.RemoteInfo, onRtcpPort: boolean): void {
+    const rtcp = onRtcpPort || isRtcp(datagram);
+    let msg = datagram;
+    const srtp = this.srtp;
+    if (srtp !== null) {
+      const plain =
+        srtp === 'pending' ? null : rtcp ? srtp.inbound.unprotectRtcp(msg) : srtp.inbound.unprotectRtp(msg);
+      if (!plain) {
+        this.counters.srtpDropped++;
+        return;
+      }
+      msg = plain;
+    }
+    if (rtcp) {
       const packets = parseRtcp(msg);
       if (!packets) {
         this.counters.malformed++;
@@ -333,9 +391,10 @@ export class RtpSession {
 
   private sendRtp(packet: Buffer): void {
     const to = this.destination;
-    if (!to || !this.rtpSocket || this.closed || !sendablePort(to.port)) return;
+    const srtp = this.srtp;
+    if (!to || !this.rtpSocket || this.closed || !sendablePort(to.port) || srtp === 'pending') return;
     this.counters.rtpOut++;
-    this.rtpSocket.send(packet, to.port, to.address);
+    this.rtpSocket.send(srtp ? srtp.outbound.protectRtp(packet) : packet, to.port, to.address);
   }
 
   private sendRtcp(compound: Buffer): Promise<void> {
@@ -345,10 +404,12 @@ export class RtpSession {
       const port = this.options.rtcpMux ? this.remote.port : (this.remote.rtcpPort ?? this.remote.port + 1);
       to = { address: this.remote.address, port };
     }
-    if (!socket || !to || !sendablePort(to.port)) return Promise.resolve();
+    const srtp = this.srtp;
+    if (!socket || !to || !sendablePort(to.port) || srtp === 'pending') return Promise.resolve();
     this.counters.rtcpOut++;
     const dest = to;
-    return new Promise((resolve) => socket.send(compound, dest.port, dest.address, () => resolve()));
+    const packet = srtp ? srtp.outbound.protectRtcp(compound) : compound;
+    return new Promise((resolve) => socket.send(packet, dest.port, dest.address, () => resolve()));
   }
 }
 

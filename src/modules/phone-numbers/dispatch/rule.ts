@@ -34,6 +34,8 @@ export interface DispatchRule {
   time_window?: TimeWindow;
   caller_id?: CallerIdFilter;
   variables: Record<string, unknown>;
+  /** Record the calls this rule takes (docs/calls.md, "Recording"). */
+  record?: boolean;
 }
 
 /** `HH:MM` → minutes after midnight; the format is validated before rules are stored. */

@@ -1,0 +1,154 @@
+// The node's Prometheus metrics (GET /metrics, served by src/api/plugins/metrics.ts). Names start
+// `switchboard_`; beside them, prom-client's default process and Node.js metrics (CPU, memory,
+// handles, GC, and event-loop delay as nodejs_eventloop_lag_* percentiles).
+//
+// Where each figure comes from:
+// - counters and histograms of calls, media and webhook attempts: the telemetry events the call,
+//   media and webhook code emits (src/shared/telemetry.ts), observed here;
+// - gauges of what exists right now (this node's live calls, the webhook queue): read from the
+//   store when Prometheus scrapes, so they are right after a restart and on every node at once;
+// - HTTP request durations: the API's onResponse hook calls observeRequest().
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Clock } from '../shared/clock.js';
+import { observeTelemetry, type TelemetryEvent } from '../shared/telemetry.js';
+import type { Executor } from '../store/database.js';
+import { metricsRepo } from './metrics.repo.js';
+
+export interface MetricsOptions {
+  db: Executor;
+  clock: Clock;
+  /** SWITCHBOARD_NODE_ID: whose live calls the calls_active gauge counts. */
+  nodeId: string;
+  /** prom-client's default process and Node.js metrics; off in tests that build many. */
+  defaultMetrics?: boolean;
+}
+
+export interface Metrics {
+  readonly registry: Registry;
+  /** Prometheus text of every metric (reads the store for the gauges). */
+  render(): Promise<string>;
+  /** One answered HTTP request; `route` is the route's pattern, never the raw URL. */
+  observeRequest(method: string, route: string, status: number, seconds: number): void;
+  /** Stops observing the telemetry events. */
+  close(): void;
+}
+
+// Call set-up: a loopback INVITE answers in milliseconds, a carrier's in well under a second;
+// outbound calls include ringing, so the top buckets reach the ring timeout.
+const SETUP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const JITTER_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.02, 0.04, 0.08, 0.16, 0.32];
+const DELIVERY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const HTTP_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+
+export function createMetrics(options: MetricsOptions): Metrics {
+  const registry = new Registry();
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+
+  const { db, clock, nodeId } = options;
+  new Gauge({
+    name: 'switchboard_calls_active',
+    help: 'Calls live on this node (queued, ringing or in progress) by direction and status, read from the store at scrape time',
+    labelNames: ['direction', 'status'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      for (const r of await metricsRepo.liveCalls(db, nodeId)) {
+        this.set({ direction: r.direction, status: r.status }, r.count);
+      }
+    },
+  });
+  const callsTotal = new Counter({
+    name: 'switchboard_calls_total',
+    help: 'Calls that ended on this node, by direction and final status',
+    labelNames: ['direction', 'status'] as const,
+    registers,
+  });
+  const setup = new Histogram({
+    name: 'switchboard_call_setup_seconds',
+    help: 'From a call row being created (INVITE received, POST /calls) to the call being answered',
+    labelNames: ['direction'] as const,
+    buckets: SETUP_BUCKETS,
+    registers,
+  });
+  const rtpExpected = new Counter({
+    name: 'switchboard_rtp_packets_expected_total',
+    help: 'RTP packets expected from remote parties over closed streams (RFC 3550 A.3)',
+    registers,
+  });
+  const rtpLost = new Counter({
+    name: 'switchboard_rtp_packets_lost_total',
+    help: 'RTP packets lost by remote parties over closed streams (expected minus received)',
+    registers,
+  });
+  const jitter = new Histogram({
+    name: 'switchboard_rtp_jitter_seconds',
+    help: 'Interarrival jitter of each closed incoming RTP stream at its end (RFC 3550 A.8)',
+    buckets: JITTER_BUCKETS,
+    registers,
+  });
+  new Gauge({
+    name: 'switchboard_webhook_queue_depth',
+    help: 'Webhook deliveries pending (due or waiting to retry), read from the store at scrape time',
+    registers,
+    async collect() {
+      const q = await metricsRepo.webhookQueue(db);
+      this.set(q.depth);
+    },
+  });
+  new Gauge({
+    name: 'switchboard_webhook_oldest_pending_seconds',
+    help: 'Age of the oldest pending webhook delivery; 0 when none is pending',
+    registers,
+    async collect() {
+      const q = await metricsRepo.webhookQueue(db);
+      this.set(q.oldest === null ? 0 : Math.max(0, clock.now() - Date.parse(q.oldest)) / 1000);
+    },
+  });
+  const delivery = new Histogram({
+    name: 'switchboard_webhook_delivery_seconds',
+    help: 'Duration of each webhook delivery attempt from request to response, by outcome',
+    labelNames: ['outcome'] as const,
+    buckets: DELIVERY_BUCKETS,
+    registers,
+  });
+  const http = new Histogram({
+    name: 'switchboard_http_request_duration_seconds',
+    help: 'HTTP requests answered, by method, route pattern and status code',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    buckets: HTTP_BUCKETS,
+    registers,
+  });
+
+  const onEvent = (e: TelemetryEvent): void => {
+    switch (e.kind) {
+      case 'call.answered':
+        setup.observe({ direction: e.direction }, e.setupSeconds);
+        return;
+      case 'call.ended':
+        callsTotal.inc({ direction: e.direction, status: e.status });
+        return;
+      case 'rtp.closed':
+        rtpExpected.inc(e.expected);
+        rtpLost.inc(e.lost);
+        jitter.observe(e.jitterSeconds);
+        return;
+      case 'webhook.attempt':
+        delivery.observe({ outcome: e.ok ? 'succeeded' : 'failed' }, e.seconds);
+        return;
+    }
+  };
+  const stop = observeTelemetry(onEvent);
+
+  return {
+    registry,
+    render: () => registry.metrics(),
+    observeRequest(method, route, status, seconds) {
+      http.observe({ method, route, status_code: String(status) }, seconds);
+    },
+    close() {
+      stop();
+      registry.clear();
+    },
+  };
+}
