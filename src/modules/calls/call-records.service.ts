@@ -6,7 +6,7 @@
 // shutdown sweeps (call-sweep.ts) and the lookups of trunks and numbers. Each method is one
 // transaction, so telephony never holds one open across the network.
 import type { SessionEndReason } from '../../shared/session-end-reasons.js';
-import { inTransaction, parseJson, type Executor } from '../../store/database.js';
+import { inTransaction, parseJson, toDbTime, type Executor } from '../../store/database.js';
 import type { CallTable, PhoneNumberTable, SessionTable, SipTrunkTable } from '../../store/schema.js';
 import type { ServiceDeps } from '../context.js';
 import { phoneNumbersRepo } from '../phone-numbers/phone-numbers.repo.js';
@@ -58,6 +58,8 @@ export interface CallRecords {
   sweep(reason: SweepReason): Promise<{ calls: number; orphanSessions: number }>;
   /** The trunk of the call's registered number, or undefined (no number, or it went away). */
   trunkOfCall(call: Pick<CallRecord, 'phone_number_id'>): Promise<TrunkRecord | undefined>;
+  /** Stores answering-machine detection's verdict on the call. */
+  setAnsweredBy(callId: string, answeredBy: string): Promise<void>;
   /** A number registered to the workspace (a dial node's `from`), or undefined. */
   numberOf(workspaceId: string, number: string): Promise<Pick<PhoneNumberTable, 'id' | 'number'> | undefined>;
 }
@@ -79,6 +81,9 @@ export async function answerCall(
     throw new Error(`call ${callId} has no workflow to run`);
   }
   const variables = parseJson<Record<string, unknown>>(before.variables, {});
+  // Answering-machine detection ran before the answer is recorded (call-recording.ts): the
+  // workflow reads its verdict as the variable answered_by.
+  if (before.answered_by) variables.answered_by = before.answered_by;
   const workflow = { id: before.workflow_id, version: before.workflow_version };
   let sessionId = before.session_id;
   if (sessionId === null) sessionId = (await insertPhoneSession(trx, deps, before, workflow, variables)).id;
@@ -155,6 +160,10 @@ export class CallRecordsService implements CallRecords {
 
   trunkOfCall(call: Pick<CallRecord, 'phone_number_id'>): Promise<TrunkRecord | undefined> {
     return sipTrunksRepo.ofNumber(this.deps.db, call.phone_number_id);
+  }
+
+  setAnsweredBy(callId: string, answeredBy: string): Promise<void> {
+    return callsRepo.setAnsweredBy(this.deps.db, callId, answeredBy, toDbTime(this.deps.clock.now()));
   }
 
   numberOf(

@@ -148,6 +148,14 @@ export const callsRepo = {
     return Number(r.numUpdatedRows) > 0;
   },
 
+  async setAnsweredBy(ex: Executor, id: string, answeredBy: string, at: string): Promise<void> {
+    await ex
+      .updateTable('calls')
+      .set({ answered_by: answeredBy, updated_at: at })
+      .where('id', '=', id)
+      .execute();
+  },
+
   async setSession(ex: Executor, id: string, sessionId: string, at: string): Promise<void> {
     await ex
       .updateTable('calls')

@@ -34,6 +34,7 @@ import { answerOffer } from '../sip/sdp/answer.js';
 import type { LocalAudio, Origin } from '../sip/sdp/session.js';
 import type { SipStack } from '../sip/stack.js';
 import { applyAudio, type MediaEnv } from './call-media-setup.js';
+import { ensureCallRecording, stopCallRecording } from './call-recording.js';
 import type { RtpCallMedia } from './rtp-call-media.js';
 import { DialogTimer, timerOfTheirRequest, type DialogTimerState } from './session-refresh.js';
 import { TRANSFER_UNAVAILABLE, type TransferContext, type Transferer } from './transfer-context.js';
@@ -164,6 +165,8 @@ export class LiveCall {
     };
     try {
       if (this.ended) return;
+      // An outbound call's recording started at the answer already (call-recording.ts).
+      ensureCallRecording(this.host.deps, run.call, this.o.rtp, this.o.media);
       const channel = this.host.newChannel({ media: this.o.media, control, call: run.call });
       this.channel = channel;
       const session = await this.host.sessions.run(run.session, channel, {
@@ -235,6 +238,9 @@ export class LiveCall {
     } catch (err) {
       deps.logger.error({ err, call_id: this.id }, 'could not close a call');
     } finally {
+      await stopCallRecording(this.id).catch((err: unknown) =>
+        deps.logger.error({ err, call_id: this.id }, 'could not finish a call recording'),
+      );
       await this.o.rtp.close().catch(() => undefined);
       this.resolveClosed();
     }

@@ -19,6 +19,7 @@ import { decryptTrunkPassword } from '../../modules/sip-trunks/sip-trunks.servic
 import type { TimerHandle } from '../../shared/clock.js';
 import { outboundOutcome, type OutboundEvent, type OutboundOutcome } from './outbound-outcome.js';
 import { trunkTarget, type SipLeg } from './sip-leg.js';
+import { beforeAnswer } from './call-recording.js';
 
 export type OutboundDeps = Pick<
   ServiceDeps,
@@ -45,6 +46,8 @@ export class OutboundCall {
   private sent = false;
   private chain: Promise<void> = Promise.resolve();
   private readonly records: CallRecords;
+  /** Aborted by the callee's BYE: stops answering-machine detection waiting on a gone call. */
+  private readonly hungUp = new AbortController();
 
   constructor(
     private readonly deps: OutboundDeps,
@@ -151,6 +154,7 @@ export class OutboundCall {
       return;
     }
     if (this.phase === 'answered') {
+      if (event.kind === 'bye') this.hungUp.abort();
       if (event.kind === 'bye') this.settle(outboundOutcome(event));
       else if (event.kind === 'transport_error') {
         // The dialog died under a connected call: it did connect, so it completes, with the cause.
@@ -170,6 +174,9 @@ export class OutboundCall {
       this.phase = 'answered';
       this.clearTimer();
       this.enqueue(async () => {
+        // Recording and answering-machine detection (at most a few seconds) come before the answer
+        // is recorded, so call.started and the workflow carry answered_by.
+        await beforeAnswer(this.deps, this.call, this.leg, this.hungUp.signal);
         const run = await this.records.answered(this.call.id);
         if (run) {
           this.options.onAnswered?.(run);
