@@ -29,6 +29,7 @@ export const HANGUP_REASONS = [
   'ring_timeout',
   'busy',
   'trunk_auth_failed',
+  'trunk_unreachable', // outbound: the trunk's health checks find its termination host down
   'invalid_number',
   'carrier_error',
   'sip_unavailable',

@@ -96,6 +96,12 @@ export class OutboundCall {
       this.finish({ status: 'failed', reason: 'carrier_error' });
       return;
     }
+    if (trunk.health_check === 1 && trunk.health === 'down') {
+      // The trunk's OPTIONS pings go unanswered (telephony/trunks): fail now, not after Timer B.
+      this.deps.logger.warn({ call_id: call.id, sip_trunk_id: trunk.id }, 'trunk is down; call not sent');
+      this.finish({ status: 'failed', reason: 'trunk_unreachable' });
+      return;
+    }
     const seconds = this.options.ringTimeoutSeconds ?? deps.config.ringTimeoutSeconds;
     this.timer = deps.clock.setTimeout(() => this.onRingTimeout(), seconds * 1000);
     this.sent = true;
