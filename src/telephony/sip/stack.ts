@@ -194,6 +194,18 @@ export class SipStack {
     return false;
   }
 
+  /** The TCP or TLS connection requests to `to` would go out on now, if one is open. */
+  connectionTo(to: Destination): string | undefined {
+    const t = to.transport === 'TCP' ? this.tcp : to.transport === 'TLS' ? this.tls : undefined;
+    return t?.connectionTo(to.host, to.port);
+  }
+
+  /** A CRLF keep-alive on the TCP or TLS connection to `to`; false when none is open (or UDP). */
+  keepAlive(to: Destination): boolean {
+    const t = to.transport === 'TCP' ? this.tcp : to.transport === 'TLS' ? this.tls : undefined;
+    return t?.keepAlive(to.host, to.port) ?? false;
+  }
+
   private reply(tx: ServerTransaction, status: number, reason: string, headers: HeaderInit[] = []): void {
     const server: HeaderInit[] = this.options.serverName ? [['Server', this.options.serverName]] : [];
     tx.respond(
