@@ -22,6 +22,27 @@ export const sipTrunksRepo = {
     );
   },
 
+  /** The trunk of a registered number, by the number's id (call ids lead here, never an API id). */
+  ofNumber(ex: Executor, numberId: string | null): Promise<SipTrunkTable | undefined> {
+    if (numberId === null) return Promise.resolve(undefined);
+    return ex
+      .selectFrom('phone_numbers')
+      .innerJoin('sip_trunks', 'sip_trunks.id', 'phone_numbers.sip_trunk_id')
+      .selectAll('sip_trunks')
+      .where('phone_numbers.id', '=', numberId)
+      .executeTakeFirst();
+  },
+
+  /** Every trunk of the workspace (inbound admission checks sources against them). */
+  all(ex: Executor, workspaceId: string): Promise<SipTrunkTable[]> {
+    return ex.selectFrom('sip_trunks').selectAll().where('workspace_id', '=', workspaceId).execute();
+  },
+
+  /** A trunk by id alone: a number's trunk, found through the number the workspace scoped. */
+  load(ex: Executor, id: string): Promise<SipTrunkTable> {
+    return ex.selectFrom('sip_trunks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  },
+
   async sipLabel(ex: Executor, workspaceId: string): Promise<string> {
     const row = await ex
       .selectFrom('workspaces')

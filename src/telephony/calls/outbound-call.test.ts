@@ -4,7 +4,7 @@ import { startTestApi, type TestApi } from '../../../test/support/api.js';
 import { callEvents, callRow, callWorld, type CallWorld } from '../../../test/support/calls.js';
 import { storeKinds } from '../../../test/support/stores.js';
 import type { OutboundCall } from './outbound-call.js';
-import type { RunnableCall } from './phone-session.js';
+import type { RunnableCall } from '../../modules/calls/phone-session.js';
 import { SipDialer } from './sip-dialer.js';
 import { ScriptedLeg } from '../../../test/support/scripted-leg.js';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { SecretBox } from '../../shared/secret-box.js';
 import { deriveServerKeys } from '../../shared/server-key.js';
+import type { TrunkRecord as SipTrunkTable } from '../../modules/calls/call-records.service.js';
 import { TRUNK_WATCH_OFF } from '../../modules/sip-trunks/sip-trunks.service.js';
-import type { SipTrunkTable } from '../../store/schema.js';
 import { ourNumber, referToUri, telNumber, warmTarget } from './transfer-route.js';
 
 const box = new SecretBox(deriveServerKeys('master').secretBox);
