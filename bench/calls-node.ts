@@ -96,7 +96,11 @@ export async function startNode(dataDir: string) {
     sip_trunk_id: trunk.id,
   });
   await api('PATCH', `/phone-numbers/${String(number.id)}`, {
-    dispatch_rules: [{ workflow_id: workflow.id }],
+    // CALLS_BENCH_RECORD=1 records every call (2-channel WAV under the data directory): run the
+    // held part with and without it to see what recording costs.
+    dispatch_rules: [
+      { workflow_id: workflow.id, ...(process.env.CALLS_BENCH_RECORD === '1' ? { record: true } : {}) },
+    ],
   });
   return {
     node,

@@ -13,7 +13,8 @@
 //   each way and the loss of sipp's audio as our receivers count it (RFC 3550 expected vs
 //   received, plus packets dropped as late), and how many calls took the digit's branch.
 //
-//   npm run bench:calls   (CALLS_BENCH_CALLS=3000, CALLS_BENCH_HOLD_CALLS=1000, CALLS_BENCH_PART=1|2)
+//   npm run bench:calls   (CALLS_BENCH_CALLS=3000, CALLS_BENCH_HOLD_CALLS=1000, CALLS_BENCH_PART=1|2,
+//                          CALLS_BENCH_RECORD=1 to record every call)
 // Targets on a 2-core machine: ≥ 100 calls/s set up, ≥ 300 concurrent calls held with < 1% loss,
 // INVITE-to-200 p99 < 20 ms.
 //

@@ -15,6 +15,8 @@ import { followLiveEvents } from './events/live-follow.js';
 import { createLiveBus } from './events/redis-live-bus.js';
 import { WebhookWorker } from './events/webhook-worker.js';
 import type { ServiceDeps } from './modules/context.js';
+import { RecordingsService } from './modules/recordings/recordings.service.js';
+import { recoverRecordings } from './modules/recordings/recovery.js';
 import { expireUnjoinedSessions } from './modules/sessions/session-lifecycle.js';
 import { createWorkspace } from './modules/workspaces/workspaces.service.js';
 import { systemClock } from './shared/clock.js';
@@ -27,6 +29,7 @@ import type { Transferer } from './telephony/calls/transfer-context.js';
 import type { Store } from './store/database.js';
 import { createWiring, type ServiceParts, type Wiring } from './wiring/wiring.js';
 import { createMetrics } from './ops/metrics.js';
+import { watchKeyEpoch } from './modules/api-keys/key-epoch.js';
 import { speechStatus, type SpeechStatus } from './providers/speech-status.js';
 import { dashboardBuilt, defaultDashboardDir } from './web-serving/dashboard.js';
 
@@ -136,6 +139,7 @@ export async function startService(
     if (liveBus) {
       followLiveEvents(liveBus, {
         sessions: wiring.sessionHost,
+        keys: wiring.deps.keyCache,
         calls: sip?.node.dialer,
         logger: logger.child({ part: 'live' }),
       });
@@ -181,6 +185,7 @@ async function startSip(
   if (swept.calls) {
     logger.warn({ calls: swept.calls, node_id: config.nodeId }, 'closed calls left live by the previous run');
   }
+  await startRecordingUpkeep(deps, logger, closers);
   const tls =
     config.sip.tlsCert && config.sip.tlsKey
       ? {
@@ -223,8 +228,11 @@ async function startApi({ config, wiring, logger, closers }: Starting, parts: Se
   // Registered before the app exists, so a failed build or listen still closes the limiter.
   // GET /metrics describes this process: its calls, media, webhook attempts and requests.
   const metrics = createMetrics({ db: wiring.deps.db, clock: systemClock, nodeId: config.nodeId });
+  // Revocations made where no bus reaches (the CLI without REDIS_URL) clear the key cache too.
+  const stopEpochWatch = watchKeyEpoch(wiring.deps);
   const api: { app?: { close(): Promise<unknown> } } = {};
   closers.api.push(async () => {
+    stopEpochWatch();
     await api.app?.close();
     await rateLimiter.close?.();
     metrics.close();
@@ -251,6 +259,35 @@ function apiBanner(config: Config, role: Role, store: Store, firstKey: string | 
     '',
   ].join('\n');
 }
+
+/**
+ * Call recordings on this node's storage: the headers a crash left behind are finished before
+ * calls are taken (they stay playable either way), and recordings past RECORDING_RETENTION_DAYS
+ * are deleted at start and every hour.
+ */
+async function startRecordingUpkeep(
+  deps: ServiceDeps,
+  logger: Logger,
+  closers: Starting['closers'],
+): Promise<void> {
+  const recordings = new RecordingsService(deps);
+  // Awaited: a file being written by a new call would look like one a crash left.
+  await recoverRecordings(recordings.storage, logger).catch((err: unknown) =>
+    logger.error({ err }, 'recording recovery failed'),
+  );
+  void recordings
+    .deleteExpired()
+    .catch((err: unknown) => logger.error({ err }, 'recording retention failed'));
+  const retention = setInterval(() => {
+    void recordings
+      .deleteExpired()
+      .catch((err: unknown) => logger.error({ err }, 'recording retention failed'));
+  }, RECORDING_RETENTION_SWEEP_MS);
+  retention.unref();
+  closers.sip.push(async () => clearInterval(retention));
+}
+
+const RECORDING_RETENTION_SWEEP_MS = 60 * 60 * 1000;
 
 /** Minted web sessions nobody joined before their token expired end with `timeout`. */
 function startSessionSweep({ wiring, logger, closers }: Starting): void {

@@ -4,6 +4,7 @@
 import { chatCommand } from './chat-command.js';
 import { CliError, type CliIo, EXIT_FAILED, EXIT_USAGE, printLine } from './io.js';
 import { keyCreateCommand } from './key-create.js';
+import { keyRevokeCommand } from './key-revoke.js';
 import { migrateCommand } from './migrate.js';
 import { serveCommand } from './serve.js';
 import { workspaceCreateCommand } from './workspace-create.js';
@@ -17,6 +18,7 @@ const COMMANDS: Record<string, Command> = {
   'workspace create': workspaceCreateCommand,
   'workspace plan': workspacePlanCommand,
   'key create': keyCreateCommand,
+  'key revoke': keyRevokeCommand,
   chat: chatCommand,
 };
 
@@ -31,6 +33,8 @@ Commands:
       [--voice-minutes N] [--sessions N] [--calls N]
   key create --workspace ID --name NAME   new API key
       --scopes read,write,… [--json]
+  key revoke --workspace ID --id KEY_ID   revoke an API key (every server refuses it from then on)
+      [--json]
   chat --workflow ID [--variables JSON]   talk to a workflow over the text channel
 
 The store is DATABASE_URL (PostgreSQL) when set, otherwise the SQLite file in

@@ -1,6 +1,6 @@
 // `switchboard key create --workspace ID --name NAME --scopes read,write,… [--json]`: a new API
 // key for a workspace; the secret is printed once. It works on the server's next request, since
-// keys are looked up in the store on every request.
+// a key the server has not seen is always looked up in the store.
 import { insertApiKey } from '../modules/api-keys/api-keys.service.js';
 import { isScope, SCOPES } from '../modules/api-keys/scopes.js';
 import { findWorkspace } from '../modules/workspaces/workspaces.service.js';

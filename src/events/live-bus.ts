@@ -15,7 +15,9 @@ export type LiveEvent =
   /** A session's record ended here: the node running its execution aborts it. */
   | { kind: 'session.end'; session_id: string; reason: SessionEndReason }
   /** A ringing outbound call's record was cancelled here: the dialing node sends CANCEL. */
-  | { kind: 'call.cancel'; call_id: string };
+  | { kind: 'call.cancel'; call_id: string }
+  /** An API key was revoked here: every node forgets the keys it cached (modules/api-keys/key-cache.ts). */
+  | { kind: 'api_key.revoked'; key_id: string };
 
 /** An event as it travels: with the sender, for logs (node_id) and to skip our own (origin). */
 export type LiveMessage = LiveEvent & {
@@ -94,6 +96,9 @@ export function parseLiveMessage(raw: string): LiveMessage | string {
     case 'call.cancel':
       if (!id(m.call_id)) return 'call.cancel without a valid call_id';
       return { kind: 'call.cancel', call_id: m.call_id as string, ...from };
+    case 'api_key.revoked':
+      if (!id(m.key_id)) return 'api_key.revoked without a valid key_id';
+      return { kind: 'api_key.revoked', key_id: m.key_id as string, ...from };
     default:
       return `unknown kind ${JSON.stringify(String(m.kind).slice(0, 40))}`;
   }

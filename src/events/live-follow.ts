@@ -10,6 +10,8 @@ export interface LiveTargets {
   sessions?: { abort(sessionId: string, reason: SessionEndReason): void };
   /** The SIP dialer of this process (roles all and sip): SipDialer. True if it was live here. */
   calls?: { cancelLive(callId: string): Promise<boolean> };
+  /** This process's cache of API keys (KeyCache), null when it keeps none. */
+  keys?: { clear(): void } | null;
   logger: Logger;
 }
 
@@ -26,6 +28,10 @@ export function followLiveEvents(bus: LiveBus, targets: LiveTargets): () => void
         if (await targets.calls?.cancelLive(m.call_id)) {
           logger.info({ call_id: m.call_id, from: m.node_id }, 'cancelled a call for another node');
         }
+        return;
+      case 'api_key.revoked':
+        logger.debug({ key_id: m.key_id, from: m.node_id }, 'live event: api_key.revoked');
+        targets.keys?.clear();
         return;
     }
   });

@@ -7,6 +7,7 @@ import type { Logger } from '../shared/logger.js';
 import type { SecretBox } from '../shared/secret-box.js';
 import type { ServerKeys } from '../shared/server-key.js';
 import type { Db, Dialect } from '../store/database.js';
+import type { KeyCache } from './api-keys/key-cache.js';
 import type { Scope } from './api-keys/scopes.js';
 
 export interface Actor {
@@ -24,4 +25,6 @@ export interface ServiceDeps {
   keys: ServerKeys;
   secretBox: SecretBox;
   logger: Logger;
+  /** Found API keys, briefly (PostgreSQL only; null on SQLite, whose reads are in-process). */
+  keyCache: KeyCache | null;
 }

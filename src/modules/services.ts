@@ -52,7 +52,7 @@ export interface ServiceOverrides {
 export function createServices(deps: ServiceDeps, overrides: ServiceOverrides = {}): Services {
   return {
     projects: new ProjectsService(deps),
-    apiKeys: new ApiKeysService(deps),
+    apiKeys: new ApiKeysService(deps, overrides.liveEvents),
     conversations: new ConversationsService(deps),
     usage: new UsageService(deps),
     sipTrunks: new SipTrunksService(deps),

@@ -11,6 +11,7 @@ import { AddressPolicy } from '../events/address-policy.js';
 import { createGuardedAgent } from '../events/ssrf-guard.js';
 import type { ServiceDeps } from '../modules/context.js';
 import { createServices, type ServiceOverrides, type Services } from '../modules/services.js';
+import { KeyCache } from '../modules/api-keys/key-cache.js';
 import { SessionHost } from '../modules/sessions/session-host.js';
 import { createLlmRegistry, type LlmRegistry } from '../providers/llm/registry.js';
 import type { SttProvider } from '../providers/stt/stt.types.js';
@@ -92,6 +93,7 @@ export function serviceDeps(
     keys,
     secretBox: new SecretBox(keys.secretBox),
     logger,
+    keyCache: store.dialect === 'postgres' ? new KeyCache(clock) : null,
   };
 }
 

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../src/cli/dispatch.js';
+import { watchKeyEpoch } from '../../src/modules/api-keys/key-epoch.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { migrateToLatest, openStore, type Store } from '../../src/store/database.js';
 import { startTestApi, type TestApi } from '../support/api.js';
@@ -189,6 +190,29 @@ describe.each(cliStores().map((make) => ({ make, name: make === sqliteStore ? 's
       expect((listed.data as { data: { id: string; name: string }[] }).data).toContainEqual(
         expect.objectContaining({ id: key.id, name: 'ci', scopes: ['read', 'usage:read'] }),
       );
+    });
+
+    it('key revoke --json revokes a key; the server refuses it (SQLite at once, PostgreSQL by the store epoch)', async () => {
+      const ws = json(await cli('workspace', 'create', '--name', 'Revoke', '--json'));
+      const id = String(ws.workspace_id);
+      const key = json(
+        await cli('key', 'create', '--workspace', id, '--name', 'k', '--scopes', 'read', '--json'),
+      );
+      const secret = String(key.key);
+      expect((await t.call('GET', '/api/v1/projects', { key: secret })).statusCode).toBe(200);
+      // The test server runs no epoch watcher of its own; this is the one a running server has.
+      const stop = watchKeyEpoch(t.deps);
+      expect(json(await cli('key', 'revoke', '--workspace', id, '--id', String(key.id), '--json'))).toEqual({
+        id: key.id,
+        revoked: true,
+      });
+      await t.clock.advanceAsync(1_000);
+      await vi.waitFor(async () =>
+        expect((await t.call('GET', '/api/v1/projects', { key: secret })).statusCode).toBe(401),
+      );
+      stop();
+      expect((await t.call('GET', '/api/v1/projects', { key: secret })).statusCode).toBe(401);
+      failure(await cli('key', 'revoke', '--workspace', id, '--id', String(key.id)), 1, /no live key/);
     });
 
     it('key create refuses unknown scopes and unknown workspaces', async () => {

@@ -5,9 +5,9 @@
 // This runs on every request, so it is kept cheap: the hook is attached only to routes that need a
 // scope (the scope is known when the route is added, not looked up per request), the key lookup is
 // one prepared query, and when the store and the limiter answer synchronously (SQLite, the
-// in-process limiter) the whole check finishes without a promise. The key row is read from the
-// store on every request — nothing about a key is cached — so a revoked key fails on the very next
-// request.
+// in-process limiter) the whole check finishes without a promise. On PostgreSQL a found key is
+// remembered for a few seconds (modules/api-keys/key-cache.ts), which saves a round trip per
+// request; every revocation clears that cache on every node, so a revoked key fails at once.
 import type {
   FastifyInstance,
   FastifyReply,
@@ -77,7 +77,10 @@ export function registerAuth(app: FastifyInstance, deps: ServiceDeps, limiter: R
     request.actor = { workspaceId: row.workspace_id, keyId: row.id, scopes };
     const now = deps.clock.now();
     if (row.last_used_at === null || Date.parse(row.last_used_at) <= now - TOUCH_INTERVAL_MS) {
-      return apiKeysRepo.touch(deps.db, row.id, toDbTime(now));
+      // The row may be the cached one: it now says what the store will, so the next request
+      // within the minute does not write again.
+      row.last_used_at = toDbTime(now);
+      return apiKeysRepo.touch(deps.db, row.id, row.last_used_at);
     }
   };
 
@@ -102,10 +105,16 @@ export function registerAuth(app: FastifyInstance, deps: ServiceDeps, limiter: R
       throw new UnauthenticatedError('Unauthenticated: send Authorization: Bearer pk_live_….');
     }
     const hash = hashApiKey(match[1]!);
+    const cache = deps.keyCache;
+    const cached = cache?.get(hash);
+    if (cached) return found(request, reply, scope, hash, cached);
+    const stamp = cache?.stamp ?? 0;
     const row = apiKeysRepo.findByHash(deps.db, hash);
-    return isPromise(row)
-      ? row.then((r) => found(request, reply, scope, hash, r))
-      : found(request, reply, scope, hash, row);
+    if (!isPromise(row)) return found(request, reply, scope, hash, row);
+    return row.then((r) => {
+      if (r && cache) cache.set(hash, r, stamp);
+      return found(request, reply, scope, hash, r);
+    });
   };
 
   const hooks = new Map<Scope, onRequestHookHandler>();

@@ -1,9 +1,10 @@
 // API keys: created with their secret shown once, listed by prefix, revoked immediately.
 // A key can only grant scopes it holds itself, so a narrow key cannot mint a wider one.
+import { announce, type LivePublisher } from '../../events/live-bus.js';
 import type { PageParams } from '../../shared/paging.js';
 import { NotFoundError, ValidationError } from '../../shared/errors.js';
 import { apiTime } from '../../shared/time.js';
-import { toDbTime, type Executor } from '../../store/database.js';
+import { toDbTime, type Db, type Executor } from '../../store/database.js';
 import { paginate } from '../../store/paginate.js';
 import type { ApiKeyTable } from '../../store/schema.js';
 import type { Actor, ServiceDeps } from '../context.js';
@@ -47,8 +48,29 @@ export async function insertApiKey(
   return { ...toApiKey(row), key };
 }
 
+/**
+ * Revokes a key (API and CLI): the row, the store's key epoch, this process's key cache, and a
+ * word on the live-event bus so every other node forgets it at once. False when there was no live
+ * key of that id in the workspace.
+ */
+export async function revokeApiKey(
+  deps: Pick<ServiceDeps, 'clock' | 'newId' | 'logger'> & { db: Db; keyCache: ServiceDeps['keyCache'] },
+  live: LivePublisher | undefined,
+  workspaceId: string,
+  id: string,
+): Promise<boolean> {
+  const ok = await apiKeysRepo.revoke(deps.db, workspaceId, id, toDbTime(deps.clock.now()), deps.newId());
+  if (!ok) return false;
+  deps.keyCache?.clear();
+  await announce(live, { kind: 'api_key.revoked', key_id: id }, deps.logger);
+  return true;
+}
+
 export class ApiKeysService {
-  constructor(private readonly deps: ServiceDeps) {}
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly live?: LivePublisher,
+  ) {}
 
   async list(actor: Actor, page: PageParams) {
     const { rows, total } = await paginate(
@@ -74,7 +96,7 @@ export class ApiKeysService {
   }
 
   async revoke(actor: Actor, id: string): Promise<void> {
-    const ok = await apiKeysRepo.revoke(this.deps.db, actor.workspaceId, id, toDbTime(this.deps.clock.now()));
+    const ok = await revokeApiKey(this.deps, this.live, actor.workspaceId, id);
     if (!ok) throw new NotFoundError('API key');
   }
 }

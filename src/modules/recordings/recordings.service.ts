@@ -26,7 +26,7 @@ export class RecordingsService {
   readonly storage: RecordingStorage;
 
   constructor(
-    private readonly deps: ServiceDeps,
+    private readonly deps: Pick<ServiceDeps, 'db' | 'clock' | 'config' | 'logger'>,
     storage?: RecordingStorage,
   ) {
     this.storage = storage ?? new LocalRecordingStorage(path.join(deps.config.dataDir, 'recordings'));

@@ -116,6 +116,9 @@ export async function answerCall(
     throw new Error(`call ${callId} has no workflow to run`);
   }
   const variables = parseJson<Record<string, unknown>>(before.variables, {});
+  // Answering-machine detection ran before the answer is recorded (call-recording.ts): the
+  // workflow reads its verdict as the variable answered_by.
+  if (before.answered_by) variables.answered_by = before.answered_by;
   const workflow = { id: before.workflow_id, version: before.workflow_version };
   let sessionId = before.session_id;
   if (sessionId === null) sessionId = (await insertPhoneSession(trx, deps, before, workflow, variables)).id;

@@ -30,6 +30,7 @@ import { answerOffer } from '../sip/sdp/answer.js';
 import type { LocalAudio, Origin } from '../sip/sdp/session.js';
 import type { SipStack } from '../sip/stack.js';
 import { applyAudio, type MediaEnv } from './call-media-setup.js';
+import { ensureCallRecording, stopCallRecording } from './call-recording.js';
 import type { EndedBy } from './call-progress.js';
 import type { RunnableCall } from './phone-session.js';
 import type { RtpCallMedia } from './rtp-call-media.js';
@@ -158,6 +159,8 @@ export class LiveCall {
     };
     try {
       if (this.ended) return;
+      // An outbound call's recording started at the answer already (call-recording.ts).
+      ensureCallRecording(this.host.deps, run.call, this.o.rtp, this.o.media);
       const channel = this.host.newChannel({ media: this.o.media, control, call: run.call });
       this.channel = channel;
       const session = await this.host.sessions.run(run.session, channel, {
@@ -238,6 +241,9 @@ export class LiveCall {
     } catch (err) {
       deps.logger.error({ err, call_id: this.id }, 'could not close a call');
     } finally {
+      await stopCallRecording(this.id).catch((err: unknown) =>
+        deps.logger.error({ err, call_id: this.id }, 'could not finish a call recording'),
+      );
       await this.o.rtp.close().catch(() => undefined);
       this.resolveClosed();
     }

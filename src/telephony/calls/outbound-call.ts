@@ -16,6 +16,7 @@ import { answerCall, endingOf, finishCall, SESSION_END_REASON, type EndedBy } fr
 import { outboundOutcome, type OutboundEvent, type OutboundOutcome } from './outbound-outcome.js';
 import type { RunnableCall } from './phone-session.js';
 import { trunkTarget, type SipLeg } from './sip-leg.js';
+import { beforeAnswer } from './call-recording.js';
 
 export type OutboundDeps = Pick<ServiceDeps, 'db' | 'clock' | 'newId' | 'config' | 'secretBox' | 'logger'>;
 
@@ -36,6 +37,8 @@ export class OutboundCall {
   /** The INVITE has gone out, so there is something to CANCEL. */
   private sent = false;
   private chain: Promise<void> = Promise.resolve();
+  /** Aborted by the callee's BYE: stops answering-machine detection waiting on a gone call. */
+  private readonly hungUp = new AbortController();
 
   constructor(
     private readonly deps: OutboundDeps,
@@ -148,6 +151,7 @@ export class OutboundCall {
       return;
     }
     if (this.phase === 'answered') {
+      if (event.kind === 'bye') this.hungUp.abort();
       if (event.kind === 'bye') this.settle(outboundOutcome(event));
       else if (event.kind === 'transport_error') {
         // The dialog died under a connected call: it did connect, so it completes, with the cause.
@@ -167,6 +171,9 @@ export class OutboundCall {
       this.phase = 'answered';
       this.clearTimer();
       this.enqueue(async () => {
+        // Recording and answering-machine detection (at most a few seconds) come before the answer
+        // is recorded, so call.started and the workflow carry answered_by.
+        await beforeAnswer(this.deps, this.call, this.leg, this.hungUp.signal);
         const run = await inTransaction(this.deps.db, (trx) => answerCall(trx, this.deps, this.call.id));
         if (run) {
           this.options.onAnswered?.(run);

@@ -25,6 +25,8 @@ export class RtpCallMedia implements CallMedia {
   private diverted: ((digit: string) => void) | null = null;
   /** Presses delivered, by path (after de-duplication). */
   readonly digitCounts = { rtp: 0, info: 0, duplicates: 0 };
+  /** Sees every frame of the far party's audio, suspended or not (the call's recording). */
+  farTap: ((pcm: Int16Array) => void) | null = null;
   /** Set while a warm transfer bridges the caller elsewhere: playback is dropped, input unheard. */
   suspended = false;
 
@@ -33,6 +35,7 @@ export class RtpCallMedia implements CallMedia {
   /** The callbacks to construct the call's RtpSession with. */
   readonly rtpCallbacks: Pick<RtpSessionOptions, 'onAudio' | 'onDigit'> = {
     onAudio: (pcm) => {
+      this.farTap?.(pcm);
       if (this.closed || this.suspended) return;
       for (const l of [...this.audio]) l(pcm);
     },

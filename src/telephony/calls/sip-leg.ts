@@ -1,6 +1,8 @@
 // The seam between the outbound call state machine and the SIP stack: what one outbound INVITE
 // leg must offer (SipLeg) and report (SipLegEvents), and how a trunk becomes the INVITE's target.
 // The stack implements SipLeg; the state machine never sees a SIP message.
+import type { RtpSession } from '../media/rtp-session.js';
+import type { RtpCallMedia } from './rtp-call-media.js';
 import type { SipTrunkTable } from '../../store/schema.js';
 import { parseTerminationUri } from '../../modules/sip-trunks/trunk-fields.js';
 
@@ -54,6 +56,9 @@ export interface SipLeg {
   cancel(): void;
   /** BYE after a 2xx (also for a 2xx that crossed our CANCEL). */
   bye(): void;
+  /** The leg's media, once bound (recording and answering-machine detection listen to it). */
+  readonly media?: RtpCallMedia;
+  readonly rtp?: RtpSession | null;
 }
 
 /** Makes one leg per outbound call (the SIP side's part). */

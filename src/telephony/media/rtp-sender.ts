@@ -170,6 +170,9 @@ export class RtpSender {
     return (this.anchorTimestamp + (tick - this.anchorTick) * this.samplesPerTick) >>> 0;
   }
 
+  /** Sees every audio frame as it goes out (a call's recording); not key presses. */
+  onSent: ((pcm: Int16Array) => void) | null = null;
+
   private tick(index: number): void {
     this.stats.skippedFrames += Math.max(0, index - this.lastTick - 1);
     this.lastTick = index;
@@ -189,6 +192,7 @@ export class RtpSender {
       this.talkspurt = true;
       return;
     }
+    this.onSent?.(frame);
     let payload: Buffer;
     try {
       payload = this.codec.encode(frame);

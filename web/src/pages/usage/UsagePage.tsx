@@ -39,11 +39,12 @@ function today(): string {
 }
 const fmt = (n: number) => n.toLocaleString(undefined, { maximumFractionDigits: 2 });
 
-function PlanCard() {
-  const plan = useLoad(async () => (await call(api.GET('/api/v1/plan'))).data, []);
-  if (plan.error) return <ErrorBanner error={plan.error} onRetry={plan.reload} />;
-  if (!plan.data) return <Loading />;
-  const p = plan.data;
+type Plan = Awaited<ReturnType<typeof loadPlan>>;
+const loadPlan = async () => (await call(api.GET('/api/v1/plan'))).data;
+
+function PlanCard({ plan }: { plan: Plan | undefined }) {
+  if (!plan) return null;
+  const p = plan;
   const rows: Array<[string, (typeof p.allowances)['calls']]> = [
     ['Voice minutes', p.allowances.voice_minutes],
     ['Sessions', p.allowances.sessions],
@@ -97,6 +98,12 @@ export function UsagePage() {
   const byDay = useLoad(load('day'), [range.from, range.to]);
   const byProject = useLoad(load('project'), [range.from, range.to]);
   const byProvider = useLoad(load('provider'), [range.from, range.to]);
+  const plan = useLoad(loadPlan, []);
+  // One banner for the page, however many of its reads failed: a key without the read scope
+  // gets the same 403 from each, and saying it once is enough. Retry retries all that failed.
+  const loads = [plan, byDay, byProject, byProvider];
+  const failed = loads.filter((l) => l.error);
+  const loading = loads.some((l) => l.loading && !l.data && !l.error);
   const days = useMemo(() => (byDay.data?.groups ?? []).map((g) => g.day!), [byDay.data]);
   const series = useMemo(
     () => [
@@ -115,7 +122,11 @@ export function UsagePage() {
         title="Usage"
         description="What this workspace used: voice minutes, calls, sessions, tokens and speech, by day, project and provider."
       />
-      <PlanCard />
+      {failed.length > 0 && (
+        <ErrorBanner error={failed[0]!.error!} onRetry={() => failed.forEach((l) => l.reload())} />
+      )}
+      {loading && failed.length === 0 && <Loading />}
+      <PlanCard plan={plan.data} />
       <div className="toolbar">
         <TextField
           name="from"
@@ -183,27 +194,27 @@ export function UsagePage() {
           </Section>
         </>
       )}
-      <div className="grid-2">
-        <Section title="By project" id="by-project">
-          {byProject.error && <ErrorBanner error={byProject.error} onRetry={byProject.reload} />}
-          {byProject.data && (
-            <GroupTable
-              rows={(byProject.data.groups ?? []).map((g) => [
-                g.project_id ? projects.nameOf(g.project_id) : 'No project',
-                g.metrics,
-              ])}
-            />
-          )}
-        </Section>
-        <Section title="By provider" id="by-provider">
-          {byProvider.error && <ErrorBanner error={byProvider.error} onRetry={byProvider.reload} />}
-          {byProvider.data && (
-            <GroupTable
-              rows={(byProvider.data.groups ?? []).map((g) => [g.provider ?? 'No provider', g.metrics])}
-            />
-          )}
-        </Section>
-      </div>
+      {(byProject.data || byProvider.data) && (
+        <div className="grid-2">
+          <Section title="By project" id="by-project">
+            {byProject.data && (
+              <GroupTable
+                rows={(byProject.data.groups ?? []).map((g) => [
+                  g.project_id ? projects.nameOf(g.project_id) : 'No project',
+                  g.metrics,
+                ])}
+              />
+            )}
+          </Section>
+          <Section title="By provider" id="by-provider">
+            {byProvider.data && (
+              <GroupTable
+                rows={(byProvider.data.groups ?? []).map((g) => [g.provider ?? 'No provider', g.metrics])}
+              />
+            )}
+          </Section>
+        </div>
+      )}
     </>
   );
 }

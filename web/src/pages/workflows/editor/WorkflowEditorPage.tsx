@@ -1,11 +1,19 @@
-// The visual workflow editor's route (/workflows/:id), loaded as its own chunk. Until the editor
-// lands this page shows the workflow and its draft graph read-only.
+// The visual workflow editor (/workflows/:id), its own lazily loaded chunk. It loads the workflow,
+// the node schemas (GET /workflow-schema) and the project's agents, then hands them to the canvas
+// (EditorCanvas.tsx), which owns the graph while it is edited.
 import { useParams } from 'react-router';
 import { api, call } from '../../../api/client';
 import { useLoad } from '../../../api/hooks';
-import { Badge } from '../../../components/Badge';
 import { ErrorBanner, Loading } from '../../../components/ErrorBanner';
-import { PageHeader } from '../../../components/PageHeader';
+import { Editor } from './Editor';
+import type { JsonSchema } from './schema-form';
+
+/** The `$defs` of the graph schema: `<type>_config` for each node type. */
+async function loadSchemas(): Promise<Record<string, JsonSchema>> {
+  const { response } = await api.GET('/api/v1/workflow-schema', { parseAs: 'stream' });
+  const doc = (await response.json()) as { $defs?: Record<string, JsonSchema> };
+  return doc.$defs ?? {};
+}
 
 export default function WorkflowEditorPage() {
   const { id = '' } = useParams();
@@ -13,28 +21,28 @@ export default function WorkflowEditorPage() {
     async () => (await call(api.GET('/api/v1/workflows/{id}', { params: { path: { id } } }))).data,
     [id],
   );
+  const schemas = useLoad(loadSchemas, []);
+  const projectId = workflow.data?.project_id;
+  const agents = useLoad(
+    async () =>
+      projectId
+        ? (
+            await call(
+              api.GET('/api/v1/agents', { params: { query: { project_id: projectId, per_page: 100 } } }),
+            )
+          ).data
+        : [],
+    [projectId],
+  );
   if (workflow.error) return <ErrorBanner error={workflow.error} onRetry={workflow.reload} />;
-  if (!workflow.data) return <Loading />;
-  const w = workflow.data;
+  if (schemas.error) return <ErrorBanner error={schemas.error} onRetry={schemas.reload} />;
+  if (!workflow.data || !schemas.data) return <Loading label="Loading the workflow…" />;
   return (
-    <>
-      <PageHeader
-        title={w.name}
-        crumb="Workflows"
-        description={
-          w.published_version ? (
-            <Badge value={`published v${w.published_version}`} tone="good" />
-          ) : (
-            <Badge value="draft" />
-          )
-        }
-      />
-      <div className="card">
-        <h2>Draft graph</h2>
-        <pre className="code-block" tabIndex={0} aria-label="Draft graph (JSON)">
-          {JSON.stringify(w.graph, null, 2)}
-        </pre>
-      </div>
-    </>
+    <Editor
+      key={workflow.data.id}
+      workflow={workflow.data}
+      schemas={schemas.data}
+      agents={(agents.data ?? []).map((a) => ({ value: a.id, label: a.name }))}
+    />
   );
 }
