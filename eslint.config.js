@@ -1,13 +1,15 @@
 // Lint rules: typescript-eslint's recommended set with the project's habits (`import type` for
 // types, `_` for unused parameters), and the architecture: production code imports only downward
 // through the rooms of lint/layers.js, no import circles, and test fixtures stay where they belong
-// (ARCHITECTURE.md, "Layers" and "Testing"). test/lint/layers.test.ts proves the rules bite.
+// (ARCHITECTURE.md, "Layers" and "Testing"); SQL only in repos and the store, and none of it
+// in telephony. test/lint/ proves the rules bite.
 import js from '@eslint/js';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import importX from 'eslint-plugin-import-x';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 import { layerZones, productionTestingZones, root, supportZones, testingZones } from './lint/layers.js';
+import sqlInRepos from './lint/sql-in-repos.js';
 
 const restrict = (zones) => ['error', { basePath: root, zones }];
 const tests = ['**/*.test.ts', '**/testing/**'];
@@ -68,6 +70,34 @@ export default tseslint.config(
       'import-x/no-restricted-paths': restrict([...layerZones(), ...productionTestingZones]),
       // Packages cannot close a circle through our code; not following them saves most of the cost.
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
+    },
+  },
+  // SQL only in *.repo.ts and src/store (lint/sql-in-repos.js).
+  {
+    files: ['src/**/*.ts'],
+    ignores: tests,
+    plugins: { switchboard: sqlInRepos },
+    rules: { 'switchboard/sql-in-repos': 'error' },
+  },
+  // The call controller reaches the store only through the call records service (modules/calls):
+  // not Kysely, not the store, not even in its tests.
+  {
+    files: ['src/telephony/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'kysely', message: 'telephony reaches the store through modules/calls (CallRecords).' },
+          ],
+          patterns: [
+            {
+              regex: '(^|/)store/',
+              message: 'telephony reaches the store through modules/calls (CallRecords).',
+            },
+          ],
+        },
+      ],
     },
   },
   // A folder's tests and fixtures: its own testing/ and test/support, no other folder's testing/.

@@ -21,7 +21,10 @@ export default defineConfig({
       {
         esbuild: { jsx: 'automatic' },
         resolve: {
-          alias: { 'switchboard/client': fileURLToPath(new URL('./src/client/index.ts', import.meta.url)) },
+          alias: {
+            'switchboard/client': fileURLToPath(new URL('./src/client/index.ts', import.meta.url)),
+            'switchboard/web': fileURLToPath(new URL('./web-voice/src/index.ts', import.meta.url)),
+          },
         },
         test: {
           name: 'web',

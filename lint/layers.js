@@ -72,7 +72,6 @@ export const ROOMS = [
       'voice',
       'providers',
       'events',
-      'store',
       'workflow',
       'sip',
       'media',

@@ -18,12 +18,12 @@ import type { ServiceDeps } from './modules/context.js';
 import { RecordingsService } from './modules/recordings/recordings.service.js';
 import { recoverRecordings } from './modules/recordings/recovery.js';
 import { expireUnjoinedSessions } from './modules/sessions/session-lifecycle.js';
-import { createWorkspace } from './modules/workspaces/workspaces.service.js';
+import { anyWorkspace, createWorkspace } from './modules/workspaces/workspaces.service.js';
 import { systemClock } from './shared/clock.js';
 import { createLogger, type Logger } from './shared/logger.js';
 import type { Role } from './config/roles.js';
 import { openConfiguredStore, SQLITE_FILE } from './store/configured-store.js';
-import { closeStaleCalls } from './telephony/calls/recover-calls.js';
+import { closeStaleCalls } from './modules/calls/call-sweep.js';
 import { TelephonyNode } from './telephony/calls/telephony-node.js';
 import type { Transferer } from './telephony/calls/transfer-context.js';
 import type { Store } from './store/database.js';
@@ -50,8 +50,7 @@ async function firstRun(
   config: Config,
   out: NodeJS.WritableStream,
 ): Promise<string | null> {
-  const any = await deps.db.selectFrom('workspaces').select('id').limit(1).executeTakeFirst();
-  if (any) return null;
+  if (await anyWorkspace(deps)) return null;
   const { workspace, apiKey } = await createWorkspace(deps, { name: 'default' });
   out.write(
     [

@@ -8,7 +8,11 @@ import { defineConfig } from 'vite';
 export default defineConfig({
   plugins: [react()],
   resolve: {
-    alias: { 'switchboard/client': fileURLToPath(new URL('../src/client/index.ts', import.meta.url)) },
+    alias: {
+      'switchboard/client': fileURLToPath(new URL('../src/client/index.ts', import.meta.url)),
+      // Browser voice ("Talk to it" by microphone), loaded on demand from the editor.
+      'switchboard/web': fileURLToPath(new URL('../web-voice/src/index.ts', import.meta.url)),
+    },
   },
   build: {
     outDir: 'dist',

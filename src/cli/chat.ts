@@ -13,7 +13,9 @@ import type { Config } from '../config/config.js';
 import type { LiveSession, SessionSummary } from '../engine/session-runtime.js';
 import type { ServiceDeps } from '../modules/context.js';
 import { silentLogger } from '../shared/logger.js';
+import { sessionsRepo } from '../modules/sessions/sessions.repo.js';
 import { consumeQuota } from '../modules/usage/quota.service.js';
+import { workflowsRepo } from '../modules/workflows/workflows.repo.js';
 import { QuotaExceededError } from '../shared/errors.js';
 import { inTransaction, toDbTime } from '../store/database.js';
 import { openConfiguredStore } from '../store/configured-store.js';
@@ -59,11 +61,7 @@ async function createChatSession(
   deps: ServiceDeps,
   input: { workflowId: string; variables: Record<string, unknown> },
 ): Promise<{ workflow: Selectable<WorkflowTable>; version: number; sessionId: string }> {
-  const workflow = await deps.db
-    .selectFrom('workflows')
-    .selectAll()
-    .where('id', '=', input.workflowId)
-    .executeTakeFirst();
+  const workflow = await workflowsRepo.findById(deps.db, input.workflowId);
   if (!workflow) throw new CliError(`chat: no workflow ${input.workflowId}`);
   const version = workflow.published_version;
   if (version === null) throw new CliError(`chat: workflow ${input.workflowId} has no published version`);
@@ -77,26 +75,23 @@ async function createChatSession(
       projectId: workflow.project_id,
       kind: 'sessions',
     });
-    await trx
-      .insertInto('sessions')
-      .values({
-        id: sessionId,
-        workspace_id: workflow.workspace_id,
-        project_id: workflow.project_id,
-        workflow_id: workflow.id,
-        workflow_version: version,
-        channel: 'test',
-        status: 'pending',
-        variables: JSON.stringify(input.variables),
-        metadata: '{}',
-        call_id: null,
-        end_reason: null,
-        started_at: null,
-        ended_at: null,
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
+    await sessionsRepo.insert(trx, {
+      id: sessionId,
+      workspace_id: workflow.workspace_id,
+      project_id: workflow.project_id,
+      workflow_id: workflow.id,
+      workflow_version: version,
+      channel: 'test',
+      status: 'pending',
+      variables: JSON.stringify(input.variables),
+      metadata: '{}',
+      call_id: null,
+      end_reason: null,
+      started_at: null,
+      ended_at: null,
+      created_at: now,
+      updated_at: now,
+    });
   }).catch((err: unknown) => {
     if (err instanceof QuotaExceededError)
       throw new CliError(`chat: ${err.errors?.quota?.[0] ?? err.message}`);

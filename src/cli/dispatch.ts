@@ -1,6 +1,7 @@
 // Finds the command named by the first words of argv and runs it. Every failure ends here as one
 // line on stderr and a non-zero status (2: called wrongly, 1: the command failed), so stdout holds
 // only what the command printed (exactly one JSON document with --json).
+import { backupCommand, restoreCommand } from './backup.js';
 import { chatCommand } from './chat-command.js';
 import { CliError, type CliIo, EXIT_FAILED, EXIT_USAGE, printLine } from './io.js';
 import { keyCreateCommand } from './key-create.js';
@@ -20,6 +21,8 @@ const COMMANDS: Record<string, Command> = {
   'key create': keyCreateCommand,
   'key revoke': keyRevokeCommand,
   chat: chatCommand,
+  backup: backupCommand,
+  restore: restoreCommand,
 };
 
 export const USAGE = `Usage: switchboard <command> [flags]
@@ -36,6 +39,8 @@ Commands:
   key revoke --workspace ID --id KEY_ID   revoke an API key (every server refuses it from then on)
       [--json]
   chat --workflow ID [--variables JSON]   talk to a workflow over the text channel
+  backup --to FILE                        copy the embedded store (and its key) while it runs
+  restore --from FILE                     restore a backup into an empty data directory
 
 The store is DATABASE_URL (PostgreSQL) when set, otherwise the SQLite file in
 SWITCHBOARD_DATA_DIR (default ./data). Run "switchboard <command> --help" for details.`;

@@ -3593,9 +3593,12 @@ export interface paths {
                         /** @description Write-only; never returned */
                         auth_password: string;
                         auth_username: string;
+                        health_check?: boolean;
                         name: string;
                         /** @enum {string} */
                         provider: "carrier_a" | "generic";
+                        register?: boolean;
+                        registrar_uri?: string | null;
                         /** @description host, host:port, sip:[user@]host[:port][;params] or sips:…; host is a DNS name, IPv4 or [IPv6] */
                         termination_uri: string;
                         /** @enum {string} */
@@ -3891,7 +3894,10 @@ export interface paths {
                         /** @description Write-only; never returned */
                         auth_password?: string;
                         auth_username?: string;
+                        health_check?: boolean;
                         name?: string;
+                        register?: boolean;
+                        registrar_uri?: string | null;
                         /** @description host, host:port, sip:[user@]host[:port][;params] or sips:…; host is a DNS name, IPv4 or [IPv6] */
                         termination_uri?: string;
                         /** @enum {string} */
@@ -6395,6 +6401,9 @@ export interface components {
             auth_username: string;
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
             created_at: string;
+            health: ("unknown" | "up" | "down") | null;
+            /** @description Ping the termination host with OPTIONS */
+            health_check: boolean;
             /** Format: uuid */
             id: string;
             name: string;
@@ -6402,6 +6411,12 @@ export interface components {
             origination_uri: string;
             /** @enum {string} */
             provider: "carrier_a" | "generic";
+            /** @description Keep a SIP REGISTER binding at the carrier */
+            register: boolean;
+            registered_until: string | null;
+            registrar_uri: string | null;
+            registration_error: string | null;
+            registration_status: ("registering" | "registered" | "failed") | null;
             /** @enum {string} */
             status: "active";
             termination_uri: string;

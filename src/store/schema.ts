@@ -161,6 +161,18 @@ export interface SipTrunkTable {
   status: string;
   created_at: string;
   updated_at: string;
+  /** 1: keep a REGISTER binding at the carrier (migration 008). */
+  register: number;
+  /** Where to register; null: the termination_uri's host. */
+  registrar_uri: string | null;
+  /** 1: ping the termination host with OPTIONS. */
+  health_check: number;
+  /** Written by the SIP node: null (register off), registering, registered, failed. */
+  registration_status: string | null;
+  registration_error: string | null;
+  registered_until: string | null;
+  /** Written by the SIP node: null (health_check off), unknown, up, down. */
+  health: string | null;
 }
 
 export interface ConversationTable {

@@ -27,6 +27,7 @@ export async function buildAll(): Promise<void> {
   for (const [cmd, args] of [
     ['npx', ['tsc', '-p', 'tsconfig.build.json']],
     ['npm', ['run', 'build:web', '--silent']],
+    ['npm', ['run', 'build:web-voice', '--silent']],
   ] as const) {
     await new Promise<void>((resolve, reject) => {
       // vitest sets NODE_ENV=test, which would make Vite bundle React's development build.
@@ -61,7 +62,7 @@ export interface Server {
 }
 
 /** `node bin/switchboard.js serve` on fresh ports and a fresh data directory; resolves once it listens. */
-export async function startServer(): Promise<Server> {
+export async function startServer(extraEnv: Record<string, string> = {}): Promise<Server> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-journey-'));
   const port = await freeTcpPort();
   const sipPort = await freeUdpPort();
@@ -81,6 +82,7 @@ export async function startServer(): Promise<Server> {
       // 429 on the last pages (which the app shows, but the journey wants to see the pages).
       RATE_LIMIT_PER_MINUTE: '100000',
       LOG_LEVEL: 'warn',
+      ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -142,10 +144,14 @@ export interface Browser {
 }
 
 /** Chromium with a fresh profile, the flags a shared CI machine needs, and a screenshots folder. */
-export async function openBrowser(executablePath: string, suite: string): Promise<Browser> {
+export async function openBrowser(
+  executablePath: string,
+  suite: string,
+  extraArgs: string[] = [],
+): Promise<Browser> {
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-chromium-'));
   const shots = fs.mkdtempSync(path.join(os.tmpdir(), `switchboard-screens-${suite}-`));
-  process.stdout.write(`dashboard journey screenshots: ${shots}\n`);
+  process.stdout.write(`${suite} journey screenshots: ${shots}\n`);
   const context = await chromium.launchPersistentContext(profile, {
     executablePath,
     headless: true,
@@ -158,6 +164,7 @@ export async function openBrowser(executablePath: string, suite: string): Promis
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      ...extraArgs,
     ],
   });
   const page = context.pages()[0] ?? (await context.newPage());

@@ -217,6 +217,8 @@ journey('the workflow editor in chromium', () => {
 
   it('talks to the published version over the realtime text socket', async () => {
     await tab('Talk to it');
+    // Voice needs a microphone; this journey types (browser voice has its own journeys).
+    await panel().getByLabel(/^Text/).check();
     await panel().getByRole('button', { name: 'Start a conversation' }).click();
     await panel().getByText('Enter your four digit PIN').waitFor();
     await panel().getByLabel('Your message').fill('dtmf:4321');

@@ -133,7 +133,7 @@ describe.each(storeKinds())('call recordings on $name', (kind) => {
     const id = ((await create({ record: true })).data as One).data.id as string;
     await recordOneSecond(id);
     await markAnswered(t.store.db, t.deps, id);
-    await endCall(t.store.db, t.deps, id, 'completed', 'callee_hangup');
+    await endCall(t.store.db, t.deps, id, { status: 'completed', reason: 'callee_hangup' });
     t.clock.advance(29 * 24 * 3600 * 1000);
     await t.services.recordings.deleteExpired();
     expect((await t.call('GET', `/api/v1/calls/${id}/recording`)).statusCode).toBe(200);

@@ -70,7 +70,9 @@ describe.each(storeKinds())('GET /metrics on $name', (kind) => {
     expect(sample(text, 'switchboard_webhook_queue_depth')).toBe(1);
     t.clock.advance(4_000);
 
-    await inTransaction(t.store.db, (trx) => endCall(trx, t.deps, id, 'completed', 'callee_hangup'));
+    await inTransaction(t.store.db, (trx) =>
+      endCall(trx, t.deps, id, { status: 'completed', reason: 'callee_hangup' }),
+    );
     emitTelemetry({ kind: 'rtp.closed', expected: 1000, lost: 3, jitterSeconds: 0.004 });
     emitTelemetry({ kind: 'webhook.attempt', ok: true, seconds: 0.02 });
     text = await scrape();

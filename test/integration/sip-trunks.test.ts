@@ -43,6 +43,13 @@ describe.each(storeKinds())('sip trunks on $name', (kind) => {
       allowed_ips: ['203.0.113.0/24', '2001:db8::1/128'],
       origination_uri: `sip:${label}.sip.localhost;transport=tls`,
       status: 'active',
+      register: false,
+      registrar_uri: null,
+      registration_status: null,
+      registration_error: null,
+      registered_until: null,
+      health_check: false,
+      health: null,
       created_at: '2026-11-02T10:00:00Z',
       updated_at: '2026-11-02T10:00:00Z',
     });

@@ -32,7 +32,8 @@ async function ruleIds(file: string, code: string): Promise<string[]> {
 
 const importing = (from: string) => `import * as probe from '${from}';\nexport const used = probe;\n`;
 
-describe('layers: production code imports only downward', () => {
+// The first lint loads the typed ESLint configuration, which takes long on a loaded machine.
+describe('layers: production code imports only downward', { timeout: 120_000 }, () => {
   it.each([
     ['src/shared/probe.ts', '../api/app.js', 'shared → api'],
     ['src/store/probe.ts', '../api/app.js', 'store → api (paging used to live there)'],

@@ -1,9 +1,9 @@
-// Fixtures for the call controller suites (src/telephony/calls): a workspace with a project, a
+// Fixtures for the call controller suites (src/telephony/calls, src/modules/calls): a workspace with a project, a
 // published workflow, a trunk and a number, an INVITE builder, and readers for the call rows and
 // the call events in the outbox. The e2e suites' node and world are in call-node.ts, their store
 // reads in test/e2e/testing/call-reads.ts, sipp in sipp.ts.
 import type { CallTable } from '../../src/store/schema.js';
-import type { InboundInvite } from '../../src/telephony/calls/inbound-admission.js';
+import type { InboundInvite } from '../../src/modules/calls/inbound-admission.js';
 import type { TestApi } from './api.js';
 import { createProject, createPublishedWorkflow, registerNumber } from './fixtures.js';
 

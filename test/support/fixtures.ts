@@ -1,6 +1,7 @@
 // Builders for the resources most tests need: a project, an agent, a published workflow, a trunk
 // and a registered number, written straight to the store (fast, and independent of the routes
 // under test elsewhere).
+import { TRUNK_WATCH_OFF } from '../../src/modules/sip-trunks/sip-trunks.service.js';
 import type { TestApi } from './api.js';
 
 export const SIMPLE_GRAPH = {
@@ -63,6 +64,7 @@ export async function registerNumber(
       status: 'active',
       created_at: now,
       updated_at: now,
+      ...TRUNK_WATCH_OFF,
     })
     .execute();
   const numberId = t.deps.newId();

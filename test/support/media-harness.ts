@@ -17,6 +17,7 @@ import type { SipStackOptions } from '../../src/telephony/sip/stack.js';
 import { SipStack } from '../../src/telephony/sip/stack.js';
 import type { Source } from '../../src/telephony/sip/transport/routing.js';
 import { UasLeg } from '../../src/telephony/sip/uas-leg.js';
+import { sdesKeys } from '../../src/telephony/calls/call-media-setup.js';
 
 export const have = (bin: string): boolean => spawnSync('sh', ['-c', `command -v ${bin}`]).status === 0;
 
@@ -80,6 +81,8 @@ export interface MediaCall {
   readonly packetsBySsrc: Map<number, number>;
   /** Audio frames the session decoded and played out (onAudio), concealed ones apart; the loudest sample. */
   readonly frames: { decoded: number; concealed: number; peak: number };
+  /** The first 20 s of decoded audio (16 kHz), frame by frame. */
+  readonly heard: Int16Array[];
   readonly digits: DigitEvent[];
   readonly digitEnds: DigitEnd[];
   readonly errors: Error[];
@@ -91,6 +94,8 @@ export interface MediaCall {
 export interface MediaHostOptions {
   readonly codecs: readonly CodecName[];
   readonly tls?: SipStackOptions['tls'];
+  /** Answer RTP/SAVP (SDES keys) on calls that came in over TLS, as the call controller does. */
+  readonly srtp?: boolean;
   /** Called once a call is answered and its media runs. */
   readonly onCall?: (call: MediaCall) => void;
 }
@@ -162,10 +167,11 @@ export class MediaHost {
 
   private async answer(leg: UasLeg, invite: SipRequest, source: Source): Promise<void> {
     const offer = new TextDecoder().decode(invite.body);
+    const keys = this.options.srtp && source.transport === 'TLS' ? { srtp: { keys: sdesKeys() } } : {};
     // The port is not known before binding: negotiate once to pick the codec, bind, then answer.
     const probe = answerOffer(
       offer,
-      { address: '127.0.0.1', port: 9, codecs: this.options.codecs },
+      { address: '127.0.0.1', port: 9, codecs: this.options.codecs, ...keys },
       { sessionId: '1', sessionVersion: 1, address: '127.0.0.1' },
     );
     if (!probe.ok) return leg.reject(probe.status, probe.reason);
@@ -174,6 +180,7 @@ export class MediaHost {
     if (!codec) return leg.reject(488, 'Not Acceptable Here');
     const packetsBySsrc = new Map<number, number>();
     const frames = { decoded: 0, concealed: 0, peak: 0 };
+    const heard: Int16Array[] = [];
     const digits: DigitEvent[] = [];
     const digitEnds: DigitEnd[] = [];
     const errors: Error[] = [];
@@ -185,9 +192,11 @@ export class MediaHost {
       payloadType: n.codec.pt,
       ...(n.telephoneEvent ? { telephoneEventPayloadType: n.telephoneEvent.pt } : {}),
       remote: { address: n.remoteAddress, port: n.remotePort },
+      ...(n.srtp ? { srtp: n.srtp } : {}),
       onAudio: (pcm, info) => {
         if (info.concealed) return void frames.concealed++;
         frames.decoded++;
+        if (heard.length < 1000) heard.push(pcm.slice());
         for (const v of pcm) if (Math.abs(v) > frames.peak) frames.peak = Math.abs(v);
       },
       onDigit: (d) => digits.push(d),
@@ -203,7 +212,7 @@ export class MediaHost {
     const port = await session.bind();
     const answer = answerOffer(
       offer,
-      { address: '127.0.0.1', port, codecs: this.options.codecs },
+      { address: '127.0.0.1', port, codecs: this.options.codecs, ...keys },
       { sessionId: String(Date.now()), sessionVersion: 1, address: '127.0.0.1' },
     );
     if (!answer.ok) {
@@ -218,6 +227,7 @@ export class MediaHost {
       negotiated: answer.audio,
       packetsBySsrc,
       frames,
+      heard,
       digits,
       digitEnds,
       errors,

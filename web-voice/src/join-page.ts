@@ -138,5 +138,8 @@ function main(): void {
   });
 }
 
+// A new link opened in this tab changes only the fragment, which loads nothing: start afresh.
+window.addEventListener('hashchange', () => window.location.reload());
+
 if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', main);
 else main();

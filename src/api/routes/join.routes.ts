@@ -25,8 +25,7 @@ function allowAnyOrigin(reply: FastifyReply): FastifyReply {
 export async function joinRoutes(app: FastifyInstance, s: Services, deps: ServiceDeps): Promise<void> {
   const r = typed(app);
   // The browser's configuration for WebRTC, handed out with every join.
-  const config = deps.config as { webrtc?: { iceServers?: IceServers } };
-  const iceServers = (): IceServers => config.webrtc?.iceServers ?? [];
+  const iceServers = deps.config.webrtc.iceServers;
 
   r.get(
     '/join-info',
@@ -47,7 +46,7 @@ export async function joinRoutes(app: FastifyInstance, s: Services, deps: Servic
       const token = typeof header === 'string' ? BEARER.exec(header)?.[1] : undefined;
       if (!token)
         throw new UnauthenticatedError('Send the join token as "Authorization: Bearer <join_token>".');
-      return { data: { ...(await s.sessions.joinInfo(token)), ice_servers: iceServers() } };
+      return { data: { ...(await s.sessions.joinInfo(token)), ice_servers: iceServers } };
     },
   );
 
@@ -55,5 +54,3 @@ export async function joinRoutes(app: FastifyInstance, s: Services, deps: Servic
     allowAnyOrigin(reply).code(204).send(),
   );
 }
-
-type IceServers = { urls: string | string[]; username?: string; credential?: string }[];

@@ -4,12 +4,12 @@ import type { PageParams } from '../../shared/paging.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.js';
 import { apiTime } from '../../shared/time.js';
 import { inTransaction, parseJson, toDbTime, type Executor } from '../../store/database.js';
-import { paginate } from '../../store/paginate.js';
 import type { AgentTable } from '../../store/schema.js';
 import type { AgentRecord } from '../../engine/node-types.js';
 import { referencedAgentIds } from '../../workflow/agent-refs.js';
 import type { Actor, ServiceDeps } from '../context.js';
 import { projectsRepo } from '../projects/projects.repo.js';
+import { agentsRepo } from './agents.repo.js';
 import { AGENT_DEFAULTS, type Agent, type CreateAgent, type UpdateAgent } from './agents.schema.js';
 
 export function toAgent(row: AgentTable): Agent {
@@ -51,12 +51,7 @@ export function toAgentRecord(a: AgentTable): AgentRecord {
 }
 
 export function findAgent(ex: Executor, workspaceId: string, id: string): Promise<AgentTable | undefined> {
-  return ex
-    .selectFrom('agents')
-    .selectAll()
-    .where('workspace_id', '=', workspaceId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  return agentsRepo.find(ex, workspaceId, id);
 }
 
 /** Names of workflows whose draft or latest published graph has an agent node using this agent. */
@@ -65,22 +60,7 @@ export async function workflowsUsingAgent(
   workspaceId: string,
   agentId: string,
 ): Promise<string[]> {
-  const flows = await ex
-    .selectFrom('workflows')
-    .leftJoin('workflow_versions', (j) =>
-      j
-        .onRef('workflow_versions.workflow_id', '=', 'workflows.id')
-        .onRef('workflow_versions.version', '=', 'workflows.published_version'),
-    )
-    .select(['workflows.name', 'workflows.graph as draft', 'workflow_versions.graph as published'])
-    .where('workflows.workspace_id', '=', workspaceId)
-    .where((eb) =>
-      eb.or([
-        eb('workflows.graph', 'like', `%${agentId}%`),
-        eb('workflow_versions.graph', 'like', `%${agentId}%`),
-      ]),
-    )
-    .execute();
+  const flows = await agentsRepo.workflowsMentioning(ex, workspaceId, agentId);
   return flows
     .filter(
       (f) =>
@@ -94,9 +74,7 @@ export class AgentsService {
   constructor(private readonly deps: ServiceDeps) {}
 
   async list(actor: Actor, filter: { project_id?: string }, page: PageParams) {
-    let base = this.deps.db.selectFrom('agents').where('workspace_id', '=', actor.workspaceId);
-    if (filter.project_id) base = base.where('project_id', '=', filter.project_id);
-    const { rows, total } = await paginate(base, page, (qb) => qb.selectAll());
+    const { rows, total } = await agentsRepo.list(this.deps.db, actor.workspaceId, filter, page);
     return { items: rows.map(toAgent), total };
   }
 
@@ -133,7 +111,7 @@ export class AgentsService {
         updated_at: now,
       };
       assertUniqueToolNames(input.tools);
-      await trx.insertInto('agents').values(row).execute();
+      await agentsRepo.insert(trx, row);
       return toAgent(row);
     });
   }
@@ -163,12 +141,7 @@ export class AgentsService {
         updated_at: toDbTime(this.deps.clock.now()),
       };
       const { id: _id, workspace_id: _ws, project_id: _p, created_at: _c, ...changes } = next;
-      await trx
-        .updateTable('agents')
-        .set(changes)
-        .where('id', '=', id)
-        .where('workspace_id', '=', actor.workspaceId)
-        .execute();
+      await agentsRepo.update(trx, actor.workspaceId, id, changes);
       return toAgent(next);
     });
   }
@@ -183,11 +156,7 @@ export class AgentsService {
           workflows: users,
         });
       }
-      await trx
-        .deleteFrom('agents')
-        .where('id', '=', id)
-        .where('workspace_id', '=', actor.workspaceId)
-        .execute();
+      await agentsRepo.delete(trx, actor.workspaceId, id);
     });
   }
 }

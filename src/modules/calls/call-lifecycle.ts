@@ -1,12 +1,19 @@
 // The call state machine of spec 3.1, written once for the API and the call controller:
 // queued → ringing → in_progress → completed, or a failure outcome from any live state.
-// call.started and call.ended are written to the outbox in the same transaction as the change.
+// call.started and call.ended are written to the outbox in the same transaction as the change,
+// and endCall is the one way a call ends (its session and its voice minutes with it).
 import { emitEvent } from '../../events/outbox.js';
 import { emitTelemetry } from '../../shared/telemetry.js';
 import { apiTime, secondsBetween } from '../../shared/time.js';
+import type { SessionEndReason } from '../../shared/session-end-reasons.js';
 import { parseJson, toDbTime, type Executor } from '../../store/database.js';
 import type { CallTable } from '../../store/schema.js';
 import type { ServiceDeps } from '../context.js';
+import { endSession } from '../sessions/session-lifecycle.js';
+import { sessionsRepo } from '../sessions/sessions.repo.js';
+import { sipTrunksRepo } from '../sip-trunks/sip-trunks.repo.js';
+import { recordUsage } from '../usage/usage.service.js';
+import { callsRepo } from './calls.repo.js';
 import { FINAL_CALL_STATUSES, type Call, type CallStatus } from './calls.schema.js';
 
 /**
@@ -22,13 +29,14 @@ export const HANGUP_REASONS = [
   'ring_timeout',
   'busy',
   'trunk_auth_failed',
+  'trunk_unreachable', // outbound: the trunk's health checks find its termination host down
   'invalid_number',
   'carrier_error',
   'sip_unavailable',
   'no_dispatch_rule',
   'caller_cancelled',
   'shutdown',
-  'server_restart', // found live after a restart (src/telephony/calls/recover-calls.ts)
+  'server_restart', // found live after a restart (call-sweep.ts)
   'workflow_unpublished', // inbound: the winning rule's workflow has no published version
 ] as const;
 export type HangupReason = (typeof HANGUP_REASONS)[number];
@@ -58,33 +66,16 @@ export function toCall(row: CallTable): Call {
 
 type Deps = Pick<ServiceDeps, 'clock' | 'newId'>;
 
-async function load(ex: Executor, id: string): Promise<CallTable> {
-  return ex.selectFrom('calls').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-}
-
 /** queued → ringing (180/183 received). */
-export async function markRinging(ex: Executor, deps: Deps, id: string): Promise<boolean> {
-  const r = await ex
-    .updateTable('calls')
-    .set({ status: 'ringing', updated_at: toDbTime(deps.clock.now()) })
-    .where('id', '=', id)
-    .where('status', '=', 'queued')
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows) > 0;
+export function markRinging(ex: Executor, deps: Deps, id: string): Promise<boolean> {
+  return callsRepo.markRinging(ex, id, toDbTime(deps.clock.now()));
 }
 
 /** → in_progress (answered and ACKed); emits call.started. */
 export async function markAnswered(ex: Executor, deps: Deps, id: string): Promise<Call | null> {
   const now = deps.clock.now();
-  const at = toDbTime(now);
-  const r = await ex
-    .updateTable('calls')
-    .set({ status: 'in_progress', started_at: at, updated_at: at })
-    .where('id', '=', id)
-    .where('status', 'in', ['queued', 'ringing'])
-    .executeTakeFirst();
-  if (Number(r.numUpdatedRows) === 0) return null;
-  const row = await load(ex, id);
+  if (!(await callsRepo.markAnswered(ex, id, toDbTime(now)))) return null;
+  const row = await callsRepo.load(ex, id);
   const call = toCall(row);
   // Metrics (src/ops): set-up time runs from the row's creation, the INVITE's arrival or POST /calls.
   const setupSeconds = Math.max(0, now - Date.parse(row.created_at)) / 1000;
@@ -103,38 +94,64 @@ export async function markAnswered(ex: Executor, deps: Deps, id: string): Promis
   return call;
 }
 
-/** Ends a live call with a final status and reason; emits call.ended. Null if it had ended already. */
+/** How a call ends: its final status and reason, and what goes with them. */
+export interface CallEnding {
+  status: CallStatus;
+  reason: HangupReason;
+  /** The end reason of the call's phone session, if it has one (default `failed`). */
+  sessionReason?: SessionEndReason;
+  /** Meter voice_minutes for a connected call (a swept or refused call is not metered). */
+  meter?: boolean;
+  /** End it only from these statuses (a cancel must not end a call answered meanwhile). */
+  from?: readonly CallStatus[];
+}
+
+/**
+ * The one way a call ends, inside the caller's transaction: the call record gets its final status
+ * and reason (call.ended), its phone session ends (session.ended) and, when `meter` and the call
+ * was connected, voice_minutes = duration / 60 are recorded under the provider of the trunk of the
+ * call's number (null once the number is gone). Returns the ended row; null if it had ended
+ * already (nothing is emitted twice) or was not in one of `from`.
+ */
 export async function endCall(
   ex: Executor,
   deps: Deps,
   id: string,
-  status: CallStatus,
-  reason: HangupReason,
-  /** End it only from these statuses (a cancel must not end a call answered meanwhile). */
-  from?: readonly CallStatus[],
-): Promise<Call | null> {
+  ending: CallEnding,
+): Promise<CallTable | null> {
+  const { status, reason } = ending;
   if (!FINAL_CALL_STATUSES.includes(status)) throw new Error(`${status} is not a final call status`);
-  const row = await load(ex, id);
+  const row = await callsRepo.load(ex, id);
   if (FINAL_CALL_STATUSES.includes(row.status as CallStatus)) return null;
   // The update below only applies while the status is still the one read here, so this check and
   // the transition cannot be split by a concurrent answer.
-  if (from && !from.includes(row.status as CallStatus)) return null;
+  if (ending.from && !ending.from.includes(row.status as CallStatus)) return null;
   const now = deps.clock.now();
   const at = toDbTime(now);
   const duration = row.started_at ? secondsBetween(row.started_at, at) : 0;
-  const r = await ex
-    .updateTable('calls')
-    .set({ status, hangup_reason: reason, ended_at: at, duration_seconds: duration, updated_at: at })
-    .where('id', '=', id)
-    .where('status', '=', row.status)
-    .executeTakeFirst();
-  if (Number(r.numUpdatedRows) === 0) return null;
-  const call = toCall({ ...row, status, hangup_reason: reason, ended_at: at, duration_seconds: duration });
+  const fields = { status, hangup_reason: reason, ended_at: at, duration_seconds: duration };
+  if (!(await callsRepo.end(ex, id, row.status, fields))) return null;
+  const ended: CallTable = { ...row, ...fields, updated_at: at };
+  const call = toCall(ended);
   emitTelemetry({ kind: 'call.ended', direction: row.direction, status, reason });
   await emitEvent(
     ex,
     { workspaceId: row.workspace_id, projectId: row.project_id, type: 'call.ended', data: { ...call }, now },
     deps.newId,
   );
-  return call;
+  if (row.session_id) {
+    const session = await sessionsRepo.find(ex, row.session_id);
+    if (session) await endSession(ex, deps, session, ending.sessionReason ?? 'failed');
+  }
+  if (ending.meter && row.started_at !== null && duration > 0) {
+    await recordUsage(ex, {
+      workspaceId: row.workspace_id,
+      projectId: row.project_id,
+      metric: 'voice_minutes',
+      provider: (await sipTrunksRepo.ofNumber(ex, row.phone_number_id))?.provider ?? null,
+      quantity: duration / 60,
+      at: now,
+    });
+  }
+  return ended;
 }

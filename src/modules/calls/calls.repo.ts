@@ -1,4 +1,5 @@
-// The calls list: one page, newest first, and its total, as the API's JSON.
+// SQL for calls. The calls list: one page, newest first, and its total, as the API's JSON; and
+// (callsRepo, at the end) the rows the call records service reads and writes.
 //
 // Each call row carries its API rendering (api_json, migration 005: the fields, order, timestamps
 // and metadata of toCall + the Call schema, kept current by the store on every write), and a page
@@ -16,6 +17,8 @@ import { e164FromQuery } from '../../shared/e164.js';
 import type { Executor } from '../../store/database.js';
 import { paginate } from '../../store/paginate.js';
 import { preparedQuery, queryFirst } from '../../store/prepared.js';
+import type { CallTable } from '../../store/schema.js';
+import { LIVE_CALL_STATUSES } from './calls.schema.js';
 
 export interface CallFilter {
   project_id?: string;
@@ -83,3 +86,95 @@ export async function listCallsJson(
   const { rows, total } = await paginate(base, page, (qb) => qb.select(sql<string>`api_json`.as('json')));
   return { itemsJson: rows.map((r) => r.json).join(','), count: rows.length, total };
 }
+
+/** The call rows the service and the call controller read and write (by id: call ids are unique). */
+export const callsRepo = {
+  find(ex: Executor, id: string): Promise<CallTable | undefined> {
+    return ex.selectFrom('calls').selectAll().where('id', '=', id).executeTakeFirst();
+  },
+
+  load(ex: Executor, id: string): Promise<CallTable> {
+    return ex.selectFrom('calls').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  },
+
+  findInWorkspace(ex: Executor, workspaceId: string, id: string): Promise<CallTable | undefined> {
+    return ex
+      .selectFrom('calls')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+  },
+
+  async insert(ex: Executor, row: CallTable): Promise<void> {
+    await ex.insertInto('calls').values(row).execute();
+  },
+
+  /** queued → ringing; false when the call was not queued. */
+  async markRinging(ex: Executor, id: string, at: string): Promise<boolean> {
+    const r = await ex
+      .updateTable('calls')
+      .set({ status: 'ringing', updated_at: at })
+      .where('id', '=', id)
+      .where('status', '=', 'queued')
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  },
+
+  /** queued or ringing → in_progress; false when the call was in neither. */
+  async markAnswered(ex: Executor, id: string, at: string): Promise<boolean> {
+    const r = await ex
+      .updateTable('calls')
+      .set({ status: 'in_progress', started_at: at, updated_at: at })
+      .where('id', '=', id)
+      .where('status', 'in', ['queued', 'ringing'])
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  },
+
+  /** Writes the ending, only while the status is still `current`; false when it was not. */
+  async end(
+    ex: Executor,
+    id: string,
+    current: string,
+    ending: Pick<CallTable, 'status' | 'hangup_reason' | 'ended_at' | 'duration_seconds'>,
+  ): Promise<boolean> {
+    const r = await ex
+      .updateTable('calls')
+      .set({ ...ending, updated_at: ending.ended_at! })
+      .where('id', '=', id)
+      .where('status', '=', current)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  },
+
+  async setAnsweredBy(ex: Executor, id: string, answeredBy: string, at: string): Promise<void> {
+    await ex
+      .updateTable('calls')
+      .set({ answered_by: answeredBy, updated_at: at })
+      .where('id', '=', id)
+      .execute();
+  },
+
+  async setSession(ex: Executor, id: string, sessionId: string, at: string): Promise<void> {
+    await ex
+      .updateTable('calls')
+      .set({ session_id: sessionId, updated_at: at })
+      .where('id', '=', id)
+      .execute();
+  },
+
+  /**
+   * The live calls a sweep by `nodeId` ends: its own and those of no node, oldest first. Read
+   * through calls_status, so only the calls up right now across the cluster are looked at
+   * (migration 006 says why node_id has no index).
+   */
+  staleOf(ex: Executor, nodeId: string) {
+    return ex
+      .selectFrom('calls')
+      .select(['id', 'status'])
+      .where('status', 'in', [...LIVE_CALL_STATUSES])
+      .where((eb) => eb.or([eb('node_id', '=', nodeId), eb('node_id', 'is', null)]))
+      .orderBy('created_at');
+  },
+};

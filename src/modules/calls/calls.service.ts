@@ -8,9 +8,10 @@ import { inTransaction, toDbTime } from '../../store/database.js';
 import type { CallTable } from '../../store/schema.js';
 import type { Actor, ServiceDeps } from '../context.js';
 import { requirePublishedWorkflow } from '../sessions/sessions.service.js';
+import { phoneNumbersRepo } from '../phone-numbers/phone-numbers.repo.js';
 import { consumeQuota } from '../usage/quota.service.js';
 import { endCall, toCall } from './call-lifecycle.js';
-import { listCallsJson, type CallFilter, type CallPageJson } from './calls.repo.js';
+import { callsRepo, listCallsJson, type CallFilter, type CallPageJson } from './calls.repo.js';
 import type { Call, CreateCall } from './calls.schema.js';
 import type { Dialer } from './dialer.js';
 
@@ -30,12 +31,7 @@ export class CallsService {
   }
 
   async get(actor: Actor, id: string): Promise<Call> {
-    const row = await this.deps.db
-      .selectFrom('calls')
-      .selectAll()
-      .where('workspace_id', '=', actor.workspaceId)
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const row = await callsRepo.findInWorkspace(this.deps.db, actor.workspaceId, id);
     if (!row) throw new NotFoundError('Call');
     return toCall(row);
   }
@@ -59,7 +55,11 @@ export class CallsService {
       here = await this.dialer.cancel(id);
     } else {
       await inTransaction(this.deps.db, (trx) =>
-        endCall(trx, this.deps, id, 'cancelled', 'caller_cancelled', ['queued', 'ringing']),
+        endCall(trx, this.deps, id, {
+          status: 'cancelled',
+          reason: 'caller_cancelled',
+          from: ['queued', 'ringing'],
+        }),
       );
     }
     // Answered (or ended otherwise) between the check above and the cancel: the same 409 as if it
@@ -88,14 +88,9 @@ export class CallsService {
         input.project_id,
         input.workflow_id,
       );
-      const number = await trx
-        .selectFrom('phone_numbers')
-        .select(['id'])
-        .where('workspace_id', '=', actor.workspaceId)
-        .where('project_id', '=', input.project_id)
-        .where('number', '=', input.from)
-        .executeTakeFirst();
-      if (!number) bag.add('from', 'is not a phone number registered to this project');
+      const number = await phoneNumbersRepo.findByNumber(trx, actor.workspaceId, input.from);
+      if (!number || number.project_id !== input.project_id)
+        bag.add('from', 'is not a phone number registered to this project');
       bag.throwIfAny();
       await consumeQuota(trx, deps, {
         workspaceId: actor.workspaceId,
@@ -134,7 +129,7 @@ export class CallsService {
         wait_for_beep: input.machine_detection && input.wait_for_beep ? 1 : 0,
         answered_by: null,
       };
-      await trx.insertInto('calls').values(call).execute();
+      await callsRepo.insert(trx, call);
       return call;
     });
     this.dialer.dial(row);

@@ -36,7 +36,7 @@ export class UnavailableDialer implements Dialer {
 
   dial(call: CallTable): void {
     void inTransaction(this.deps.db, (trx) =>
-      endCall(trx, this.deps, call.id, 'failed', 'sip_unavailable'),
+      endCall(trx, this.deps, call.id, { status: 'failed', reason: 'sip_unavailable' }),
     ).catch((err: unknown) =>
       this.logger.error({ err, call_id: call.id }, 'could not end an undialable call'),
     );

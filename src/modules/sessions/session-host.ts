@@ -29,6 +29,7 @@ import { recordUsage } from '../usage/usage.service.js';
 import { workflowsRepo } from '../workflows/workflows.repo.js';
 import { activateSession, endSession } from './session-lifecycle.js';
 import type { LiveSessionControl } from './sessions.service.js';
+import { sessionsRepo } from './sessions.repo.js';
 
 export class SessionJoinError extends Error {
   constructor(
@@ -93,12 +94,7 @@ export class SessionHost implements LiveSessionControl {
   async join(workspaceId: string, sessionId: string): Promise<LiveSession> {
     const live = this.registry.get(sessionId);
     if (live) return live;
-    const row = await this.deps.db
-      .selectFrom('sessions')
-      .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .where('id', '=', sessionId)
-      .executeTakeFirst();
+    const row = await sessionsRepo.findInWorkspace(this.deps.db, workspaceId, sessionId);
     if (!row) throw new SessionJoinError('not_found', 'Session not found.');
     if (row.status === 'ended') throw new SessionJoinError('session_ended', 'The session has ended.');
     return this.start(row);
@@ -226,20 +222,12 @@ export class SessionHost implements LiveSessionControl {
     const { deps } = this;
     await inTransaction(deps.db, async (trx) => {
       if (voice && this.options.web) await this.recordWebChannelUsage(trx, row, voice, summary.endedAt);
-      const current = await trx
-        .selectFrom('sessions')
-        .selectAll()
-        .where('id', '=', row.id)
-        .executeTakeFirstOrThrow();
+      const current = await sessionsRepo.load(trx, row.id);
       // The run may end before its fire-and-forget activation landed: the run's own start time
       // then goes in here, so started_at and duration_seconds are never lost.
       if (current.started_at === null && summary.startedAt !== null && current.status !== 'ended') {
         current.started_at = toDbTime(summary.startedAt);
-        await trx
-          .updateTable('sessions')
-          .set({ started_at: current.started_at })
-          .where('id', '=', row.id)
-          .execute();
+        await sessionsRepo.setStartedAt(trx, row.id, current.started_at);
       }
       await endSession(trx, deps, current, summary.endReason as SessionEndReason);
       const ex = summary.execution;

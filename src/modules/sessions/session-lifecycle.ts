@@ -7,6 +7,7 @@ import { inTransaction, parseJson, toDbTime, type Executor } from '../../store/d
 import type { SessionTable } from '../../store/schema.js';
 import type { ServiceDeps } from '../context.js';
 import type { Session } from './sessions.schema.js';
+import { sessionsRepo } from './sessions.repo.js';
 
 export function toSession(row: SessionTable): Session {
   return {
@@ -44,13 +45,7 @@ export async function endSession(
   if (row.status === 'ended') return null;
   const now = deps.clock.now();
   const endedAt = toDbTime(now);
-  const updated = await trx
-    .updateTable('sessions')
-    .set({ status: 'ended', end_reason: reason, ended_at: endedAt, updated_at: endedAt })
-    .where('id', '=', row.id)
-    .where('status', '!=', 'ended')
-    .executeTakeFirst();
-  if (Number(updated.numUpdatedRows) === 0) return null;
+  if (!(await sessionsRepo.end(trx, row.id, reason, endedAt))) return null;
   const session = toSession({ ...row, status: 'ended', end_reason: reason, ended_at: endedAt });
   await emitEvent(
     trx,
@@ -72,14 +67,7 @@ export async function activateSession(
   deps: Pick<ServiceDeps, 'clock'>,
   id: string,
 ): Promise<boolean> {
-  const at = toDbTime(deps.clock.now());
-  const r = await trx
-    .updateTable('sessions')
-    .set({ status: 'active', started_at: at, updated_at: at })
-    .where('id', '=', id)
-    .where('status', '=', 'pending')
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows) > 0;
+  return sessionsRepo.activate(trx, id, toDbTime(deps.clock.now()));
 }
 
 /**
@@ -90,14 +78,7 @@ export async function expireUnjoinedSessions(
   deps: Pick<ServiceDeps, 'db' | 'clock' | 'newId' | 'config'>,
 ): Promise<number> {
   const cutoff = toDbTime(deps.clock.now() - deps.config.joinTokenTtlSeconds * 1000);
-  const stale = await deps.db
-    .selectFrom('sessions')
-    .selectAll()
-    .where('status', '=', 'pending')
-    .where('channel', '=', 'web')
-    .where('created_at', '<=', cutoff)
-    .limit(500)
-    .execute();
+  const stale = await sessionsRepo.unjoinedWebSince(deps.db, cutoff, 500);
   let ended = 0;
   for (const row of stale) {
     const done = await inTransaction(deps.db, (trx) => endSession(trx, deps, row, 'timeout'));

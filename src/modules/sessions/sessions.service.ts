@@ -5,7 +5,6 @@ import { announce, type LivePublisher } from '../../events/live-bus.js';
 import { isoSeconds } from '../../shared/clock.js';
 import { NotFoundError, UnauthenticatedError, ValidationError } from '../../shared/errors.js';
 import { inTransaction, toDbTime, type Executor } from '../../store/database.js';
-import { paginate } from '../../store/paginate.js';
 import type { SessionTable, WorkflowTable } from '../../store/schema.js';
 import type { Actor, ServiceDeps } from '../context.js';
 import { projectsRepo } from '../projects/projects.repo.js';
@@ -14,6 +13,7 @@ import { workflowsRepo } from '../workflows/workflows.repo.js';
 import { checkJoinToken, mintJoinToken } from './join-token.js';
 import { endSession, toSession } from './session-lifecycle.js';
 import type { CreateSession, Session } from './sessions.schema.js';
+import { sessionsRepo } from './sessions.repo.js';
 
 /** What the engine's live-session registry offers the API (abort a running session). */
 export interface LiveSessionControl {
@@ -57,21 +57,12 @@ export class SessionsService {
     filter: { project_id?: string; channel?: string; status?: string },
     page: PageParams,
   ) {
-    let base = this.deps.db.selectFrom('sessions').where('workspace_id', '=', actor.workspaceId);
-    if (filter.project_id) base = base.where('project_id', '=', filter.project_id);
-    if (filter.channel) base = base.where('channel', '=', filter.channel);
-    if (filter.status) base = base.where('status', '=', filter.status);
-    const { rows, total } = await paginate(base, page, (qb) => qb.selectAll());
+    const { rows, total } = await sessionsRepo.list(this.deps.db, actor.workspaceId, filter, page);
     return { items: rows.map(toSession), total };
   }
 
   async find(ex: Executor, actor: Actor, id: string): Promise<SessionTable> {
-    const row = await ex
-      .selectFrom('sessions')
-      .selectAll()
-      .where('workspace_id', '=', actor.workspaceId)
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const row = await sessionsRepo.findInWorkspace(ex, actor.workspaceId, id);
     if (!row) throw new NotFoundError('Session');
     return row;
   }
@@ -113,7 +104,7 @@ export class SessionsService {
         created_at: now,
         updated_at: now,
       };
-      await trx.insertInto('sessions').values(session).execute();
+      await sessionsRepo.insert(trx, session);
       return session;
     });
     const issuedAt = deps.clock.now();
@@ -150,12 +141,7 @@ export class SessionsService {
       );
     }
     const { sessionId, workspaceId, expiresAt } = checked.claims;
-    const row = await deps.db
-      .selectFrom('sessions')
-      .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .where('id', '=', sessionId)
-      .executeTakeFirst();
+    const row = await sessionsRepo.findInWorkspace(deps.db, workspaceId, sessionId);
     if (!row) throw new NotFoundError('Session');
     return {
       session_id: row.id,

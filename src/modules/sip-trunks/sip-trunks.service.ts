@@ -7,7 +7,13 @@ import { apiTime } from '../../shared/time.js';
 import { inTransaction, parseJson, toDbTime, type Executor } from '../../store/database.js';
 import type { SipTrunkTable } from '../../store/schema.js';
 import type { Actor, ServiceDeps } from '../context.js';
-import type { CreateSipTrunk, SipTrunk, UpdateSipTrunk } from './sip-trunks.schema.js';
+import type {
+  CreateSipTrunk,
+  RegistrationStatus,
+  SipTrunk,
+  TrunkHealth,
+  UpdateSipTrunk,
+} from './sip-trunks.schema.js';
 import { sipTrunksRepo } from './sip-trunks.repo.js';
 import { normalizeCidr, parseTerminationUri } from './trunk-fields.js';
 
@@ -15,6 +21,17 @@ import { normalizeCidr, parseTerminationUri } from './trunk-fields.js';
 export function originationUri(sipLabel: string, sipDomain: string, transport: string): string {
   return `sip:${sipLabel}.${sipDomain};transport=${transport}`;
 }
+
+/** A trunk's registration and health columns as a new trunk has them: both off. */
+export const TRUNK_WATCH_OFF = {
+  register: 0,
+  registrar_uri: null,
+  health_check: 0,
+  registration_status: null,
+  registration_error: null,
+  registered_until: null,
+  health: null,
+} as const satisfies Partial<SipTrunkTable>;
 
 /** The trunk's outbound digest password, for the dialer only. */
 export function decryptTrunkPassword(deps: Pick<ServiceDeps, 'secretBox'>, row: SipTrunkTable): string {
@@ -40,6 +57,13 @@ export class SipTrunksService {
       allowed_ips: trunkAllowedIps(row),
       origination_uri: originationUri(sipLabel, this.deps.config.sip.domain, row.transport),
       status: row.status,
+      register: row.register === 1,
+      registrar_uri: row.registrar_uri,
+      registration_status: row.register === 1 ? (row.registration_status as RegistrationStatus | null) : null,
+      registration_error: row.register === 1 ? row.registration_error : null,
+      registered_until: row.register === 1 && row.registered_until ? apiTime(row.registered_until) : null,
+      health_check: row.health_check === 1,
+      health: row.health_check === 1 ? (row.health as TrunkHealth | null) : null,
       created_at: apiTime(row.created_at),
       updated_at: apiTime(row.updated_at),
     };
@@ -60,7 +84,10 @@ export class SipTrunksService {
     const bag = new FieldErrorBag();
     const termination = checkTerminationUri(bag, input.termination_uri);
     const allowed = checkAllowedIps(bag, input.allowed_ips ?? []);
+    const registrar = checkRegistrarUri(bag, input.registrar_uri ?? null);
     bag.throwIfAny();
+    const register = input.register === true;
+    const healthCheck = input.health_check === true;
     const now = toDbTime(this.deps.clock.now());
     const row: SipTrunkTable = {
       id: this.deps.newId(),
@@ -75,6 +102,14 @@ export class SipTrunksService {
       status: 'active',
       created_at: now,
       updated_at: now,
+      register: register ? 1 : 0,
+      registrar_uri: registrar,
+      health_check: healthCheck ? 1 : 0,
+      // The SIP node takes it from here; until it has tried, the trunk is registering / unknown.
+      registration_status: register ? 'registering' : null,
+      registration_error: null,
+      registered_until: null,
+      health: healthCheck ? 'unknown' : null,
     };
     const label = await inTransaction(this.deps.db, async (trx) => {
       await sipTrunksRepo.insert(trx, row);
@@ -89,6 +124,8 @@ export class SipTrunksService {
     const termination =
       input.termination_uri !== undefined ? checkTerminationUri(bag, input.termination_uri) : undefined;
     const allowed = input.allowed_ips !== undefined ? checkAllowedIps(bag, input.allowed_ips) : undefined;
+    const registrar =
+      input.registrar_uri !== undefined ? checkRegistrarUri(bag, input.registrar_uri) : undefined;
     return inTransaction(this.deps.db, async (trx) => {
       const row = await this.require(trx, actor, id);
       bag.throwIfAny();
@@ -103,10 +140,15 @@ export class SipTrunksService {
             : row.auth_password_enc,
         transport: input.transport ?? row.transport,
         allowed_ips: allowed !== undefined ? JSON.stringify(allowed) : row.allowed_ips,
+        register: input.register === undefined ? row.register : input.register ? 1 : 0,
+        registrar_uri: registrar !== undefined ? registrar : row.registrar_uri,
+        health_check: input.health_check === undefined ? row.health_check : input.health_check ? 1 : 0,
         updated_at: toDbTime(this.deps.clock.now()),
       };
-      await sipTrunksRepo.update(trx, next);
-      return this.view(next, await sipTrunksRepo.sipLabel(trx, actor.workspaceId));
+      const observed = observedAfterUpdate(row, next);
+      const stored = { ...next, ...observed.fields };
+      await sipTrunksRepo.update(trx, stored, observed);
+      return this.view(stored, await sipTrunksRepo.sipLabel(trx, actor.workspaceId));
     });
   }
 
@@ -142,6 +184,51 @@ function checkTerminationUri(bag: FieldErrorBag, input: string): string {
     );
   }
   return value;
+}
+
+/** registrar_uri takes termination_uri's forms; null (or absent) means the termination host. */
+function checkRegistrarUri(bag: FieldErrorBag, input: string | null): string | null {
+  if (input === null) return null;
+  const value = input.trim();
+  if (!parseTerminationUri(value)) {
+    bag.add(
+      'registrar_uri',
+      'must be a SIP URI (sip:[user@]host[:port], sips:…) or host[:port], the host a DNS name, IPv4 or [IPv6]',
+    );
+  }
+  return value;
+}
+
+/**
+ * What the SIP node found out goes stale when what it acted on changes: a new registrar, account
+ * or transport means registering afresh (`registering`), a new termination host means the health
+ * is `unknown` again; turning either off clears it. Otherwise the node's findings stay untouched
+ * (the update does not write them, so it cannot undo a write the node made meanwhile).
+ */
+function observedAfterUpdate(
+  before: SipTrunkTable,
+  after: SipTrunkTable,
+): { registration: boolean; health: boolean; fields: Partial<SipTrunkTable> } {
+  const fields: Partial<SipTrunkTable> = {};
+  const registration =
+    before.register !== after.register ||
+    (after.register === 1 &&
+      (before.registrar_uri !== after.registrar_uri ||
+        before.termination_uri !== after.termination_uri ||
+        before.transport !== after.transport ||
+        before.auth_username !== after.auth_username ||
+        before.auth_password_enc !== after.auth_password_enc));
+  if (registration) {
+    fields.registration_status = after.register === 1 ? 'registering' : null;
+    fields.registration_error = null;
+    fields.registered_until = null;
+  }
+  const health =
+    before.health_check !== after.health_check ||
+    (after.health_check === 1 &&
+      (before.termination_uri !== after.termination_uri || before.transport !== after.transport));
+  if (health) fields.health = after.health_check === 1 ? 'unknown' : null;
+  return { registration, health, fields };
 }
 
 function checkAllowedIps(bag: FieldErrorBag, input: readonly string[]): string[] {

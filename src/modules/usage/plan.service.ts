@@ -8,6 +8,7 @@ import { toDbTime } from '../../store/database.js';
 import type { Actor, ServiceDeps } from '../context.js';
 import { quotaPeriod } from './quota.service.js';
 import { usageRepo } from './usage.repo.js';
+import { workspacesRepo } from '../workspaces/workspaces.repo.js';
 
 const Allowance = Type.Object({
   limit: Type.Union([Type.Number(), Type.Null()], {
@@ -32,11 +33,7 @@ export type Plan = Static<typeof Plan>;
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
 export async function readPlan(deps: Pick<ServiceDeps, 'db' | 'clock'>, actor: Actor): Promise<Plan> {
-  const ws = await deps.db
-    .selectFrom('workspaces')
-    .select(['plan_voice_minutes', 'plan_sessions', 'plan_calls'])
-    .where('id', '=', actor.workspaceId)
-    .executeTakeFirst();
+  const ws = await workspacesRepo.plan(deps.db, actor.workspaceId);
   if (!ws) throw new NotFoundError('Workspace');
   const period = quotaPeriod(deps.clock.now());
   const range = { from: toDbTime(period.start), to: toDbTime(period.resetsAt) };

@@ -12,6 +12,11 @@ export const workflowsRepo = {
       .executeTakeFirst();
   },
 
+  /** A workflow by id in any workspace: for the operator's CLI (`chat`), never for the API. */
+  findById(ex: Executor, id: string): Promise<WorkflowTable | undefined> {
+    return ex.selectFrom('workflows').selectAll().where('id', '=', id).executeTakeFirst();
+  },
+
   findVersion(ex: Executor, workflowId: string, version: number): Promise<WorkflowVersionTable | undefined> {
     return ex
       .selectFrom('workflow_versions')

@@ -6,6 +6,7 @@ import type { WorkspaceTable } from '../../store/schema.js';
 import { insertApiKey } from '../api-keys/api-keys.service.js';
 import { SCOPES } from '../api-keys/scopes.js';
 import type { ServiceDeps } from '../context.js';
+import { workspacesRepo } from './workspaces.repo.js';
 
 export interface PlanAllowances {
   voice_minutes: number | null;
@@ -30,17 +31,22 @@ export async function createWorkspace(
       created_at: now,
       updated_at: now,
     };
-    await trx.insertInto('workspaces').values(workspace).execute();
+    await workspacesRepo.insert(trx, workspace);
     const key = await insertApiKey(trx, deps, workspace.id, 'default', SCOPES);
     return { workspace, apiKey: key.key };
   });
+}
+
+/** True once any workspace exists. */
+export function anyWorkspace(deps: Pick<ServiceDeps, 'db'>): Promise<boolean> {
+  return workspacesRepo.any(deps.db);
 }
 
 export async function findWorkspace(
   deps: Pick<ServiceDeps, 'db'>,
   id: string,
 ): Promise<WorkspaceTable | undefined> {
-  return deps.db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
+  return workspacesRepo.find(deps.db, id);
 }
 
 export async function setPlan(
@@ -48,15 +54,10 @@ export async function setPlan(
   workspaceId: string,
   plan: PlanAllowances,
 ): Promise<boolean> {
-  const r = await deps.db
-    .updateTable('workspaces')
-    .set({
-      plan_voice_minutes: plan.voice_minutes,
-      plan_sessions: plan.sessions,
-      plan_calls: plan.calls,
-      updated_at: toDbTime(deps.clock.now()),
-    })
-    .where('id', '=', workspaceId)
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows) > 0;
+  const columns = {
+    plan_voice_minutes: plan.voice_minutes,
+    plan_sessions: plan.sessions,
+    plan_calls: plan.calls,
+  };
+  return workspacesRepo.setPlan(deps.db, workspaceId, columns, toDbTime(deps.clock.now()));
 }

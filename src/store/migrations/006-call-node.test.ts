@@ -4,7 +4,7 @@
 import { CompiledQuery, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { inTransaction, migratorFor, type Store } from '../database.js';
-import { staleCallsOf } from '../../telephony/calls/recover-calls.js';
+import { staleCallsOf } from '../../modules/calls/call-sweep.js';
 import { emptyStoreKinds } from '../../../test/support/stores.js';
 
 const kinds = emptyStoreKinds();

@@ -1,6 +1,6 @@
 // Each call records the node that handles it (`node_id`, SWITCHBOARD_NODE_ID): the node whose
 // process holds its media, because it admitted or dialled it. The restart and shutdown sweeps
-// (src/telephony/calls/recover-calls.ts) end only their own node's live calls, and those with no
+// (src/modules/calls/call-sweep.ts) end only their own node's live calls, and those with no
 // node: rows from before this migration, which any node may have left.
 //
 // No new index: the sweep looks up live calls (status queued, ringing or in_progress) through

@@ -9,7 +9,10 @@ import * as m005 from './005-call-api-json.js';
 import * as m006 from './006-call-node.js';
 import * as m007 from './007-message-latency.js';
 import * as m009 from './009-call-recording.js';
+import * as m010 from './010-trunk-registration.js';
 
+// No 008: the trunk registration migration was written as 008 but landed after 009, so it was
+// renumbered 010 before any release, keeping the names in the order they run.
 export const migrations: Record<string, Migration> = {
   '001-core': m001,
   '002-webhooks': m002,
@@ -19,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '006-call-node': m006,
   '007-message-latency': m007,
   '009-call-recording': m009,
+  '010-trunk-registration': m010,
 };

@@ -3,17 +3,17 @@ import { startTestApi, type TestApi } from '../../../test/support/api.js';
 import { callEvents, callRow, callWorld, invite, type CallWorld } from '../../../test/support/calls.js';
 import { storeKinds } from '../../../test/support/stores.js';
 import { CallDrain, DRAIN_LIMIT_MS } from './call-drain.js';
-import { CallProgress } from './call-progress.js';
-import { admitInbound } from './inbound-admission.js';
+import { CallRecordsService } from '../../modules/calls/call-records.service.js';
+import { admitInbound } from '../../modules/calls/inbound-admission.js';
 
 describe.each(storeKinds())('call drain on $name', (kind) => {
   let t: TestApi;
   let w: CallWorld;
-  let progress: CallProgress;
+  let progress: CallRecordsService;
   beforeAll(async () => {
     t = await startTestApi(kind);
     w = await callWorld(t);
-    progress = new CallProgress(t.deps);
+    progress = new CallRecordsService(t.deps);
   });
   afterAll(() => t.close());
 
@@ -64,7 +64,7 @@ describe.each(storeKinds())('call drain on $name', (kind) => {
     const otherNode = { ...t.deps, config: { ...t.deps.config, nodeId: 'sip-b.example:5060' } };
     const a = await admitInbound(otherNode, invite(w));
     if (a.kind !== 'accept') throw new Error(a.why);
-    await new CallProgress(otherNode).answered(a.call.id);
+    await new CallRecordsService(otherNode).answered(a.call.id);
     const drain = new CallDrain(t.deps);
     const done = drain.drain({ idle: async () => undefined, hangUpAll: async () => undefined });
     expect(await done).toEqual({ hungUp: false, swept: 1 });

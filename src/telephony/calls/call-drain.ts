@@ -1,11 +1,11 @@
-// Shutdown for calls (issue 6 item 7): from SIGTERM on, admission answers new INVITEs 503 (the
+// Shutdown for calls: from SIGTERM on, admission answers new INVITEs 503 (the
 // carrier then tries its next origination URI); calls in progress may finish on their own for up
 // to DRAIN_LIMIT_MS on the injected clock; after that whatever is still up is hung up with
 // hangup_reason `shutdown`, and a final sweep leaves no call of this node live in the store (other
 // nodes' calls are left alone: they are still up). The limit stays under main.ts's
 // SHUTDOWN_GRACE_MS (30 s) so the endings are stored before the process exits.
 import type { TimerHandle } from '../../shared/clock.js';
-import { closeStaleCalls, type SweepDeps } from './recover-calls.js';
+import { closeStaleCalls, type SweepDeps } from '../../modules/calls/call-sweep.js';
 
 /** How long calls in progress may run on after SIGTERM before they are hung up. */
 export const DRAIN_LIMIT_MS = 20_000;

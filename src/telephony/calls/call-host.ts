@@ -7,13 +7,16 @@ import type { ServerTransaction } from '../sip/transaction/server.js';
 import type { Source } from '../sip/transport/routing.js';
 import { createReply } from '../sip/message/build.js';
 import type { SipRequest } from '../sip/message/types.js';
-import { CallProgress } from './call-progress.js';
+import {
+  CallRecordsService,
+  type CallRecords,
+  type RunnableCall,
+} from '../../modules/calls/call-records.service.js';
 import type { DrainHooks } from './call-drain.js';
 import { InboundCall } from './inbound-call.js';
 import { LiveCall, type CallHostDeps } from './live-call.js';
 import { MediaSipLeg } from './media-sip-leg.js';
 import type { OutboundCall } from './outbound-call.js';
-import type { RunnableCall } from './phone-session.js';
 import { SipDialer } from './sip-dialer.js';
 
 export interface CallHostOptions extends CallHostDeps {
@@ -22,7 +25,8 @@ export interface CallHostOptions extends CallHostDeps {
 }
 
 export class CallHost {
-  readonly progress: CallProgress;
+  readonly records: CallRecords;
+  private readonly h: CallHostOptions & { records: CallRecords };
   readonly dialer: SipDialer;
   /** Connected (or answering) calls by call id. */
   private readonly live = new Map<string, LiveCall>();
@@ -33,16 +37,22 @@ export class CallHost {
   /** Counters for logs, tests and the benchmark. */
   readonly stats = { invites: 0, rejected: 0, answered: 0, outboundAnswered: 0 };
 
-  constructor(private readonly h: CallHostOptions) {
-    this.progress = new CallProgress(h.deps);
-    this.dialer = new SipDialer(h.deps, () => this.newOutboundLeg(), {
-      onAnswered: (run, call) => this.outboundAnswered(run, call),
-      onEnded: (callId) => {
-        this.outLegs.delete(callId);
-        void this.live.get(callId)?.remoteEnded();
-        this.changed();
+  constructor(options: CallHostOptions) {
+    this.records = options.records ?? new CallRecordsService(options.deps);
+    this.h = { ...options, records: this.records };
+    this.dialer = new SipDialer(
+      options.deps,
+      () => this.newOutboundLeg(),
+      {
+        onAnswered: (run, call) => this.outboundAnswered(run, call),
+        onEnded: (callId) => {
+          this.outLegs.delete(callId);
+          void this.live.get(callId)?.remoteEnded();
+          this.changed();
+        },
       },
-    });
+      this.records,
+    );
   }
 
   /** The live call with this id in this process (tests read its RTP counters). */

@@ -13,8 +13,10 @@ import { BeepDetector } from '../../audio/beep.js';
 import type { ServiceDeps } from '../../modules/context.js';
 import { CallRecorder } from '../../modules/recordings/call-recorder.js';
 import { RecordingsService } from '../../modules/recordings/recordings.service.js';
-import { toDbTime } from '../../store/database.js';
-import type { CallTable } from '../../store/schema.js';
+import {
+  CallRecordsService,
+  type CallRecord as CallTable,
+} from '../../modules/calls/call-records.service.js';
 import type { RtpSession } from '../media/rtp-session.js';
 import type { RtpCallMedia } from './rtp-call-media.js';
 
@@ -128,10 +130,6 @@ export async function detectAnsweredBy(
       timer = clock.setTimeout(() => finish('machine'), BEEP_TIMEOUT_MS);
     });
   });
-  await deps.db
-    .updateTable('calls')
-    .set({ answered_by: verdict, updated_at: toDbTime(clock.now()) })
-    .where('id', '=', call.id)
-    .execute();
+  await new CallRecordsService(deps as ServiceDeps).setAnsweredBy(call.id, verdict);
   return verdict;
 }

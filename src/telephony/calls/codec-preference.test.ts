@@ -10,7 +10,7 @@ import type { ServiceDeps } from '../../modules/context.js';
 import { FakeClock } from '../../shared/clock.js';
 import { RtpPortAllocator } from '../media/port-allocator.js';
 import type { RtpSession } from '../media/rtp-session.js';
-import type { CallTable } from '../../store/schema.js';
+import type { CallRecord as CallTable } from '../../modules/calls/call-records.service.js';
 import { answerOffer } from '../sip/sdp/answer.js';
 import { buildOffer } from '../sip/sdp/offer.js';
 import { wiredStack, type WiredStack } from '../../../test/support/fake-wire.js';

@@ -16,7 +16,6 @@ import { buildOffer, readAnswer } from '../sip/sdp/offer.js';
 import type { ServerTransaction } from '../sip/transaction/server.js';
 import type { Source } from '../sip/transport/routing.js';
 import { UasLeg } from '../sip/uas-leg.js';
-import { inTransaction } from '../../store/database.js';
 import {
   applyAudio,
   localAudio,
@@ -25,8 +24,7 @@ import {
   sessionForAnswer,
   sessionForOffer,
 } from './call-media-setup.js';
-import { finishCall, type CallProgress } from './call-progress.js';
-import { admitInbound } from './inbound-admission.js';
+import type { CallRecords } from '../../modules/calls/call-records.service.js';
 import { inboundInviteOf } from './invite-fields.js';
 import { LiveCall, type LiveCallOptions, type LocalEnding } from './live-call.js';
 import { RtpCallMedia } from './rtp-call-media.js';
@@ -35,7 +33,7 @@ import type { CallHostOptions } from './call-host.js';
 /** What an inbound call needs from the call host. */
 export interface InboundHost {
   options: CallHostOptions;
-  progress: CallProgress;
+  records: CallRecords;
   /** Keeps the call as live until it is closed. */
   register(call: LiveCall): void;
   stats: { invites: number; rejected: number; answered: number };
@@ -110,7 +108,7 @@ export class InboundCall {
   }
 
   private async setUp(): Promise<void> {
-    const { options, progress } = this.host;
+    const { options, records } = this.host;
     const { deps } = options;
     // Media first, so an offer we could never carry is refused (488) without a record. Without an
     // offer (a late offer) there is nothing to refuse: we make the offer ourselves.
@@ -133,15 +131,12 @@ export class InboundCall {
     if (!timer.ok)
       return this.refuse(timer.status, timer.reason, 'session interval too small', [...timer.headers]);
 
-    const admission = await admitInbound(
-      { ...deps, ...(options.draining ? { draining: options.draining } : {}) },
-      inboundInviteOf(this.req, this.source.address),
-    );
+    const admission = await records.admit(inboundInviteOf(this.req, this.source.address), options.draining);
     if (admission.kind === 'reject') return this.refuse(admission.status, admission.reason, admission.why);
     const id = admission.call.id;
     this.callId = id;
     if (this.callerLeft) {
-      await progress.ended(id, 'remote');
+      await records.ended(id, 'remote');
       return;
     }
     const media = new RtpCallMedia(deps.clock);
@@ -206,7 +201,7 @@ export class InboundCall {
         rtp.start();
       }
       this.answered = true;
-      void progress
+      void records
         .answered(id)
         .then((run) => (run ? call.run(run) : call.hangup('workflow')))
         .catch((err: unknown) => deps.logger.error({ err, call_id: id }, 'could not start an answered call'));
@@ -222,19 +217,16 @@ export class InboundCall {
   private async end(by: LocalEnding | 'remote'): Promise<void> {
     if (by !== 'remote') this.leg.bye();
     if (by === 'lost') return this.failed(this.answered);
-    await this.host.progress.ended(this.callId!, by);
+    await this.host.records.ended(this.callId!, by);
   }
 
   /** The dialog or the media failed: completed (connected) or failed, carrier_error. */
   private async failed(connected: boolean): Promise<void> {
-    const { deps } = this.host.options;
-    await inTransaction(deps.db, (trx) =>
-      finishCall(trx, deps, this.callId!, {
-        status: connected ? 'completed' : 'failed',
-        reason: 'carrier_error',
-        sessionReason: 'failed',
-        meter: true,
-      }),
-    );
+    await this.host.records.end(this.callId!, {
+      status: connected ? 'completed' : 'failed',
+      reason: 'carrier_error',
+      sessionReason: 'failed',
+      meter: true,
+    });
   }
 }

@@ -3,7 +3,7 @@
 import { getHeader } from '../sip/message/access.js';
 import type { SipRequest } from '../sip/message/types.js';
 import type { Uri } from '../sip/message/uri.js';
-import type { InboundInvite } from './inbound-admission.js';
+import type { InboundInvite } from '../../modules/calls/inbound-admission.js';
 
 function userOf(uri: Uri): string | null {
   if (uri.kind === 'sip') return uri.user ?? null;

@@ -16,9 +16,13 @@ import type { SessionEndReason as EngineEndReason } from '../../engine/events.js
 import type { LiveSession } from '../../engine/session-runtime.js';
 import type { ServiceDeps } from '../../modules/context.js';
 import type { SessionHost } from '../../modules/sessions/session-host.js';
-import { recordUsage } from '../../modules/usage/usage.service.js';
-import { inTransaction } from '../../store/database.js';
-import type { CallTable } from '../../store/schema.js';
+import type { EndedBy } from '../../modules/calls/call-endings.js';
+import {
+  CallRecordsService,
+  type CallRecord,
+  type CallRecords,
+  type RunnableCall,
+} from '../../modules/calls/call-records.service.js';
 import type { RtpSession } from '../media/rtp-session.js';
 import type { DialogRequests, InDialogHandler, Respond } from '../sip/dialog-requests.js';
 import { parseInfoDtmf } from '../sip/extensions/info-dtmf.js';
@@ -31,8 +35,6 @@ import type { LocalAudio, Origin } from '../sip/sdp/session.js';
 import type { SipStack } from '../sip/stack.js';
 import { applyAudio, type MediaEnv } from './call-media-setup.js';
 import { ensureCallRecording, stopCallRecording } from './call-recording.js';
-import type { EndedBy } from './call-progress.js';
-import type { RunnableCall } from './phone-session.js';
 import type { RtpCallMedia } from './rtp-call-media.js';
 import { DialogTimer, timerOfTheirRequest, type DialogTimerState } from './session-refresh.js';
 import { TRANSFER_UNAVAILABLE, type TransferContext, type Transferer } from './transfer-context.js';
@@ -51,7 +53,7 @@ export interface PhoneChannelLike extends Channel {
 export interface ChannelParts {
   media: RtpCallMedia;
   control: CallControl;
-  call: CallTable;
+  call: CallRecord;
 }
 
 export type PhoneChannelFactory = (parts: ChannelParts) => PhoneChannelLike;
@@ -59,6 +61,8 @@ export type PhoneChannelFactory = (parts: ChannelParts) => PhoneChannelLike;
 /** What every live call of a node shares. */
 export interface CallHostDeps {
   deps: ServiceDeps;
+  /** Where calls are recorded (default: the call records service over deps). */
+  records?: CallRecords;
   sessions: SessionHost;
   newChannel: PhoneChannelFactory;
   /** Provider ids tts_characters and stt_seconds are metered under. */
@@ -77,7 +81,7 @@ export interface CallHostDeps {
 export type LocalEnding = Extract<EndedBy, 'workflow' | 'transfer' | 'shutdown'> | 'lost';
 
 export interface LiveCallOptions {
-  call: CallTable;
+  call: CallRecord;
   leg: DialogRequests;
   rtp: RtpSession;
   media: RtpCallMedia;
@@ -115,6 +119,7 @@ export class LiveCall {
   private readonly timer: DialogTimer;
   /** Characters a transfer's announcement sent to TTS (metered with the channel's). */
   private announcedCharacters = 0;
+  private readonly records: CallRecords;
   private resolveClosed!: () => void;
   /** Resolves once the call is over here: ending recorded, usage metered, media closed. */
   readonly closed = new Promise<void>((r) => (this.resolveClosed = r));
@@ -124,6 +129,7 @@ export class LiveCall {
     private readonly o: LiveCallOptions,
   ) {
     this.sessionVersion = o.origin.sessionVersion;
+    this.records = host.records ?? new CallRecordsService(host.deps);
     o.leg.onRequest(this.requests);
     this.timer = new DialogTimer(host.deps.clock, o.leg, () => void this.hangup('lost'));
     // The INVITE's refresher role is read from the side we were of it (UAS inbound, UAC outbound).
@@ -227,16 +233,7 @@ export class LiveCall {
       const own = this.channel?.usage() ?? { ttsCharacters: 0, sttSeconds: 0 };
       // A warm transfer's announcement is spoken by the same TTS for this call: it counts too.
       const usage = { ...own, ttsCharacters: own.ttsCharacters + this.announcedCharacters };
-      const call = this.o.call;
-      if (usage.ttsCharacters > 0 || usage.sttSeconds > 0) {
-        const base = { workspaceId: call.workspace_id, projectId: call.project_id, at: deps.clock.now() };
-        await inTransaction(deps.db, async (trx) => {
-          const tts = { ...base, metric: 'tts_characters' as const, provider: this.host.providers.tts };
-          await recordUsage(trx, { ...tts, quantity: usage.ttsCharacters });
-          const stt = { ...base, metric: 'stt_seconds' as const, provider: this.host.providers.stt };
-          await recordUsage(trx, { ...stt, quantity: Math.ceil(usage.sttSeconds) });
-        });
-      }
+      await this.records.meterMedia(this.o.call, usage, this.host.providers);
       await this.channel?.close();
     } catch (err) {
       deps.logger.error({ err, call_id: this.id }, 'could not close a call');
@@ -283,6 +280,7 @@ export class LiveCall {
       rtp: this.o.rtp,
       call: this.o.call,
       deps: this.host.deps,
+      records: this.records,
       stack: this.host.stack,
       local: this.host.local,
       ports: this.host.media.ports,
@@ -316,12 +314,7 @@ export class LiveCall {
     const ctx = this.transferContext();
     if (options.from !== undefined && options.from !== ourNumber(this.o.call)) {
       // Another registered number as caller ID: the leg leaves through that number's trunk.
-      const number = await this.host.deps.db
-        .selectFrom('phone_numbers')
-        .select(['id', 'number'])
-        .where('workspace_id', '=', this.o.call.workspace_id)
-        .where('number', '=', options.from)
-        .executeTakeFirst();
+      const number = await this.records.numberOf(this.o.call.workspace_id, options.from);
       if (!number) {
         this.host.deps.logger.warn(
           { call_id: this.id, from: options.from },

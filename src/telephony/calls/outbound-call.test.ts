@@ -4,7 +4,7 @@ import { startTestApi, type TestApi } from '../../../test/support/api.js';
 import { callEvents, callRow, callWorld, type CallWorld } from '../../../test/support/calls.js';
 import { storeKinds } from '../../../test/support/stores.js';
 import type { OutboundCall } from './outbound-call.js';
-import type { RunnableCall } from './phone-session.js';
+import type { RunnableCall } from '../../modules/calls/phone-session.js';
 import { SipDialer } from './sip-dialer.js';
 import { ScriptedLeg } from '../../../test/support/scripted-leg.js';
 
@@ -220,6 +220,38 @@ describe.each(storeKinds())('outbound calls on $name', (kind) => {
     expect(legs[before + 1]!.target).toBeUndefined();
     expect(legs[before + 1]!.cancels).toBe(0);
     expect(await status(early.id)).toEqual(['cancelled', 'caller_cancelled']);
+  });
+
+  it('a trunk whose health checks find it down fails the call at once with trunk_unreachable', async () => {
+    const down = (health: string) =>
+      t.store.db
+        .updateTable('sip_trunks')
+        .set({ health_check: 1, health })
+        .where('id', '=', w.trunkId)
+        .execute();
+    await down('down');
+    try {
+      const before = legs.length;
+      const res = await t.call('POST', '/api/v1/calls', {
+        body: { project_id: w.projectId, workflow_id: w.workflowId, from: w.number, to: '+14155550999' },
+      });
+      const id = (res.data as { data: { id: string } }).data.id;
+      await dialer.find(id)?.idle();
+      expect(await status(id)).toEqual(['failed', 'trunk_unreachable']);
+      expect(legs[before]!.target).toBeUndefined();
+      expect(await eventKinds(id)).toEqual([['call.ended', 'failed', 'trunk_unreachable']]);
+      // Up again (or unknown): calls go out.
+      await down('unknown');
+      const { call } = await place();
+      expect(call.cancel()).toBe(true);
+      await call.idle();
+    } finally {
+      await t.store.db
+        .updateTable('sip_trunks')
+        .set({ health_check: 0, health: null })
+        .where('id', '=', w.trunkId)
+        .execute();
+    }
   });
 
   it('shutdown cancels what rings and hangs up what is connected', async () => {

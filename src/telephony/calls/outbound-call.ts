@@ -5,28 +5,36 @@
 // 200 crossing our CANCEL is seen as such); the writes run one after another on a chain, in the
 // order the events came, each in its own transaction.
 import type { ServiceDeps } from '../../modules/context.js';
-import { markRinging, type HangupReason } from '../../modules/calls/call-lifecycle.js';
+import type { HangupReason } from '../../modules/calls/call-lifecycle.js';
+import { endingOf, SESSION_END_REASON, type EndedBy } from '../../modules/calls/call-endings.js';
+import {
+  CallRecordsService,
+  type CallRecord,
+  type CallRecords,
+  type RunnableCall,
+} from '../../modules/calls/call-records.service.js';
 import type { CallStatus } from '../../modules/calls/calls.schema.js';
 import type { SessionEndReason } from '../../shared/session-end-reasons.js';
 import { decryptTrunkPassword } from '../../modules/sip-trunks/sip-trunks.service.js';
 import type { TimerHandle } from '../../shared/clock.js';
-import { inTransaction } from '../../store/database.js';
-import type { CallTable } from '../../store/schema.js';
-import { answerCall, endingOf, finishCall, SESSION_END_REASON, type EndedBy } from './call-progress.js';
 import { outboundOutcome, type OutboundEvent, type OutboundOutcome } from './outbound-outcome.js';
-import type { RunnableCall } from './phone-session.js';
 import { trunkTarget, type SipLeg } from './sip-leg.js';
 import { beforeAnswer } from './call-recording.js';
 
-export type OutboundDeps = Pick<ServiceDeps, 'db' | 'clock' | 'newId' | 'config' | 'secretBox' | 'logger'>;
+export type OutboundDeps = Pick<
+  ServiceDeps,
+  'db' | 'dialect' | 'clock' | 'newId' | 'config' | 'secretBox' | 'logger'
+>;
 
 export interface OutboundCallOptions {
+  /** Where the call's progress is written (default: the call records service over deps). */
+  records?: CallRecords;
   /** Overrides config.ringTimeoutSeconds (a dial node's `ring_timeout_seconds`). */
   ringTimeoutSeconds?: number;
   /** The call connected: run its workflow on the answered leg. */
   onAnswered?: (run: RunnableCall) => void;
   /** The call reached a final status (or was found final already). */
-  onEnded?: (call: CallTable | null) => void;
+  onEnded?: (call: CallRecord | null) => void;
 }
 
 type Phase = 'idle' | 'dialing' | 'answered' | 'done';
@@ -37,15 +45,18 @@ export class OutboundCall {
   /** The INVITE has gone out, so there is something to CANCEL. */
   private sent = false;
   private chain: Promise<void> = Promise.resolve();
+  private readonly records: CallRecords;
   /** Aborted by the callee's BYE: stops answering-machine detection waiting on a gone call. */
   private readonly hungUp = new AbortController();
 
   constructor(
     private readonly deps: OutboundDeps,
-    private readonly call: CallTable,
+    private readonly call: CallRecord,
     private readonly leg: SipLeg,
     private readonly options: OutboundCallOptions = {},
-  ) {}
+  ) {
+    this.records = options.records ?? new CallRecordsService(deps);
+  }
 
   get id(): string {
     return this.call.id;
@@ -75,15 +86,7 @@ export class OutboundCall {
 
   private async send(): Promise<void> {
     const { deps, call } = this;
-    const trunk =
-      call.phone_number_id === null
-        ? undefined
-        : await deps.db
-            .selectFrom('phone_numbers')
-            .innerJoin('sip_trunks', 'sip_trunks.id', 'phone_numbers.sip_trunk_id')
-            .selectAll('sip_trunks')
-            .where('phone_numbers.id', '=', call.phone_number_id)
-            .executeTakeFirst();
+    const trunk = await this.records.trunkOfCall(call);
     // Cancelled while the trunk was looked up: nothing was sent, the ending is already queued.
     if (this.phase !== 'dialing') return;
     const target = trunk ? trunkTarget(trunk, call.to_number) : null;
@@ -91,6 +94,12 @@ export class OutboundCall {
       // The number (and with it the route) went away between POST /calls and the dial.
       this.deps.logger.warn({ call_id: call.id }, 'outbound call has no trunk to leave through');
       this.finish({ status: 'failed', reason: 'carrier_error' });
+      return;
+    }
+    if (trunk.health_check === 1 && trunk.health === 'down') {
+      // The trunk's OPTIONS pings go unanswered (telephony/trunks): fail now, not after Timer B.
+      this.deps.logger.warn({ call_id: call.id, sip_trunk_id: trunk.id }, 'trunk is down; call not sent');
+      this.finish({ status: 'failed', reason: 'trunk_unreachable' });
       return;
     }
     const seconds = this.options.ringTimeoutSeconds ?? deps.config.ringTimeoutSeconds;
@@ -163,7 +172,7 @@ export class OutboundCall {
     if (outcome.kind === 'none') return;
     if (outcome.kind === 'progress' && outcome.status === 'ringing') {
       this.enqueue(async () => {
-        await inTransaction(this.deps.db, (trx) => markRinging(trx, this.deps, this.call.id));
+        await this.records.ringing(this.call.id);
       });
       return;
     }
@@ -174,7 +183,7 @@ export class OutboundCall {
         // Recording and answering-machine detection (at most a few seconds) come before the answer
         // is recorded, so call.started and the workflow carry answered_by.
         await beforeAnswer(this.deps, this.call, this.leg, this.hungUp.signal);
-        const run = await inTransaction(this.deps.db, (trx) => answerCall(trx, this.deps, this.call.id));
+        const run = await this.records.answered(this.call.id);
         if (run) {
           this.options.onAnswered?.(run);
         } else {
@@ -199,9 +208,7 @@ export class OutboundCall {
     this.phase = 'done';
     this.clearTimer();
     this.enqueue(async () => {
-      const ended = await inTransaction(this.deps.db, (trx) =>
-        finishCall(trx, this.deps, this.call.id, { ...ending, sessionReason, meter: true }),
-      );
+      const ended = await this.records.end(this.call.id, { ...ending, sessionReason, meter: true });
       this.options.onEnded?.(ended);
     });
   }

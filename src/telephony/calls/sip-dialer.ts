@@ -3,11 +3,13 @@
 // and shutdown can end what is left. Its nodeId (SWITCHBOARD_NODE_ID) is written on the queued row
 // by POST /calls, so this node's sweeps, and only its, end the call if it is left live.
 import type { Dialer } from '../../modules/calls/dialer.js';
-import { inTransaction } from '../../store/database.js';
-import type { CallTable } from '../../store/schema.js';
-import { finishCall, SESSION_END_REASON } from './call-progress.js';
+import {
+  CallRecordsService,
+  type CallRecord,
+  type CallRecords,
+  type RunnableCall,
+} from '../../modules/calls/call-records.service.js';
 import { OutboundCall, type OutboundDeps } from './outbound-call.js';
-import type { RunnableCall } from './phone-session.js';
 import type { SipLegFactory } from './sip-leg.js';
 
 export interface SipDialerHooks {
@@ -29,10 +31,12 @@ export class SipDialer implements Dialer {
     private readonly deps: OutboundDeps,
     private readonly newLeg: SipLegFactory,
     private readonly hooks: SipDialerHooks = {},
+    private readonly records: CallRecords = new CallRecordsService(deps),
   ) {}
 
-  dial(call: CallTable): void {
+  dial(call: CallRecord): void {
     const outbound: OutboundCall = new OutboundCall(this.deps, call, this.newLeg(), {
+      records: this.records,
       onAnswered: (run) => this.hooks.onAnswered?.(run, outbound),
       onEnded: () => {
         this.live.delete(call.id);
@@ -62,23 +66,14 @@ export class SipDialer implements Dialer {
    */
   async cancel(callId: string): Promise<boolean> {
     if (await this.cancelLive(callId)) return true;
-    await inTransaction(this.deps.db, async (trx) => {
-      const row = await trx.selectFrom('calls').select('status').where('id', '=', callId).executeTakeFirst();
-      if (row?.status !== 'queued' && row?.status !== 'ringing') return;
-      await finishCall(trx, this.deps, callId, {
-        status: 'cancelled',
-        reason: 'caller_cancelled',
-        sessionReason: SESSION_END_REASON.caller,
-        meter: false,
-      });
-    });
+    await this.records.cancelUnanswered(callId);
     return false;
   }
 
   /**
    * CANCEL on the wire for a call ringing from this process; false when it is not live here. Its
    * record may have been ended by another node already: the ending then finds it ended and stores
-   * nothing twice (finishCall returns null).
+   * nothing twice (endCall returns null).
    */
   async cancelLive(callId: string): Promise<boolean> {
     const here = this.live.get(callId);

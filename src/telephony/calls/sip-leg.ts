@@ -1,9 +1,9 @@
 // The seam between the outbound call state machine and the SIP stack: what one outbound INVITE
 // leg must offer (SipLeg) and report (SipLegEvents), and how a trunk becomes the INVITE's target.
 // The stack implements SipLeg; the state machine never sees a SIP message.
+import type { TrunkRecord } from '../../modules/calls/call-records.service.js';
 import type { RtpSession } from '../media/rtp-session.js';
 import type { RtpCallMedia } from './rtp-call-media.js';
-import type { SipTrunkTable } from '../../store/schema.js';
 import { parseTerminationUri } from '../../modules/sip-trunks/trunk-fields.js';
 
 export type SipTransport = 'udp' | 'tcp' | 'tls';
@@ -66,7 +66,7 @@ export type SipLegFactory = () => SipLeg;
 
 /** The INVITE target of a trunk for a dialled number; null when termination_uri does not parse. */
 export function trunkTarget(
-  trunk: Pick<SipTrunkTable, 'termination_uri' | 'transport'>,
+  trunk: Pick<TrunkRecord, 'termination_uri' | 'transport'>,
   to: string,
 ): SipTarget | null {
   const t = parseTerminationUri(trunk.termination_uri);

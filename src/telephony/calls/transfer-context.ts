@@ -4,7 +4,7 @@
 // and media; a transferer borrows them for the hand-off and reports how it went.
 import type { TransferOptions, TransferOutcome } from '../../channels/channel.js';
 import type { ServiceDeps } from '../../modules/context.js';
-import type { CallTable } from '../../store/schema.js';
+import type { CallRecord, CallRecords } from '../../modules/calls/call-records.service.js';
 import type { RtpPortAllocator } from '../media/port-allocator.js';
 import type { RtpSession } from '../media/rtp-session.js';
 import type { SharedPacer } from '../media/shared-pacer.js';
@@ -27,7 +27,9 @@ export interface TransferContext {
   /** The caller's media: bound, started, with the negotiated codec. */
   rtp: RtpSession;
   /** The call row as it was when the call connected (id, workspace, numbers, trunk's number). */
-  call: CallTable;
+  call: CallRecord;
+  /** Where the trunk of the call is looked up (default: the call records service over deps). */
+  records?: CallRecords;
   /** The store, clock, ids, config, secret box (trunk passwords) and logger. */
   deps: ServiceDeps;
   /** The SIP stack, for a second leg (warm transfer). */

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { SecretBox } from '../../shared/secret-box.js';
 import { deriveServerKeys } from '../../shared/server-key.js';
-import type { SipTrunkTable } from '../../store/schema.js';
+import type { TrunkRecord as SipTrunkTable } from '../../modules/calls/call-records.service.js';
+import { TRUNK_WATCH_OFF } from '../../modules/sip-trunks/sip-trunks.service.js';
 import { ourNumber, referToUri, telNumber, warmTarget } from './transfer-route.js';
 
 const box = new SecretBox(deriveServerKeys('master').secretBox);
@@ -18,6 +19,7 @@ const trunk = (termination_uri: string, transport = 'udp'): SipTrunkTable => ({
   status: 'active',
   created_at: '',
   updated_at: '',
+  ...TRUNK_WATCH_OFF,
 });
 
 describe('transfer routes', () => {

@@ -18,28 +18,14 @@
 // trunk's credentials answer a challenge there only when that host is the trunk's termination host,
 // so a workflow can never send the trunk password (or a digest made from it) to a host of its
 // choosing.
+import type { CallRecord, TrunkRecord } from '../../modules/calls/call-records.service.js';
 import type { ServiceDeps } from '../../modules/context.js';
 import { decryptTrunkPassword } from '../../modules/sip-trunks/sip-trunks.service.js';
 import { parseTerminationUri } from '../../modules/sip-trunks/trunk-fields.js';
-import type { CallTable, SipTrunkTable } from '../../store/schema.js';
 import { trunkTarget, type DigestCredentials, type SipTarget, type SipTransport } from './sip-leg.js';
 
-/** The trunk of the call's registered number, or undefined (no number, or it went away). */
-export async function trunkOfCall(
-  deps: Pick<ServiceDeps, 'db'>,
-  call: Pick<CallTable, 'phone_number_id'>,
-): Promise<SipTrunkTable | undefined> {
-  if (call.phone_number_id === null) return undefined;
-  return deps.db
-    .selectFrom('phone_numbers')
-    .innerJoin('sip_trunks', 'sip_trunks.id', 'phone_numbers.sip_trunk_id')
-    .selectAll('sip_trunks')
-    .where('phone_numbers.id', '=', call.phone_number_id)
-    .executeTakeFirst();
-}
-
 /** Our own number on the call: the one dialled for inbound calls, the caller ID for outbound. */
-export function ourNumber(call: Pick<CallTable, 'direction' | 'from_number' | 'to_number'>): string {
+export function ourNumber(call: Pick<CallRecord, 'direction' | 'from_number' | 'to_number'>): string {
   return call.direction === 'inbound' ? call.to_number : call.from_number;
 }
 
@@ -53,7 +39,7 @@ export function telNumber(destination: string): string | null {
 /** The Refer-To URI for a destination (see the note at the top); null when it cannot be read. */
 export function referToUri(
   destination: string,
-  trunk: Pick<SipTrunkTable, 'termination_uri' | 'transport'> | undefined,
+  trunk: Pick<TrunkRecord, 'termination_uri' | 'transport'> | undefined,
 ): string | null {
   const number = telNumber(destination);
   if (number === null) return /^sips?:/i.test(destination) ? destination : null;
@@ -73,7 +59,7 @@ const NO_CREDENTIALS: DigestCredentials = { username: '', password: '' };
 /** Where the second leg of a warm transfer goes, and with which credentials; null if nowhere. */
 export function warmTarget(
   destination: string,
-  trunk: SipTrunkTable | undefined,
+  trunk: TrunkRecord | undefined,
   deps: Pick<ServiceDeps, 'secretBox'>,
 ): DialTarget | null {
   const credentials = (): DigestCredentials =>

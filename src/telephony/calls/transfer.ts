@@ -15,8 +15,9 @@
 import type { Logger } from '../../shared/logger.js';
 import { blindTransfer } from './transfer-blind.js';
 import type { Transferer, TransferResult } from './transfer-context.js';
-import { ourNumber, referToUri, trunkOfCall, warmTarget } from './transfer-route.js';
+import { ourNumber, referToUri, warmTarget } from './transfer-route.js';
 import { warmTransfer, type Announcer, type WarmTransferRequest } from './transfer-warm.js';
+import { CallRecordsService } from '../../modules/calls/call-records.service.js';
 
 export interface TransfererOptions {
   /** Speaks a warm transfer's announcement; without it the human is bridged straight away. */
@@ -30,7 +31,8 @@ export function createTransferer(options: TransfererOptions = {}): Transferer {
     const { deps, call } = ctx;
     const logger: Pick<Logger, 'info' | 'warn'> = deps.logger;
     const log = { call_id: call.id, mode: transfer.mode, destination };
-    const trunk = await trunkOfCall(deps, call);
+    const records = ctx.records ?? new CallRecordsService(deps);
+    const trunk = await records.trunkOfCall(call);
     if (transfer.mode === 'blind') {
       const referTo = referToUri(destination, trunk);
       if (referTo === null) return { status: 'failed', reason: 'invalid_destination' };

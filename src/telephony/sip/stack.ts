@@ -1,6 +1,7 @@
 // The SIP stack as a service runs it: UDP, TCP and TLS listeners feeding one receiver and one
 // transaction layer, OPTIONS answered (RFC 3261 11), CANCEL matched to its INVITE (9.2), and
 // every request nobody handles refused with a proper final response.
+import type { ConnectionOptions } from 'node:tls';
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../shared/clock.js';
 import type { DialogId } from './dialog/dialog.js';
@@ -47,6 +48,8 @@ export interface SipStackOptions {
   /** UDP and TCP share the port, as SIP_PORT promises (README); 0 picks a free one, undefined turns them off. */
   readonly port?: number;
   readonly tls?: { readonly port: number; readonly cert: string | Buffer; readonly key: string | Buffer };
+  /** Options for the TLS connections we open (a CA to trust besides the system's, in tests). */
+  readonly tlsClient?: ConnectionOptions;
   readonly policy?: RequestPolicy;
   readonly limits?: Partial<SipLimits>;
   readonly throttle?: ThrottleOptions;
@@ -164,6 +167,7 @@ export class SipStack {
           transport: 'TLS',
           port: o.tls.port,
           tls: { cert: o.tls.cert, key: o.tls.key },
+          ...(o.tlsClient ? { tlsClient: o.tlsClient } : {}),
           ...(o.idleMs ? { idleMs: o.idleMs } : {}),
         });
         ports.tls = (await this.tls.listen()).port;
@@ -188,6 +192,18 @@ export class SipStack {
     if (to.transport === 'TCP') return this.tcp?.send(message, to, onError) ?? false;
     if (to.transport === 'TLS') return this.tls?.send(message, to, onError) ?? false;
     return false;
+  }
+
+  /** The TCP or TLS connection requests to `to` would go out on now, if one is open. */
+  connectionTo(to: Destination): string | undefined {
+    const t = to.transport === 'TCP' ? this.tcp : to.transport === 'TLS' ? this.tls : undefined;
+    return t?.connectionTo(to.host, to.port);
+  }
+
+  /** A CRLF keep-alive on the TCP or TLS connection to `to`; false when none is open (or UDP). */
+  keepAlive(to: Destination): boolean {
+    const t = to.transport === 'TCP' ? this.tcp : to.transport === 'TLS' ? this.tls : undefined;
+    return t?.keepAlive(to.host, to.port) ?? false;
   }
 
   private reply(tx: ServerTransaction, status: number, reason: string, headers: HeaderInit[] = []): void {

@@ -7,7 +7,10 @@ import type { ServiceDeps } from '../../../modules/context.js';
 import type { SessionHost } from '../../../modules/sessions/session-host.js';
 import { FakeClock } from '../../../shared/clock.js';
 import { silentLogger } from '../../../shared/logger.js';
-import type { CallTable, SessionTable } from '../../../store/schema.js';
+import type {
+  CallRecord as CallTable,
+  SessionRecord as SessionTable,
+} from '../../../modules/calls/call-records.service.js';
 import type { RtpPortAllocator } from '../../media/port-allocator.js';
 import type { RtpSession } from '../../media/rtp-session.js';
 import type { InDialogHandler, InDialogSend } from '../../sip/dialog-requests.js';
@@ -92,6 +95,7 @@ export function setup(
       const where: Record<string, unknown> = {};
       const chain = {
         select: () => chain,
+        selectAll: () => chain,
         where: (col: string, _op: string, value: unknown) => ((where[col] = value), chain),
         executeTakeFirst: async () =>
           numbers.find((n) => n.workspace_id === where.workspace_id && n.number === where.number),

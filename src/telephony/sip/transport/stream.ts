@@ -201,6 +201,24 @@ export class StreamTransport {
     return this.sendRaw(serialize(message), to, onError);
   }
 
+  /** The open (or opening) connection to a peer that requests to it would reuse, if any. */
+  connectionTo(host: string, port: number): string | undefined {
+    const conn = this.byPeer.get(`${host}:${port}`);
+    return conn && !conn.socket.destroyed ? conn.id : undefined;
+  }
+
+  /**
+   * An RFC 5626 4.4.1 CRLF keep-alive on the connection to a peer, so a NAT on the way keeps it
+   * (and the peer can reach us on it); false when there is no such connection any more.
+   */
+  keepAlive(host: string, port: number): boolean {
+    const conn = this.byPeer.get(`${host}:${port}`);
+    if (!conn || conn.socket.destroyed) return false;
+    this.touch(conn);
+    conn.socket.write('\r\n\r\n');
+    return true;
+  }
+
   async close(): Promise<void> {
     for (const c of [...this.byId.values()]) c.socket.destroy();
     const s = this.server;

@@ -21,6 +21,8 @@ import {
   type AgentDraft,
 } from './agent-form';
 
+const OTHER_MODEL = '__other__';
+
 export function AgentPage() {
   const { id = 'new' } = useParams();
   const creating = id === 'new';
@@ -29,6 +31,7 @@ export function AgentPage() {
   const modelsId = useId();
   const [draft, setDraft] = useState<AgentDraft | null>(creating ? EMPTY_AGENT : null);
   const [saved, setSaved] = useState(false);
+  const [otherChosen, setOtherChosen] = useState(false);
   const agent = useLoad(async () => {
     if (creating) return null;
     const { data } = await call(api.GET('/api/v1/agents/{id}', { params: { path: { id } } }));
@@ -43,6 +46,9 @@ export function AgentPage() {
     setSaved(false)
   );
   const projectId = draft.project_id || projects.options[0]?.value || '';
+  const suggested = (MODEL_SUGGESTIONS[draft.llm_provider] ?? []).includes(draft.llm_model);
+  const otherModel = otherChosen || (draft.llm_model !== '' && !suggested);
+  const setOtherModel = setOtherChosen;
 
   const save = async () => {
     let body: Record<string, unknown>;
@@ -137,17 +143,42 @@ export function AgentPage() {
               name="llm_provider"
               label="Provider"
               value={draft.llm_provider}
-              onChange={set('llm_provider')}
+              onChange={(llm_provider) => {
+                // A model of the old vendor means nothing to the new one: offer the new one's first.
+                const models = MODEL_SUGGESTIONS[llm_provider] ?? [];
+                const keep = !suggested || models.includes(draft.llm_model);
+                setDraft({ ...draft, llm_provider, llm_model: keep ? draft.llm_model : (models[0] ?? '') });
+                setSaved(false);
+              }}
               options={LLM_PROVIDERS}
             />
-            <TextField
-              name="llm_model"
-              label="Model"
-              value={draft.llm_model}
-              onChange={set('llm_model')}
-              list={modelsId}
-              placeholder={MODEL_SUGGESTIONS[draft.llm_provider]?.[0]}
-            />
+            <div>
+              <SelectField
+                name="llm_model_choice"
+                label="Model"
+                value={otherModel ? OTHER_MODEL : draft.llm_model}
+                onChange={(v) => {
+                  setOtherModel(v === OTHER_MODEL);
+                  if (v !== OTHER_MODEL) set('llm_model')(v);
+                }}
+                options={[
+                  ...(MODEL_SUGGESTIONS[draft.llm_provider] ?? []).map((m) => ({ value: m, label: m })),
+                  { value: OTHER_MODEL, label: 'Another model id…' },
+                ]}
+                emptyLabel={draft.llm_model ? undefined : 'Choose a model'}
+              />
+              {otherModel && (
+                <TextField
+                  name="llm_model"
+                  label="Model id"
+                  value={draft.llm_model}
+                  onChange={set('llm_model')}
+                  list={modelsId}
+                  placeholder={MODEL_SUGGESTIONS[draft.llm_provider]?.[0]}
+                  hint="Any model the vendor serves."
+                />
+              )}
+            </div>
             <TextField
               name="temperature"
               label="Temperature"

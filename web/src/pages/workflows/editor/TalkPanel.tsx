@@ -1,12 +1,18 @@
-// Talk to it: a live conversation with the latest published version, the transcript as it comes,
-// and the step it is on lit up on the canvas. The transport (text socket today, browser voice
-// later) sits behind talk-channel.ts; this panel only shows events and sends what is typed.
+// Talk to it: a live conversation with the latest published version, by voice (the microphone)
+// or by typing, the transcript as it comes, and the step it is on lit up on the canvas. The
+// transports sit behind talk-channel.ts; this panel only shows events and sends what is entered.
 import { useEffect, useRef, useState } from 'react';
 import { ApiError, explain } from '../../../api/errors';
-import { textTransport, type TalkChannel, type TalkEvent, type TalkTransport } from './talk-channel';
+import {
+  textTransport,
+  voiceTransport,
+  type TalkChannel,
+  type TalkEvent,
+  type TalkTransport,
+} from './talk-channel';
 
-/** Transports offered, first available wins; browser voice is added here when it exists. */
-export const TRANSPORTS: TalkTransport[] = [textTransport];
+/** Transports offered, in this order, where the browser can use them. */
+export const TRANSPORTS: TalkTransport[] = [voiceTransport, textTransport];
 
 interface Line {
   who: 'caller' | 'workflow' | 'system';
@@ -30,12 +36,16 @@ export function TalkPanel({
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const channelRef = useRef<TalkChannel | null>(null);
-  const transport = TRANSPORTS.find((t) => t.available()) ?? textTransport;
+  const offered = TRANSPORTS.filter((t) => t.available());
+  const [transportId, setTransportId] = useState(offered[0]?.id ?? 'text');
+  const transport = offered.find((t) => t.id === transportId) ?? textTransport;
 
   useEffect(() => () => channelRef.current?.end(), []);
 
   const onEvent = (e: TalkEvent) => {
     if (e.type === 'assistant') setLines((l) => [...l, { who: 'workflow', text: e.text }]);
+    else if (e.type === 'user' && transport.id === 'voice')
+      setLines((l) => [...l, { who: 'caller', text: e.text }]);
     else if (e.type === 'node' && e.event === 'entered') onNode(e.nodeId);
     else if (e.type === 'ended') {
       setLines((l) => [...l, { who: 'system', text: `Session ended (${e.reason.replace(/_/g, ' ')}).` }]);
@@ -66,7 +76,8 @@ export function TalkPanel({
     if (!t || !channel) return;
     const digits = /^(?:dtmf:\s*|#)([0-9*#A-D]+)$/i.exec(t)?.[1];
     if (digits) channel.sendDigits(digits.toUpperCase());
-    else channel.sendText(t);
+    else if (channel.sendText) channel.sendText(t);
+    else return setError('On a voice call, speak; type only keys here (dtmf:123#).');
     setLines((l) => [...l, { who: 'caller', text: t }]);
     setText('');
   };
@@ -80,10 +91,32 @@ export function TalkPanel({
   }
   return (
     <section className="panel-body" aria-label="Talk to it">
-      <p className="muted">
-        A {transport.label.toLowerCase()} conversation with version {published}. Type what a caller would say;{' '}
-        <code>dtmf:123#</code> presses keys.
-      </p>
+      <p className="muted">Runs version {published}, the one numbers and sessions run.</p>
+      {!channel && offered.length > 1 && (
+        <fieldset className="config-group talk-mode">
+          <legend>How to talk</legend>
+          {offered.map((t) => (
+            <div className="checkbox-row" key={t.id}>
+              <input
+                type="radio"
+                id={`talk-${t.id}`}
+                name="talk-mode"
+                checked={transport.id === t.id}
+                onChange={() => setTransportId(t.id)}
+              />
+              <label htmlFor={`talk-${t.id}`}>
+                <strong>{t.label}</strong>: {t.description}
+              </label>
+            </div>
+          ))}
+        </fieldset>
+      )}
+      {channel && (
+        <p className="muted">
+          {transport.id === 'voice' ? 'Speak now; ' : 'Type what a caller would say; '}
+          <code>dtmf:123#</code> presses keys.
+        </p>
+      )}
       {error && (
         <div className="banner banner-error" role="alert">
           {error}
@@ -105,7 +138,7 @@ export function TalkPanel({
       {channel ? (
         <form className="talk-input" onSubmit={send} aria-label="Say something">
           <label htmlFor="talk-text" className="sr-only">
-            Your message
+            {transport.id === 'voice' ? 'Keys to press' : 'Your message'}
           </label>
           <input id="talk-text" value={text} onChange={(e) => setText(e.target.value)} autoComplete="off" />
           <button type="submit" className="btn btn-primary">

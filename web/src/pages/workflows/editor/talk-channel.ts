@@ -1,8 +1,7 @@
 // "Talk to it": a conversation with the workflow's latest published version, behind one small
-// interface so the transport can change without the panel changing. Today's transport is the
-// session's realtime text socket (POST /sessions, then /sessions/{id}/realtime with the join
-// token). Browser voice plugs in here as another `TalkTransport` (microphone in, audio out, the
-// same events for the transcript and the path), chosen in TalkPanel's TRANSPORTS list.
+// interface so the panel does not care how it travels. Two transports: browser voice (the
+// microphone over WebRTC, through switchboard/web, loaded only when used) and the session's
+// realtime text socket (typed turns). Both start with POST /sessions and emit the same events.
 import { api, call } from '../../../api/client';
 
 export type TalkEvent =
@@ -14,7 +13,8 @@ export type TalkEvent =
   | { type: 'error'; message: string };
 
 export interface TalkChannel {
-  sendText(text: string): void;
+  /** Typed turns; absent on voice, where the caller speaks. */
+  sendText?: (text: string) => void;
   sendDigits(digits: string): void;
   /** Ends the session (the service records `client_disconnected` or `completed`). */
   end(): void;
@@ -22,6 +22,8 @@ export interface TalkChannel {
 
 export interface TalkTransport {
   id: 'text' | 'voice';
+  /** Shown to the person choosing. */
+  description: string;
   label: string;
   /** Whether this browser and service can use it now. */
   available: () => boolean;
@@ -61,22 +63,66 @@ export function eventOfFrame(raw: string): TalkEvent | null {
   }
 }
 
+/** A web session on the latest published version: its realtime URL and join token. */
+async function mintSession(target: {
+  projectId: string;
+  workflowId: string;
+  variables: Record<string, unknown>;
+}): Promise<{ realtime_url: string; join_token: string }> {
+  const { data } = await call(
+    api.POST('/api/v1/sessions', {
+      body: {
+        project_id: target.projectId,
+        workflow_id: target.workflowId,
+        variables: target.variables as Record<string, string>,
+        metadata: { source: 'dashboard' },
+      },
+    }),
+  );
+  return data as unknown as { realtime_url: string; join_token: string };
+}
+
+export const voiceTransport: TalkTransport = {
+  id: 'voice',
+  label: 'Voice',
+  description: 'Speak through your microphone and hear the workflow, as a caller would.',
+  available: () =>
+    typeof RTCPeerConnection !== 'undefined' && typeof navigator !== 'undefined' && !!navigator.mediaDevices,
+  async open(target, onEvent) {
+    const session = await mintSession(target);
+    const { joinCall, JoinError } = await import('switchboard/web');
+    try {
+      const voice = await joinCall({ token: session.join_token, baseUrl: window.location.origin });
+      onEvent({ type: 'ready', sessionId: voice.sessionId });
+      voice.on('transcript', (t) =>
+        onEvent(
+          t.role === 'assistant'
+            ? {
+                type: 'assistant',
+                text: t.text,
+                ...(t.latencyMs !== undefined ? { latencyMs: t.latencyMs } : {}),
+              }
+            : { type: 'user', text: t.text },
+        ),
+      );
+      voice.on('node', (n) => onEvent({ type: 'node', nodeId: n.nodeId, event: n.event }));
+      voice.on('ended', (e) => onEvent({ type: 'ended', reason: e.reason }));
+      voice.on('error', (e) => onEvent({ type: 'error', message: e.message }));
+      return { sendDigits: (d) => voice.sendDigits(d), end: () => void voice.hangUp() };
+    } catch (err) {
+      // The microphone refused, the token expired…: the module's own sentence says which.
+      throw new Error(err instanceof JoinError ? err.message : String(err));
+    }
+  },
+};
+
 export const textTransport: TalkTransport = {
   id: 'text',
   label: 'Text',
+  description: 'Type what a caller would say.',
   available: () => typeof WebSocket !== 'undefined',
   async open(target, onEvent) {
-    const { data } = await call(
-      api.POST('/api/v1/sessions', {
-        body: {
-          project_id: target.projectId,
-          workflow_id: target.workflowId,
-          variables: target.variables as Record<string, string>,
-          metadata: { source: 'dashboard' },
-        },
-      }),
-    );
-    const session = data as unknown as { realtime_url: string; join_token: string };
+    const session = await mintSession(target);
     const url = new URL(session.realtime_url, window.location.href);
     // The service builds the URL from PUBLIC_BASE_URL; a dashboard opened on another host name
     // (a tunnel, 127.0.0.1 vs localhost) still talks to the origin it was served from.

@@ -14,48 +14,33 @@
 //
 // No voice minutes are metered for a swept call: when the audio stopped is unknown, and billing
 // the downtime would overcharge. The call's duration_seconds still runs to the sweep.
-import type { HangupReason } from '../../modules/calls/call-lifecycle.js';
-import { LIVE_CALL_STATUSES, type CallStatus } from '../../modules/calls/calls.schema.js';
-import type { ServiceDeps } from '../../modules/context.js';
-import { endSession } from '../../modules/sessions/session-lifecycle.js';
-import { inTransaction, type Executor } from '../../store/database.js';
-import { finishCall, SESSION_END_REASON, type ProgressDeps } from './call-progress.js';
+import { inTransaction } from '../../store/database.js';
+import type { ServiceDeps } from '../context.js';
+import { endSession } from '../sessions/session-lifecycle.js';
+import { sessionsRepo } from '../sessions/sessions.repo.js';
+import { SESSION_END_REASON, sweptStatus, type SweepReason } from './call-endings.js';
+import { endCall } from './call-lifecycle.js';
+import { callsRepo } from './calls.repo.js';
 
-export type SweepReason = Extract<HangupReason, 'server_restart' | 'shutdown'>;
+export type { SweepReason } from './call-endings.js';
+export { sweptStatus } from './call-endings.js';
 
 /** What a sweep needs: the store and, from config, whose calls it may end (config.nodeId). */
-export type SweepDeps = ProgressDeps & Pick<ServiceDeps, 'config'>;
+export type SweepDeps = Pick<ServiceDeps, 'db' | 'clock' | 'newId' | 'config'>;
 
-/** The final status of a call swept in `status`: connected calls complete, others fail or cancel. */
-export function sweptStatus(status: string, reason: SweepReason): CallStatus {
-  if (status === 'in_progress') return 'completed';
-  return reason === 'shutdown' ? 'cancelled' : 'failed';
-}
-
-/**
- * The live calls a sweep by `nodeId` ends: its own and those of no node, oldest first. Read
- * through calls_status, so only the calls up right now across the cluster are looked at
- * (migration 006 says why node_id has no index).
- */
-export function staleCallsOf(db: Executor, nodeId: string) {
-  return db
-    .selectFrom('calls')
-    .select(['id', 'status'])
-    .where('status', 'in', [...LIVE_CALL_STATUSES])
-    .where((eb) => eb.or([eb('node_id', '=', nodeId), eb('node_id', 'is', null)]))
-    .orderBy('created_at');
-}
+/** The live calls a sweep by `nodeId` ends (calls.repo.ts says which). */
+export const staleCallsOf = callsRepo.staleOf;
 
 export async function closeStaleCalls(
   deps: SweepDeps,
   reason: SweepReason = 'server_restart',
 ): Promise<{ calls: number; orphanSessions: number }> {
-  const live = await staleCallsOf(deps.db, deps.config.nodeId).execute();
+  const live = await callsRepo.staleOf(deps.db, deps.config.nodeId).execute();
   let calls = 0;
   for (const c of live) {
     // One transaction per call: each call.ended lands with its own change.
     const ended = await inTransaction(deps.db, (trx) =>
-      finishCall(trx, deps, c.id, {
+      endCall(trx, deps, c.id, {
         status: sweptStatus(c.status, reason),
         reason,
         sessionReason: SESSION_END_REASON.shutdown,
@@ -64,18 +49,11 @@ export async function closeStaleCalls(
     );
     if (ended) calls++;
   }
-  // Cluster-wide on purpose: a call's ending ends its session in the same transaction (finishCall)
+  // Cluster-wide on purpose: a call's ending ends its session in the same transaction (endCall)
   // and a phone session is only ever created with its call (admission, answerCall), so a phone
   // session still open while its call is over, or gone, is one whose ending was lost, on whatever
   // node. No node is running it, and ending it twice is harmless (endSession skips ended ones).
-  const orphans = await deps.db
-    .selectFrom('sessions')
-    .leftJoin('calls', 'calls.id', 'sessions.call_id')
-    .selectAll('sessions')
-    .where('sessions.channel', '=', 'phone')
-    .where('sessions.status', '!=', 'ended')
-    .where((eb) => eb.or([eb('calls.id', 'is', null), eb('calls.status', 'not in', [...LIVE_CALL_STATUSES])]))
-    .execute();
+  const orphans = await sessionsRepo.orphanPhoneSessions(deps.db);
   let orphanSessions = 0;
   for (const s of orphans) {
     const ended = await inTransaction(deps.db, (trx) =>

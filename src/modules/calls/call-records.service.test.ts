@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../../../test/support/api.js';
 import { callEvents, callRow, callWorld, invite, type CallWorld } from '../../../test/support/calls.js';
 import { storeKinds } from '../../../test/support/stores.js';
-import { endCall } from '../../modules/calls/call-lifecycle.js';
+import { endCall } from './call-lifecycle.js';
 import { inTransaction } from '../../store/database.js';
-import { CallProgress, endingOf, type EndedBy } from './call-progress.js';
+import { endingOf, type EndedBy } from './call-endings.js';
+import { CallRecordsService } from './call-records.service.js';
 import { admitInbound } from './inbound-admission.js';
 
 describe('endingOf', () => {
@@ -29,7 +30,7 @@ describe('endingOf', () => {
 describe.each(storeKinds())('call progress on $name', (kind) => {
   let t: TestApi;
   let w: CallWorld;
-  let progress: CallProgress;
+  let progress: CallRecordsService;
   const admit = async () => {
     const a = await admitInbound(t.deps, invite(w));
     if (a.kind !== 'accept') throw new Error(a.why);
@@ -48,7 +49,7 @@ describe.each(storeKinds())('call progress on $name', (kind) => {
   beforeAll(async () => {
     t = await startTestApi(kind);
     w = await callWorld(t);
-    progress = new CallProgress(t.deps);
+    progress = new CallRecordsService(t.deps);
   });
   afterAll(() => t.close());
 
@@ -56,7 +57,11 @@ describe.each(storeKinds())('call progress on $name', (kind) => {
     const a = await admit();
     await progress.answered(a.call.id);
     const cancel = await inTransaction(t.store.db, (trx) =>
-      endCall(trx, t.deps, a.call.id, 'cancelled', 'caller_cancelled', ['queued', 'ringing']),
+      endCall(trx, t.deps, a.call.id, {
+        status: 'cancelled',
+        reason: 'caller_cancelled',
+        from: ['queued', 'ringing'],
+      }),
     );
     expect(cancel).toBeNull();
     expect(await callRow(t, a.call.id)).toMatchObject({ status: 'in_progress', hangup_reason: null });

@@ -1,7 +1,9 @@
 // What inbound admission and an answered outbound call share: the E.164 reading of a SIP user
 // part, the phone session row a call runs its workflow in, and the frozen graph of that version.
-import type { ServiceDeps } from '../../modules/context.js';
-import { workflowsRepo } from '../../modules/workflows/workflows.repo.js';
+import type { ServiceDeps } from '../context.js';
+import { sessionsRepo } from '../sessions/sessions.repo.js';
+import { workflowsRepo } from '../workflows/workflows.repo.js';
+import { callsRepo } from './calls.repo.js';
 import { isE164 } from '../../shared/e164.js';
 import { parseJson, toDbTime, type Executor } from '../../store/database.js';
 import type { CallTable, SessionTable } from '../../store/schema.js';
@@ -65,12 +67,8 @@ export async function insertPhoneSession(
     created_at: now,
     updated_at: now,
   };
-  await trx.insertInto('sessions').values(session).execute();
-  await trx
-    .updateTable('calls')
-    .set({ session_id: session.id, updated_at: now })
-    .where('id', '=', call.id)
-    .execute();
+  await sessionsRepo.insert(trx, session);
+  await callsRepo.setSession(trx, call.id, session.id, now);
   return session;
 }
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setPlan } from '../../modules/workspaces/workspaces.service.js';
+import { setPlan } from '../workspaces/workspaces.service.js';
 import { startTestApi, type TestApi } from '../../../test/support/api.js';
 import { callEvents, callRow, callWorld, invite, type CallWorld } from '../../../test/support/calls.js';
 import { createPublishedWorkflow, registerNumber } from '../../../test/support/fixtures.js';

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Dialer } from '../../modules/calls/dialer.js';
+import type { Dialer } from './dialer.js';
 import { startTestApi, type TestApi } from '../../../test/support/api.js';
 import { callEvents, callRow, callWorld, invite, type CallWorld } from '../../../test/support/calls.js';
 import { storeKinds } from '../../../test/support/stores.js';
-import { CallProgress } from './call-progress.js';
+import { CallRecordsService } from './call-records.service.js';
 import { admitInbound } from './inbound-admission.js';
-import { closeStaleCalls, sweptStatus } from './recover-calls.js';
+import { closeStaleCalls, sweptStatus } from './call-sweep.js';
 
 describe('sweptStatus', () => {
   it.each([
@@ -39,7 +39,7 @@ describe.each(storeKinds())('restart recovery on $name', (kind) => {
     t.store.db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
   it('closes every live call and its session with server_restart, emits call.ended once, meters nothing', async () => {
-    const progress = new CallProgress(t.deps);
+    const progress = new CallRecordsService(t.deps);
     const ringing = await admit();
     const connected = await admit();
     await progress.answered(connected.call.id);
@@ -106,7 +106,7 @@ describe.each(storeKinds())('restart recovery on $name', (kind) => {
   });
 
   it('with reason shutdown, unconnected calls are cancelled and connected ones completed', async () => {
-    const progress = new CallProgress(t.deps);
+    const progress = new CallRecordsService(t.deps);
     const ringing = await admit();
     const connected = await admit();
     await progress.answered(connected.call.id);
@@ -131,10 +131,10 @@ describe.each(storeKinds())('restart recovery on $name', (kind) => {
     };
     const aRinging = await admitOn(a);
     const aConnected = await admitOn(a);
-    await new CallProgress(a).answered(aConnected.call.id);
+    await new CallRecordsService(a).answered(aConnected.call.id);
     const bRinging = await admitOn(b);
     const bConnected = await admitOn(b);
-    await new CallProgress(b).answered(bConnected.call.id);
+    await new CallRecordsService(b).answered(bConnected.call.id);
     // A row from before migration 006: live, no node.
     const legacy = await admitOn(b);
     await t.store.db.updateTable('calls').set({ node_id: null }).where('id', '=', legacy.call.id).execute();

@@ -1,0 +1,301 @@
+// Inbound admission (spec 1.1): decides what an INVITE gets before any media is set up, as one
+// list of steps (ADMISSION_STEPS below), each with the refusal it gives. The call controller has
+// checked the offer (488) and the session timer (422) before it asks. The workspace comes from the
+// request-URI host, the trunk is the called number's trunk (its allowed_ips checked against the
+// source address), the rules of the number pick the workflow, and an admitted call gets its call
+// record (with this node's id: its media will live here), its phone session and its quota unit in
+// one transaction. Refusals that a customer should see (no rule matched, the workflow unpublished,
+// quota used up) are recorded as failed calls with call.ended; refusals of unknown hosts, numbers
+// or sources are not, so strangers cannot fill the store.
+import { QuotaExceededError } from '../../shared/errors.js';
+import { inTransaction, toDbTime, type Executor } from '../../store/database.js';
+import type { CallTable, PhoneNumberTable, WorkflowTable } from '../../store/schema.js';
+import type { ServiceDeps } from '../context.js';
+import { evaluateDispatch } from '../phone-numbers/dispatch/evaluate.js';
+import type { DispatchRule } from '../phone-numbers/dispatch/rule.js';
+import { dispatchCaller } from '../phone-numbers/dispatch/sip-caller.js';
+import { phoneNumbersRepo, rulesOf } from '../phone-numbers/phone-numbers.repo.js';
+import { trunkAllowedIps } from '../sip-trunks/sip-trunks.service.js';
+import { sipTrunksRepo } from '../sip-trunks/sip-trunks.repo.js';
+import { ipAllowed } from '../sip-trunks/trunk-fields.js';
+import { consumeQuota } from '../usage/quota.service.js';
+import { workflowsRepo } from '../workflows/workflows.repo.js';
+import { workspacesRepo } from '../workspaces/workspaces.repo.js';
+import { endCall, type HangupReason } from './call-lifecycle.js';
+import { callsRepo } from './calls.repo.js';
+import { e164FromSipUser, insertPhoneSession, loadGraph, type RunnableCall } from './phone-session.js';
+
+/** The parts of an inbound INVITE that admission reads (the SIP side extracts them). */
+export interface InboundInvite {
+  /** Host of the request URI, e.g. `ws-0a1b2c3d4e.sip.example.com`. */
+  requestUriHost: string;
+  /** User part of the request URI (the dialled number at most carriers), if any. */
+  requestUriUser: string | null;
+  /** User part of the To URI: the called number when the request URI has none. */
+  toUser: string | null;
+  fromUser: string | null;
+  fromHost: string | null;
+  /** The Privacy header's value, if any. */
+  privacy: string | null;
+  /** The address the INVITE came from (the transport's source, not Via). */
+  sourceIp: string;
+  /** The INVITE's Call-ID, kept on the call record. */
+  sipCallId: string;
+}
+
+export type AdmissionStatus = 403 | 404 | 480 | 503;
+
+export interface Refusal {
+  kind: 'reject';
+  status: AdmissionStatus;
+  /** SIP reason phrase. */
+  reason: string;
+  /** Why, for the log. */
+  why: string;
+  /** The failed call record, when the refusal is one the customer is told about. */
+  call?: CallTable;
+}
+
+export type Admission = Refusal | ({ kind: 'accept' } & RunnableCall);
+
+export type AdmissionDeps = Pick<ServiceDeps, 'db' | 'dialect' | 'clock' | 'newId' | 'config'> & {
+  /** True while the process is shutting down: new calls get 503 so the carrier tries another node. */
+  draining?: () => boolean;
+};
+
+const PHRASES: Record<AdmissionStatus, string> = {
+  403: 'Forbidden',
+  404: 'Not Found',
+  480: 'Temporarily Unavailable',
+  503: 'Service Unavailable',
+};
+
+function reject(status: AdmissionStatus, why: string, call?: CallTable): Refusal {
+  return { kind: 'reject', status, reason: PHRASES[status], why, ...(call ? { call } : {}) };
+}
+
+/** The workspace sip_label a request-URI host names, or null when it is not under SIP_DOMAIN. */
+export function sipLabelOf(host: string, sipDomain: string): string | null {
+  const h = host.trim().toLowerCase().replace(/\.$/, '');
+  const suffix = `.${sipDomain.toLowerCase().replace(/\.$/, '')}`;
+  if (!h.endsWith(suffix)) return null;
+  const label = h.slice(0, -suffix.length);
+  return /^[a-z0-9-]+$/.test(label) ? label : null;
+}
+
+/** What the steps learn about the INVITE as they go, each from the ones before it. */
+interface Admitting {
+  deps: AdmissionDeps;
+  invite: InboundInvite;
+  trx: Executor;
+  label?: string;
+  called?: string | null;
+  workspaceId?: string;
+  number?: PhoneNumberTable;
+  caller?: string;
+  rule?: DispatchRule;
+  workflow?: WorkflowTable & { published_version: number };
+}
+
+/** A step: undefined to go on, or the refusal that ends admission here. */
+type Step = (a: Admitting) => Refusal | undefined | Promise<Refusal | undefined>;
+
+/**
+ * Inbound admission, in order. The first two need no store, so a draining node or a stranger's
+ * host costs no transaction; the rest run in the one transaction that records the call.
+ */
+export const ADMISSION_STEPS: { before: readonly Step[]; inTransaction: readonly Step[] } = {
+  before: [
+    notDraining, // 503 Service Unavailable: this node is shutting down
+    workspaceLabel, // 404 Not Found: the request-URI host is not under SIP_DOMAIN
+  ],
+  inTransaction: [
+    workspaceOfLabel, // 404 Not Found: no workspace has the label
+    calledNumber, // 404 Not Found to a source a trunk admits, 403 Forbidden to anyone else
+    trunkAdmitsSource, // 403 Forbidden: the number's trunk does not allow the source
+    dispatchRule, // 480 Temporarily Unavailable, recorded (no_dispatch_rule)
+    publishedWorkflow, // 480 Temporarily Unavailable, recorded (workflow_unpublished)
+    quotaUnit, // 480 Temporarily Unavailable, recorded (quota_exhausted)
+  ],
+};
+
+export async function admitInbound(deps: AdmissionDeps, invite: InboundInvite): Promise<Admission> {
+  const pre = { deps, invite } as Admitting;
+  for (const step of ADMISSION_STEPS.before) {
+    const refusal = await step(pre);
+    if (refusal) return refusal;
+  }
+  return inTransaction(deps.db, async (trx) => {
+    const a: Admitting = { ...pre, trx };
+    for (const step of ADMISSION_STEPS.inTransaction) {
+      const refusal = await step(a);
+      if (refusal) return refusal;
+    }
+    return admit(a);
+  });
+}
+
+function notDraining(a: Admitting): Refusal | undefined {
+  return a.deps.draining?.() ? reject(503, 'shutting down') : undefined;
+}
+
+function workspaceLabel(a: Admitting): Refusal | undefined {
+  const label = sipLabelOf(a.invite.requestUriHost, a.deps.config.sip.domain);
+  if (label === null) return reject(404, `request-URI host ${a.invite.requestUriHost} is not ours`);
+  a.label = label;
+  a.called = e164FromSipUser(a.invite.requestUriUser) ?? e164FromSipUser(a.invite.toUser);
+  return undefined;
+}
+
+async function workspaceOfLabel(a: Admitting): Promise<Refusal | undefined> {
+  const id = await workspacesRepo.idBySipLabel(a.trx, a.label!);
+  if (id === undefined) return reject(404, `no workspace has the SIP label ${a.label}`);
+  a.workspaceId = id;
+  return undefined;
+}
+
+async function calledNumber(a: Admitting): Promise<Refusal | undefined> {
+  const { called, workspaceId, invite } = a;
+  const number = called ? await phoneNumbersRepo.findByNumber(a.trx, workspaceId!, called) : undefined;
+  if (number) {
+    a.number = number;
+    return undefined;
+  }
+  // Only a source some trunk of the workspace admits learns that the number is unknown;
+  // everyone else gets 403 whatever they dial, so numbers cannot be probed.
+  const trunks = await sipTrunksRepo.all(a.trx, workspaceId!);
+  const admitted = trunks.length === 0 || trunks.some((t) => ipAllowed(trunkAllowedIps(t), invite.sourceIp));
+  return admitted
+    ? reject(404, `${called ?? 'the called user'} is not a registered number`)
+    : reject(403, `source ${invite.sourceIp} is not allowed by any trunk`);
+}
+
+async function trunkAdmitsSource(a: Admitting): Promise<Refusal | undefined> {
+  const trunk = await sipTrunksRepo.load(a.trx, a.number!.sip_trunk_id);
+  if (ipAllowed(trunkAllowedIps(trunk), a.invite.sourceIp)) return undefined;
+  return reject(403, `source ${a.invite.sourceIp} is not in the allowed_ips of trunk ${trunk.id}`);
+}
+
+async function dispatchRule(a: Admitting): Promise<Refusal | undefined> {
+  const { invite, number } = a;
+  a.caller = dispatchCaller({
+    fromUser: invite.fromUser,
+    fromHost: invite.fromHost,
+    privacy: invite.privacy,
+  });
+  const { winner } = evaluateDispatch(rulesOf(number!), {
+    caller: a.caller,
+    at: new Date(a.deps.clock.now()),
+  });
+  if (winner) {
+    a.rule = winner.rule;
+    return undefined;
+  }
+  const call = await recordRefusal(a, { projectId: number!.project_id }, 'no_dispatch_rule');
+  return reject(480, 'no dispatch rule matched', call);
+}
+
+async function publishedWorkflow(a: Admitting): Promise<Refusal | undefined> {
+  const { rule, number } = a;
+  const workflow = await workflowsRepo.find(a.trx, number!.workspace_id, rule!.workflow_id);
+  if (workflow && workflow.published_version !== null) {
+    a.workflow = workflow as WorkflowTable & { published_version: number };
+    return undefined;
+  }
+  const target = { projectId: workflow?.project_id ?? number!.project_id, workflowId: rule!.workflow_id };
+  const call = await recordRefusal(a, target, 'workflow_unpublished');
+  return reject(480, `workflow ${rule!.workflow_id} has no published version`, call);
+}
+
+async function quotaUnit(a: Admitting): Promise<Refusal | undefined> {
+  const workflow = a.workflow!;
+  try {
+    await consumeQuota(a.trx, a.deps, {
+      workspaceId: a.number!.workspace_id,
+      projectId: workflow.project_id,
+      kind: 'calls',
+    });
+    return undefined;
+  } catch (err) {
+    // The quota check throws before it writes, so the transaction is still good for the record.
+    if (!(err instanceof QuotaExceededError)) throw err;
+    const call = await recordRefusal(a, targetOf(workflow), 'quota_exhausted');
+    return reject(480, 'plan quota exhausted', call);
+  }
+}
+
+function targetOf(workflow: WorkflowTable & { published_version: number }): CallTarget {
+  return { projectId: workflow.project_id, workflowId: workflow.id, version: workflow.published_version };
+}
+
+/** Every step passed: the call record, its phone session, and what the media side runs. */
+async function admit(a: Admitting): Promise<Admission> {
+  const workflow = a.workflow!;
+  const version = workflow.published_version;
+  const graph = await loadGraph(a.trx, workflow.id, version);
+  if (!graph) throw new Error(`workflow ${workflow.id} version ${version} is missing`);
+  const variables = a.rule!.variables ?? {};
+  const call = await insertCall(a, { ...targetOf(workflow), record: a.rule!.record === true }, variables);
+  const session = await insertPhoneSession(a.trx, a.deps, call, { id: workflow.id, version }, variables);
+  return {
+    kind: 'accept',
+    call: { ...call, session_id: session.id },
+    session,
+    workflowVersion: version,
+    graph,
+    variables,
+  };
+}
+
+interface CallTarget {
+  projectId: string;
+  workflowId?: string;
+  version?: number;
+  /** The winning dispatch rule asks for a recording. */
+  record?: boolean;
+}
+
+async function insertCall(
+  a: Admitting,
+  t: CallTarget,
+  variables: Record<string, unknown>,
+): Promise<CallTable> {
+  const { deps, number, invite } = a;
+  const now = toDbTime(deps.clock.now());
+  const call: CallTable = {
+    id: deps.newId(),
+    workspace_id: number!.workspace_id,
+    project_id: t.projectId,
+    workflow_id: t.workflowId ?? null,
+    workflow_version: t.version ?? null,
+    session_id: null,
+    phone_number_id: number!.id,
+    direction: 'inbound',
+    // Inbound calls ring until the SIP side answers them (CallRecords.answered).
+    status: 'ringing',
+    from_number: a.caller!,
+    to_number: number!.number,
+    duration_seconds: null,
+    hangup_reason: null,
+    metadata: '{}',
+    variables: JSON.stringify(variables),
+    sip_call_id: invite.sipCallId,
+    started_at: null,
+    ended_at: null,
+    created_at: now,
+    updated_at: now,
+    // Written with the row, so no other node's sweep (which takes calls without a node) can end
+    // the call while this node answers it.
+    node_id: deps.config.nodeId,
+    record: t.record ? 1 : 0,
+  };
+  await callsRepo.insert(a.trx, call);
+  return call;
+}
+
+/** A refused inbound call the customer is told about: a record that ends `failed` at once. */
+async function recordRefusal(a: Admitting, t: CallTarget, reason: HangupReason): Promise<CallTable> {
+  const call = await insertCall(a, t, {});
+  await endCall(a.trx, a.deps, call.id, { status: 'failed', reason });
+  return callsRepo.load(a.trx, call.id);
+}

@@ -1,0 +1,130 @@
+// Backup and restore of the embedded store's data directory (`switchboard backup` / `restore`).
+// A backup is one file holding what reading the store needs:
+//   - switchboard.db: a consistent copy taken with SQLite's online backup API while the service
+//     runs and writes (pages are copied in steps; a write meanwhile restarts the copy of what it
+//     touched, so the copy is one moment of the database);
+//   - server.key: the master key that seals secrets at rest (webhook secrets, trunk passwords),
+//     when the data directory holds it (not when SWITCHBOARD_SECRET_KEY is set: then the operator
+//     keeps the key and must set the same one where the backup is restored);
+//   - recordings/*: call recordings, when there are any.
+// The file format is ours and plain: a first line `switchboard-backup 1`, then per entry one line
+// of JSON {"name", "size"} and exactly that many bytes. No compression: the database pages of a
+// backup are mostly the store's own, and recordings are already audio.
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+
+const MAGIC = 'switchboard-backup 1\n';
+export const DB_FILE = 'switchboard.db';
+const KEY_FILE = 'server.key';
+const RECORDINGS = 'recordings';
+
+export interface BackupProgress {
+  totalPages: number;
+  remainingPages: number;
+}
+
+export interface BackupResult {
+  entries: Array<{ name: string; size: number }>;
+}
+
+/** Pages copied per step: small enough that the service's writes wait for no step noticeably. */
+const PAGES_PER_STEP = 256;
+
+/**
+ * Writes a backup of `dataDir` to `file` (replaced when it exists, only once complete).
+ * `progress` hears each step of the database copy.
+ */
+export async function backupDataDir(
+  dataDir: string,
+  file: string,
+  progress?: (p: BackupProgress) => void,
+): Promise<BackupResult> {
+  const dbPath = path.join(dataDir, DB_FILE);
+  if (!fs.existsSync(dbPath)) throw new Error(`no store at ${dbPath}`);
+  const work = `${file}.partial-${process.pid}`;
+  const dbCopy = `${work}.db`;
+  const source = new Database(dbPath, { readonly: true, fileMustExist: true });
+  try {
+    // better-sqlite3 reports before each step; the last word, all pages copied, is ours.
+    let totalPages = 0;
+    await source.backup(dbCopy, {
+      progress(p) {
+        totalPages = p.totalPages;
+        progress?.(p);
+        return PAGES_PER_STEP;
+      },
+    });
+    progress?.({ totalPages, remainingPages: 0 });
+  } finally {
+    source.close();
+  }
+  const entries: Array<{ name: string; from: string }> = [{ name: DB_FILE, from: dbCopy }];
+  const key = path.join(dataDir, KEY_FILE);
+  if (fs.existsSync(key)) entries.push({ name: KEY_FILE, from: key });
+  const recordings = path.join(dataDir, RECORDINGS);
+  if (fs.existsSync(recordings)) {
+    for (const name of fs.readdirSync(recordings).sort()) {
+      const from = path.join(recordings, name);
+      if (fs.statSync(from).isFile()) entries.push({ name: `${RECORDINGS}/${name}`, from });
+    }
+  }
+  const out = fs.openSync(work, 'w', 0o600);
+  const written: BackupResult['entries'] = [];
+  try {
+    fs.writeSync(out, MAGIC);
+    for (const e of entries) {
+      const bytes = fs.readFileSync(e.from);
+      fs.writeSync(out, `${JSON.stringify({ name: e.name, size: bytes.length })}\n`);
+      fs.writeSync(out, bytes);
+      written.push({ name: e.name, size: bytes.length });
+    }
+    fs.fsyncSync(out);
+  } finally {
+    fs.closeSync(out);
+    fs.rmSync(dbCopy, { force: true });
+  }
+  fs.renameSync(work, file);
+  return { entries: written };
+}
+
+/** Where an entry's name may put a file: the database, the key, or a file directly in recordings/. */
+function entryPath(dataDir: string, name: string): string {
+  if (name === DB_FILE || name === KEY_FILE) return path.join(dataDir, name);
+  const m = /^recordings\/([A-Za-z0-9._-]+)$/.exec(name);
+  if (!m || m[1] === '.' || m[1] === '..') throw new Error(`not a switchboard backup: bad entry "${name}"`);
+  return path.join(dataDir, RECORDINGS, m[1]!);
+}
+
+/** Restores a backup into `dataDir`, which must hold no store yet (it is created when missing). */
+export function restoreDataDir(file: string, dataDir: string): BackupResult {
+  const data = fs.readFileSync(file);
+  if (data.subarray(0, MAGIC.length).toString('latin1') !== MAGIC) {
+    throw new Error(`${file} is not a switchboard backup`);
+  }
+  if (fs.existsSync(path.join(dataDir, DB_FILE))) {
+    throw new Error(`${dataDir} already holds a store; restore into an empty data directory`);
+  }
+  let at = MAGIC.length;
+  const entries: Array<{ name: string; bytes: Buffer }> = [];
+  while (at < data.length) {
+    const eol = data.indexOf(10, at);
+    if (eol < 0) throw new Error(`${file} is cut short`);
+    const header = JSON.parse(data.subarray(at, eol).toString('utf8')) as { name: string; size: number };
+    const start = eol + 1;
+    if (!Number.isSafeInteger(header.size) || start + header.size > data.length) {
+      throw new Error(`${file} is cut short`);
+    }
+    entries.push({ name: header.name, bytes: data.subarray(start, start + header.size) });
+    at = start + header.size;
+  }
+  if (!entries.some((e) => e.name === DB_FILE)) throw new Error(`${file} holds no database`);
+  // Every name is checked before anything is written.
+  const targets = entries.map((e) => ({ ...e, to: entryPath(dataDir, e.name) }));
+  fs.mkdirSync(dataDir, { recursive: true });
+  for (const e of targets) {
+    fs.mkdirSync(path.dirname(e.to), { recursive: true });
+    fs.writeFileSync(e.to, e.bytes, { mode: e.name === KEY_FILE ? 0o600 : 0o644, flag: 'wx' });
+  }
+  return { entries: entries.map((e) => ({ name: e.name, size: e.bytes.length })) };
+}

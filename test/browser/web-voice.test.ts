@@ -1,0 +1,161 @@
+// A browser call through the /join page in Debian's chromium, with a fake microphone playing an
+// espeak-ng WAV, against a real `switchboard serve`: the page hears the workflow (inbound RTP
+// packets and an audio level in getStats), a keypad press routes the branch, the transcript shows
+// both sides, and hang-up ends the session (client_ended).
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildAll, chromiumPath, openBrowser, startServer, type Browser, type Server } from './support.js';
+
+const executable = chromiumPath();
+const journey = executable !== null || process.env.CI ? describe : describe.skip;
+
+const GRAPH = {
+  nodes: [
+    { id: 'start', type: 'start', config: {} },
+    { id: 'hello', type: 'speak', config: { text: 'Welcome to the front desk.' } },
+    {
+      id: 'ask',
+      type: 'dtmf',
+      config: {
+        prompt: 'Press 1 for sales.',
+        num_digits: 1,
+        timeout_seconds: 60,
+        save_to_variable: 'choice',
+      },
+    },
+    {
+      id: 'route',
+      type: 'condition',
+      config: { branches: [{ handle: 'sales', expression: "choice == '1'" }] },
+    },
+    { id: 'sales', type: 'speak', config: { text: 'Connecting you to sales.' } },
+    { id: 'other', type: 'speak', config: { text: 'Goodbye.' } },
+    {
+      id: 'hold',
+      type: 'dtmf',
+      config: { prompt: 'Please hold.', num_digits: 1, timeout_seconds: 120, save_to_variable: 'x' },
+    },
+    { id: 'bye', type: 'end', config: {} },
+  ],
+  edges: [
+    { source: 'start', target: 'hello' },
+    { source: 'hello', target: 'ask' },
+    { source: 'ask', source_handle: 'success', target: 'route' },
+    { source: 'ask', source_handle: 'timeout', target: 'other' },
+    { source: 'route', source_handle: 'sales', target: 'sales' },
+    { source: 'route', target: 'other' },
+    { source: 'sales', target: 'hold' },
+    { source: 'other', target: 'bye' },
+    { source: 'hold', source_handle: 'success', target: 'bye' },
+    { source: 'hold', source_handle: 'timeout', target: 'bye' },
+  ],
+};
+
+/** A WAV of espeak-ng saying `text` with a second of silence before, for the fake microphone. */
+function wav(text: string): string {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sb-mic-')), 'mic.wav');
+  const r = spawnSync('espeak-ng', ['-w', file, text]);
+  if (r.status !== 0) throw new Error(`espeak-ng failed: ${r.stderr}`);
+  return file;
+}
+
+journey('a browser call through /join (chromium, fake microphone)', () => {
+  let server: Server;
+  let browser: Browser;
+  let project = '';
+  let workflow = '';
+
+  beforeAll(async () => {
+    if (!executable) throw new Error('chromium is not installed (apt-get install chromium)');
+    await buildAll();
+    server = await startServer({ WEBRTC_HOST: '127.0.0.1' });
+    const p = await server.api<{ data: { id: string } }>('POST', '/projects', { name: 'Web' });
+    const w = await server.api<{ data: { id: string } }>('POST', '/workflows', {
+      project_id: p.body.data.id,
+      name: 'Front desk',
+      graph: GRAPH,
+    });
+    expect((await server.api('POST', `/workflows/${w.body.data.id}/publish`)).status).toBe(200);
+    [project, workflow] = [p.body.data.id, w.body.data.id];
+    browser = await openBrowser(executable, 'web-voice', [
+      '--use-fake-ui-for-media-stream',
+      '--use-fake-device-for-media-stream',
+      `--use-file-for-fake-audio-capture=${wav('hello')}`,
+      '--allow-loopback-in-peer-connection',
+      '--autoplay-policy=no-user-gesture-required',
+    ]);
+    await browser.page.setViewportSize({ width: 520, height: 900 });
+    // Keeps every peer connection the page makes, for getStats() (added by the DevTools protocol,
+    // which the page's CSP does not govern).
+    await browser.page.addInitScript(() => {
+      const Original = window.RTCPeerConnection;
+      const peers: RTCPeerConnection[] = [];
+      (window as unknown as { __sbPeers: RTCPeerConnection[] }).__sbPeers = peers;
+      window.RTCPeerConnection = class extends Original {
+        constructor(config?: RTCConfiguration) {
+          super(config);
+          peers.push(this);
+        }
+      } as typeof RTCPeerConnection;
+    });
+  }, 240_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('hears the workflow, routes a keypad press, shows both sides and hangs up', async () => {
+    const { page } = browser;
+    const s = await server.api<{ data: { id: string; join_url: string } }>('POST', '/sessions', {
+      project_id: project,
+      workflow_id: workflow,
+    });
+    await page.goto(s.body.data.join_url);
+    await page.getByRole('button', { name: 'Start call' }).click();
+    await page.getByText('Connected: speak any time.').waitFor();
+    await page.getByText('Press 1 for sales.').waitFor();
+
+    // The prompt's audio arrives: packets in and a level above silence.
+    const inbound = () =>
+      page.evaluate(async () => {
+        const pcs = (window as unknown as { __sbPeers?: RTCPeerConnection[] }).__sbPeers ?? [];
+        for (const pc of pcs) {
+          for (const r of (await pc.getStats()).values()) {
+            if (r.type === 'inbound-rtp' && r.kind === 'audio') {
+              return { packets: (r.packetsReceived ?? 0) as number, level: (r.audioLevel ?? 0) as number };
+            }
+          }
+        }
+        return { packets: 0, level: 0 };
+      });
+    let stats = await inbound();
+    let loudest = stats.level;
+    for (let i = 0; i < 80 && !(stats.packets > 20 && loudest > 0.01); i++) {
+      await page.waitForTimeout(250);
+      stats = await inbound();
+      loudest = Math.max(loudest, stats.level);
+    }
+    expect(loudest).toBeGreaterThan(0.01);
+    expect(stats.packets).toBeGreaterThan(20);
+
+    await page.getByRole('button', { name: 'Keypad' }).click();
+    await page.getByRole('button', { name: 'Key 1' }).click();
+    await page.getByText('Connecting you to sales.').waitFor();
+    await page.getByText('You pressed 1').waitFor();
+    await browser.shot('join-in-call');
+
+    await page.getByRole('button', { name: 'Hang up' }).click();
+    await page.getByText('Call ended. You can close this page.').waitFor();
+    // The session's end is written as the socket's last frame goes out: read until it shows.
+    let ended = { status: '', end_reason: '' };
+    for (let i = 0; i < 40 && ended.status !== 'ended'; i++) {
+      ended = (await server.api<{ data: typeof ended }>('GET', `/sessions/${s.body.data.id}`)).body.data;
+      if (ended.status !== 'ended') await page.waitForTimeout(250);
+    }
+    expect(ended).toMatchObject({ status: 'ended', end_reason: 'client_ended' });
+    expect(browser.problems).toEqual([]);
+  }, 90_000);
+});
