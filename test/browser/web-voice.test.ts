@@ -90,16 +90,14 @@ journey('a browser call through /join (chromium, fake microphone)', () => {
     await browser.page.setViewportSize({ width: 520, height: 900 });
     // Keeps every peer connection the page makes, for getStats() (added by the DevTools protocol,
     // which the page's CSP does not govern).
-    await browser.page.addInitScript(() => {
-      const Original = window.RTCPeerConnection;
-      const peers: RTCPeerConnection[] = [];
-      (window as unknown as { __sbPeers: RTCPeerConnection[] }).__sbPeers = peers;
-      window.RTCPeerConnection = class extends Original {
-        constructor(config?: RTCConfiguration) {
-          super(config);
-          peers.push(this);
-        }
-      } as typeof RTCPeerConnection;
+    await browser.page.addInitScript({
+      content: `{
+        const Original = window.RTCPeerConnection;
+        const peers = (window.__sbPeers = []);
+        window.RTCPeerConnection = class extends Original {
+          constructor(config) { super(config); peers.push(this); }
+        };
+      }`,
     });
   }, 240_000);
   afterAll(async () => {
@@ -120,17 +118,16 @@ journey('a browser call through /join (chromium, fake microphone)', () => {
 
     // The prompt's audio arrives: packets in and a level above silence.
     const inbound = () =>
-      page.evaluate(async () => {
-        const pcs = (window as unknown as { __sbPeers?: RTCPeerConnection[] }).__sbPeers ?? [];
-        for (const pc of pcs) {
+      page.evaluate(`(async () => {
+        for (const pc of window.__sbPeers ?? []) {
           for (const r of (await pc.getStats()).values()) {
             if (r.type === 'inbound-rtp' && r.kind === 'audio') {
-              return { packets: (r.packetsReceived ?? 0) as number, level: (r.audioLevel ?? 0) as number };
+              return { packets: r.packetsReceived ?? 0, level: r.audioLevel ?? 0 };
             }
           }
         }
         return { packets: 0, level: 0 };
-      });
+      })()`) as Promise<{ packets: number; level: number }>;
     let stats = await inbound();
     let loudest = stats.level;
     for (let i = 0; i < 80 && !(stats.packets > 20 && loudest > 0.01); i++) {
