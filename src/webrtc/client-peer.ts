@@ -120,7 +120,8 @@ export class ClientPeer {
       timestamp: 50_000,
       payloadType: pt,
       telephoneEventPayloadType: EVENT_PT,
-      idle: 'pause',
+      // A microphone never stops: between words it sends silence, which is what ends a turn.
+      idle: 'silence',
       transmit: (b) => {
         if (this.track.isOpen()) {
           this.counters.packetsOut++;

@@ -1,0 +1,225 @@
+// npm run bench:web — browser voice under load. This process is the service's side: for each web
+// session a WebRtcPeer (node-datachannel) under a WebChannel, the same voice pipeline a call runs
+// (TTS playback, VAD turn taking, the shared 20 ms frame clock). A second process
+// (web-browsers.ts) plays the browsers: N node-datachannel peers that connect, hear a greeting,
+// then take turns (a second of tone, silence, the service's answer). Providers are fakes with
+// fixed delays, so what is left of the answer time is the platform's own.
+//
+// Per step (N sessions) it prints: sessions connected, connect time (offer → connected, measured
+// by the browser) p50/p95, packets the browsers got late (> 60 ms after the previous one inside a
+// talk spurt), frames the service never sent (the frame clock skipped them), the answer time
+// (end of the browser's speech → first packet of the answer) p50/p99, and the platform-added
+// part (answer time minus endpointing and the fake STT and TTS delays) p50/p99, and the service
+// process's CPU. Baselines in the same run: a lone peer pair's connect time in one process (the
+// library with nothing around it), and the step with one session.
+//   WEB_BENCH_STEPS=1,50,100,150  WEB_BENCH_SECONDS=12
+import { fork, type ChildProcess } from 'node:child_process';
+import { setMaxListeners } from 'node:events';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { EnergyVad } from '../src/audio/vad.js';
+import { WebChannel } from '../src/channels/web-channel.js';
+import type { WebPeerFactory } from '../src/channels/web-media.js';
+import { AsyncQueue } from '../src/providers/shared/async-queue.js';
+import type { SttEvent, SttProvider, SttSession } from '../src/providers/stt/stt.types.js';
+import type { TtsProvider, TtsRequest } from '../src/providers/tts/tts.types.js';
+import { systemClock } from '../src/shared/clock.js';
+import { ClientPeer } from '../src/webrtc/client-peer.js';
+import { WebRtcPeer } from '../src/webrtc/peer.js';
+import { createWebPeerFactory } from '../src/webrtc/web-peers.js';
+
+const STEPS = (process.env.WEB_BENCH_STEPS ?? '1,50,100,150').split(',').map(Number);
+const SECONDS = Number(process.env.WEB_BENCH_SECONDS ?? 12);
+const ENDPOINT_MS = 300;
+const STT_DELAY_MS = 40;
+const TTS_DELAY_MS = 40;
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A TTS that waits TTS_DELAY_MS, then speaks a 440 Hz tone, 40 ms per character. */
+class ToneTts implements TtsProvider {
+  readonly id = 'bench_tts';
+  async *synthesize(request: TtsRequest): AsyncGenerator<Int16Array> {
+    await sleep(TTS_DELAY_MS);
+    const total = request.text.length * 40 * 16;
+    for (let i = 0; i < total; i += 1600) {
+      yield Int16Array.from({ length: Math.min(1600, total - i) }, (_, k) =>
+        Math.round(6000 * Math.sin((2 * Math.PI * 440 * (i + k)) / 16000)),
+      );
+    }
+  }
+}
+
+/** An STT whose turns end on the energy VAD's end of speech, STT_DELAY_MS later. */
+class VadStt implements SttProvider {
+  readonly id = 'bench_stt';
+  async start(): Promise<SttSession> {
+    const events = new AsyncQueue<SttEvent>();
+    const vad = new EnergyVad({ sampleRate: 16000, hangoverMs: ENDPOINT_MS });
+    let audioMs = 0;
+    let startMs = 0;
+    return {
+      events,
+      get audioMs() {
+        return audioMs;
+      },
+      sendAudio(pcm: Int16Array) {
+        audioMs += pcm.length / 16;
+        for (const e of vad.push(pcm)) {
+          if (e.type === 'speech_start') {
+            startMs = e.atMs;
+            events.push({ type: 'speech_started', atMs: e.atMs });
+          } else {
+            const durationMs = e.atMs - startMs;
+            setTimeout(() => {
+              events.push({
+                type: 'transcript',
+                text: 'hello there',
+                isFinal: true,
+                speechFinal: true,
+                confidence: 0.9,
+                startMs,
+                durationMs,
+              });
+            }, STT_DELAY_MS);
+          }
+        }
+      },
+      finalize() {},
+      async close() {
+        events.end();
+      },
+    };
+  }
+}
+
+function pct(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+const f = (n: number) => (Number.isFinite(n) ? n.toFixed(0) : '–');
+
+/** The library alone: a ClientPeer and a WebRtcPeer connecting in one process, ten times. */
+async function baselineConnect(): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < 10; i++) {
+    const browser = new ClientPeer();
+    const server = new WebRtcPeer({ clock: systemClock, host: '127.0.0.1' });
+    const t0 = performance.now();
+    const answer = await server.answer(await browser.offer());
+    browser.accept(answer);
+    for (const c of browser.candidates()) server.addRemoteCandidate(c, '0');
+    await browser.connected();
+    times.push(performance.now() - t0);
+    browser.close();
+    server.close();
+  }
+  return pct(times, 50);
+}
+
+interface Report {
+  connectMs: number[];
+  answerMs: number[];
+  packets: number;
+  latePackets: number;
+  browserSkipped: number;
+}
+
+async function step(n: number): Promise<void> {
+  const made: WebRtcPeer[] = [];
+  const inner = createWebPeerFactory({ clock: systemClock, host: '127.0.0.1' });
+  const peers: WebPeerFactory = () => {
+    const p = inner() as WebRtcPeer;
+    made.push(p);
+    return p;
+  };
+  const tts = new ToneTts();
+  const stt = new VadStt();
+  const channels = new Map<number, WebChannel>();
+  const stop = new AbortController();
+  // Every session's say and listen wait on this one signal.
+  setMaxListeners(0, stop.signal);
+  const failures: string[] = [];
+  const child: ChildProcess = fork(path.join(here, 'web-browsers.js'), { stdio: 'inherit' });
+  const report = new Promise<Report>((resolve) => {
+    child.on('message', (m: { type: string; id: number; sdp: string; candidates: string[] } & Report) => {
+      if (m.type === 'offer') {
+        const channel = new WebChannel({ clock: systemClock, peers, tts, stt, voice: 'en' });
+        channels.set(m.id, channel);
+        channel.acceptOffer(m.sdp).then(
+          (sdp) => {
+            child.send({ type: 'answer', id: m.id, sdp });
+            void converse(channel, stop.signal).catch(() => undefined);
+          },
+          (err: unknown) => failures.push(String(err)),
+        );
+      } else if (m.type === 'candidates') {
+        for (const c of m.candidates) channels.get(m.id)?.addIceCandidate(c, '0');
+      } else if (m.type === 'failed') {
+        failures.push(String((m as unknown as { message: string }).message));
+      } else if (m.type === 'report') {
+        resolve(m);
+      }
+    });
+  });
+  const cpu0 = process.cpuUsage();
+  const wall0 = performance.now();
+  child.send({ type: 'start', n, speakMs: 1000 });
+  await sleep(SECONDS * 1000);
+  const cpu = process.cpuUsage(cpu0);
+  const wall = performance.now() - wall0;
+  child.send({ type: 'stop' });
+  const r = await report;
+  stop.abort();
+  let sent = 0;
+  let skipped = 0;
+  for (const p of made) {
+    sent += p.stats.packetsOut;
+    skipped += p.stats.skippedFrames;
+  }
+  for (const c of channels.values()) await c.close();
+  const platform = r.answerMs.map((ms) => ms - ENDPOINT_MS - STT_DELAY_MS - TTS_DELAY_MS);
+  const late = r.packets ? (100 * r.latePackets) / r.packets : NaN;
+  const never = sent + skipped ? (100 * skipped) / (sent + skipped) : NaN;
+  console.log(
+    [
+      String(n).padStart(8),
+      String(r.connectMs.length).padStart(9),
+      `${f(pct(r.connectMs, 50))}/${f(pct(r.connectMs, 95))}`.padStart(13),
+      `${late.toFixed(2)}%`.padStart(7),
+      `${never.toFixed(2)}%`.padStart(11),
+      `${f(pct(r.answerMs, 50))}/${f(pct(r.answerMs, 99))}`.padStart(12),
+      `${f(pct(platform, 50))}/${f(pct(platform, 99))}`.padStart(14),
+      String(r.answerMs.length).padStart(7),
+      `${((100 * (cpu.user + cpu.system)) / 1000 / wall).toFixed(0)}%`.padStart(6),
+    ].join(' '),
+  );
+  if (failures.length) console.log(`         ${failures.length} failures, first: ${failures[0]}`);
+}
+
+/** The service's side of one session: a greeting, then an answer to every turn. */
+async function converse(channel: WebChannel, signal: AbortSignal): Promise<void> {
+  await channel.say('Welcome to the benchmark, please speak after the tone.', { bargeIn: false, signal });
+  while (!signal.aborted) {
+    const turn = await channel.listen({ signal, timeoutMs: 30_000 });
+    if (turn) await channel.say('Thank you, go on.', { bargeIn: false, signal });
+  }
+}
+
+console.log(
+  `browser voice: ${STEPS.join(', ')} sessions, ${SECONDS} s each; endpointing ${ENDPOINT_MS} ms, fake STT ${STT_DELAY_MS} ms, fake TTS ${TTS_DELAY_MS} ms`,
+);
+console.log(`baseline: a lone peer pair in one process connects in ${f(await baselineConnect())} ms (p50)\n`);
+console.log(
+  ' sessions connected  connect p50/95  late  never sent  answer p50/99  platform p50/99  turns   CPU',
+);
+for (const n of STEPS) await step(n);
+console.log(
+  '\nlate: packets the browsers got > 60 ms after the previous one of a talk spurt; never sent: frames the',
+);
+console.log("service's frame clock skipped; platform: answer time minus endpointing and the fake delays.");
+console.log('Figures from a shared, loaded 2-core machine are provisional.');
+process.exit(0);
