@@ -13,6 +13,7 @@ import { ErrorBanner, Loading } from '../../components/ErrorBanner';
 import { formatDuration, formatTime } from '../../components/format';
 import { PageHeader, Section } from '../../components/PageHeader';
 import { Transcript } from '../../components/Transcript';
+import { RecordingPlayer } from './RecordingPlayer';
 
 const ENDED = ['completed', 'no_answer', 'busy', 'failed', 'cancelled'];
 
@@ -82,8 +83,6 @@ export function CallPage() {
 
   if (record.error && !c) return <ErrorBanner error={record.error} onRetry={record.reload} />;
   if (!c) return <Loading />;
-  const recordingUrl = (c as Call & { recording_url?: string | null }).recording_url;
-
   return (
     <>
       <PageHeader
@@ -123,11 +122,13 @@ export function CallPage() {
               </p>
             )}
           </Section>
-          {recordingUrl && (
+          {(c.recording_url || c.recording_error) && (
             <Section title="Recording" id="recording">
-              <audio controls src={recordingUrl}>
-                <a href={recordingUrl}>Download the recording</a>
-              </audio>
+              {c.recording_url ? (
+                <RecordingPlayer callId={c.id} />
+              ) : (
+                <p className="muted">Not recorded: {c.recording_error}</p>
+              )}
             </Section>
           )}
           <Section title="Webhook events" id="events">
@@ -197,6 +198,12 @@ export function CallPage() {
                   '—'
                 )}
               </dd>
+              {c.answered_by && (
+                <>
+                  <dt>Answered by</dt>
+                  <dd>{c.answered_by}</dd>
+                </>
+              )}
               <dt>Duration</dt>
               <dd>{formatDuration(c.duration_seconds)}</dd>
               <dt>Metadata</dt>
