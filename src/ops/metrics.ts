@@ -12,7 +12,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Clock } from '../shared/clock.js';
 import { observeTelemetry, type TelemetryEvent } from '../shared/telemetry.js';
 import type { Executor } from '../store/database.js';
-import { metricsRepo } from './metrics.repo.js';
+import { metricsRepo, type QueueState } from './metrics.repo.js';
 
 export interface MetricsOptions {
   db: Executor;
@@ -46,6 +46,13 @@ export function createMetrics(options: MetricsOptions): Metrics {
   const registers = [registry];
 
   const { db, clock, nodeId } = options;
+  // The two webhook gauges share one read per scrape: prom-client starts every gauge's collect()
+  // before awaiting any, so the second one joins the read the first began.
+  let queueRead: Promise<QueueState> | null = null;
+  const webhookQueue = (): Promise<QueueState> =>
+    (queueRead ??= metricsRepo.webhookQueue(db).finally(() => {
+      queueRead = null;
+    }));
   new Gauge({
     name: 'switchboard_calls_active',
     help: 'Calls live on this node (queued, ringing or in progress) by direction and status, read from the store at scrape time',
@@ -92,8 +99,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
     help: 'Webhook deliveries pending (due or waiting to retry), read from the store at scrape time',
     registers,
     async collect() {
-      const q = await metricsRepo.webhookQueue(db);
-      this.set(q.depth);
+      this.set((await webhookQueue()).depth);
     },
   });
   new Gauge({
@@ -101,7 +107,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
     help: 'Age of the oldest pending webhook delivery; 0 when none is pending',
     registers,
     async collect() {
-      const q = await metricsRepo.webhookQueue(db);
+      const q = await webhookQueue();
       this.set(q.oldest === null ? 0 : Math.max(0, clock.now() - Date.parse(q.oldest)) / 1000);
     },
   });
