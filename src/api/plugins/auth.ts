@@ -38,6 +38,12 @@ const TOUCH_INTERVAL_MS = 60_000;
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
+/** The credential of an `Authorization: Bearer …` header (API key, join token, metrics token). */
+export function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  return typeof header === 'string' ? BEARER.exec(header)?.[1] : undefined;
+}
+
 /**
  * A key's stored scopes (JSON text) as the set it effectively holds. A pure function of the text,
  * so remembering it changes nothing about what a key may do or when it stops working.
@@ -99,12 +105,11 @@ export function registerAuth(app: FastifyInstance, deps: ServiceDeps, limiter: R
   };
 
   const authenticate = (request: FastifyRequest, reply: FastifyReply, scope: Scope): void | Promise<void> => {
-    const header = request.headers.authorization;
-    const match = typeof header === 'string' ? BEARER.exec(header) : null;
-    if (!match || !isWellFormedKey(match[1]!)) {
+    const key = bearerToken(request);
+    if (key === undefined || !isWellFormedKey(key)) {
       throw new UnauthenticatedError('Unauthenticated: send Authorization: Bearer pk_live_….');
     }
-    const hash = hashApiKey(match[1]!);
+    const hash = hashApiKey(key);
     const cache = deps.keyCache;
     const cached = cache?.get(hash);
     if (cached) return found(request, reply, scope, hash, cached);

@@ -6,8 +6,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Metrics } from '../../ops/metrics.js';
 import { AppError, UnauthenticatedError } from '../../shared/errors.js';
-
-const BEARER = /^Bearer\s+(\S+)\s*$/i;
+import { bearerToken } from './auth.js';
 
 export function isLoopback(address: string | undefined): boolean {
   if (!address) return false;
@@ -28,9 +27,8 @@ function checkAccess(request: FastifyRequest, token: string | undefined): void {
       'Forbidden: metrics are answered to loopback clients unless METRICS_TOKEN is set.',
     );
   }
-  const header = request.headers.authorization;
-  const match = typeof header === 'string' ? BEARER.exec(header) : null;
-  if (!match || !sameSecret(match[1]!, token)) {
+  const given = bearerToken(request);
+  if (given === undefined || !sameSecret(given, token)) {
     throw new UnauthenticatedError('Unauthenticated: send Authorization: Bearer $METRICS_TOKEN.');
   }
 }

@@ -8,10 +8,9 @@ import type { ServiceDeps } from '../../modules/context.js';
 import type { Services } from '../../modules/services.js';
 import { JoinInfo } from '../../modules/sessions/sessions.schema.js';
 import { UnauthenticatedError } from '../../shared/errors.js';
+import { bearerToken } from '../plugins/auth.js';
 import { errorResponses, Single } from '../../shared/schemas.js';
 import { typed } from './route-helpers.js';
-
-const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 function allowAnyOrigin(reply: FastifyReply): FastifyReply {
   return reply
@@ -42,8 +41,7 @@ export async function joinRoutes(app: FastifyInstance, s: Services, deps: Servic
       },
     },
     async (req) => {
-      const header = req.headers.authorization;
-      const token = typeof header === 'string' ? BEARER.exec(header)?.[1] : undefined;
+      const token = bearerToken(req);
       if (!token)
         throw new UnauthenticatedError('Send the join token as "Authorization: Bearer <join_token>".');
       return { data: { ...(await s.sessions.joinInfo(token)), ice_servers: iceServers } };

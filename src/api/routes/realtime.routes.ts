@@ -8,6 +8,7 @@ import { RealtimeConnection } from '../../engine/realtime-protocol.js';
 import type { ServiceDeps } from '../../modules/context.js';
 import { verifyJoinToken } from '../../modules/sessions/join-token.js';
 import { SessionJoinError, type SessionHost } from '../../modules/sessions/session-host.js';
+import { bearerToken } from '../plugins/auth.js';
 import { sendError } from '../plugins/errors.js';
 
 declare module 'fastify' {
@@ -40,10 +41,7 @@ export async function realtimeRoutes(
       },
       preValidation: async (request, reply) => {
         const { id } = request.params as { id: string };
-        const header = request.headers.authorization;
-        const token =
-          (request.query as { token?: string }).token ??
-          (typeof header === 'string' ? /^Bearer\s+(\S+)$/i.exec(header)?.[1] : undefined);
+        const token = (request.query as { token?: string }).token ?? bearerToken(request);
         const claims = token ? await verifyJoinToken(deps.keys.joinToken, token, deps.clock.now()) : null;
         if (!claims || claims.sessionId !== id) {
           return sendError(reply, 401, 'A valid join token for this session is required.');
