@@ -23,7 +23,7 @@ export const ROOMS = [
   { name: 'media', path: 'src/telephony/media', may: ['audio', 'shared'] },
   { name: 'providers', path: 'src/providers', may: ['audio', 'config', 'shared'] },
   { name: 'events', path: 'src/events', may: ['store', 'config', 'shared'] },
-  // Operations: metrics, traces and backups of the store, which the API and the commands use.
+  // Operations: metrics and backups of the store, which the API and the commands use.
   { name: 'ops', path: 'src/ops', may: ['store', 'config', 'shared'] },
   // The channel contracts: what the engine asks of a channel, and the seams a call gives the phone
   // channel and a browser's peer connection the web channel. They sit below voice/, the pipeline

@@ -13,10 +13,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { KEY_FILE } from '../shared/server-key.js';
+import { SQLITE_FILE } from '../store/configured-store.js';
 
 const MAGIC = 'switchboard-backup 1\n';
-export const DB_FILE = 'switchboard.db';
-const KEY_FILE = 'server.key';
+// Entries carry the names the files have in the data directory.
+const DB_FILE = SQLITE_FILE;
 const RECORDINGS = 'recordings';
 
 export interface BackupProgress {

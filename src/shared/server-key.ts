@@ -6,6 +6,9 @@ import { createHash, hkdfSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
+/** The master key's file in the data directory (also what a backup copies). */
+export const KEY_FILE = 'server.key';
+
 export interface ServerKeys {
   /** HMAC key for join tokens (HS256). */
   joinToken: Uint8Array;
@@ -25,7 +28,7 @@ export function deriveServerKeys(master: string): ServerKeys {
 /** Reads the master key from config or the data dir, creating it on first use. */
 export function loadMasterKey(secretKey: string | undefined, dataDir: string): string {
   if (secretKey) return secretKey;
-  const file = path.join(dataDir, 'server.key');
+  const file = path.join(dataDir, KEY_FILE);
   try {
     return fs.readFileSync(file, 'utf8').trim();
   } catch (err) {
