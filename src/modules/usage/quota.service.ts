@@ -13,6 +13,7 @@ import { startOfNextUtcMonth, startOfUtcMonth } from '../../shared/calendar-date
 import { NotFoundError, QuotaExceededError } from '../../shared/errors.js';
 import { toDbTime, type Executor } from '../../store/database.js';
 import type { ServiceDeps } from '../context.js';
+import { workspacesRepo } from '../workspaces/workspaces.repo.js';
 import { recordUsage } from './usage.service.js';
 import { usageRepo } from './usage.repo.js';
 
@@ -43,11 +44,7 @@ function formatAmount(metric: Allowance['metric'], n: number): string {
 }
 
 async function allowancesFor(ex: Executor, workspaceId: string, kind: QuotaKind): Promise<Allowance[]> {
-  const ws = await ex
-    .selectFrom('workspaces')
-    .select(['plan_sessions', 'plan_calls', 'plan_voice_minutes'])
-    .where('id', '=', workspaceId)
-    .executeTakeFirst();
+  const ws = await workspacesRepo.plan(ex, workspaceId);
   if (!ws) throw new NotFoundError('Workspace');
   const out: Allowance[] = [];
   if (kind === 'sessions' && ws.plan_sessions !== null) {
