@@ -26,7 +26,6 @@ export const PENDING = [
   'src/events/delivery-retention.ts',
   'src/events/outbox.ts',
   'src/events/worker-recorder.ts',
-  'src/modules/api-keys/api-keys.service.ts',
   'src/modules/usage/quota.service.ts',
   'src/modules/workflows/workflows.service.ts',
 ];

@@ -1,5 +1,7 @@
 // SQL for api_keys.
+import type { PageParams } from '../../shared/paging.js';
 import type { Db, Executor } from '../../store/database.js';
+import { paginate } from '../../store/paginate.js';
 import { preparedQuery, queryFirst } from '../../store/prepared.js';
 import type { ApiKeyTable } from '../../store/schema.js';
 
@@ -32,6 +34,15 @@ export const apiKeysRepo = {
       .where('id', '=', id)
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
+  },
+
+  /** The workspace's keys that are not revoked, a page of them. */
+  listLive(ex: Executor, workspaceId: string, page: PageParams) {
+    const base = ex
+      .selectFrom('api_keys')
+      .where('workspace_id', '=', workspaceId)
+      .where('revoked_at', 'is', null);
+    return paginate(base, page, (qb) => qb.selectAll());
   },
 
   async insert(ex: Executor, row: ApiKeyTable): Promise<void> {

@@ -5,7 +5,6 @@ import type { PageParams } from '../../shared/paging.js';
 import { NotFoundError, ValidationError } from '../../shared/errors.js';
 import { apiTime } from '../../shared/time.js';
 import { toDbTime, type Db, type Executor } from '../../store/database.js';
-import { paginate } from '../../store/paginate.js';
 import type { ApiKeyTable } from '../../store/schema.js';
 import type { Actor, ServiceDeps } from '../context.js';
 import { apiKeysRepo } from './api-keys.repo.js';
@@ -73,14 +72,7 @@ export class ApiKeysService {
   ) {}
 
   async list(actor: Actor, page: PageParams) {
-    const { rows, total } = await paginate(
-      this.deps.db
-        .selectFrom('api_keys')
-        .where('workspace_id', '=', actor.workspaceId)
-        .where('revoked_at', 'is', null),
-      page,
-      (qb) => qb.selectAll(),
-    );
+    const { rows, total } = await apiKeysRepo.listLive(this.deps.db, actor.workspaceId, page);
     return { items: rows.map(toApiKey), total };
   }
 
