@@ -14,7 +14,8 @@
 import type { NodeDefinition } from '../node-types.js';
 import { terminatorKey } from '../../workflow/terminator.js';
 import { optBoolean, optNumber, optString, reqString, secondsToMs } from './config.js';
-import { nextInput, spokenAnswer, spokenDigits } from './spoken-input.js';
+import { extractDigits } from '../workflow-deps.js';
+import { nextInput, spokenAnswer } from './spoken-input.js';
 
 export const DEFAULT_DTMF_TIMEOUT_SECONDS = 5;
 
@@ -38,7 +39,8 @@ export const dtmfNode: NodeDefinition = {
       const input = await nextInput(ctx, { signal, timeoutMs, speech: hearSpeech });
       if (input === null) break;
       if (input.kind === 'speech') {
-        const said = spokenDigits(input.text);
+        // The digits the turn holds ("four five six" → 456), or "" when it holds none.
+        const said = extractDigits(input.text);
         if (said === '') {
           const answer = spokenAnswer(input.text);
           // A word answers the question only before any digit; mid-number it is noise.

@@ -6,18 +6,12 @@
 // "[lead] (yes | no | those words | digits) [tail]". Vendors hear everything and may punctuate
 // ("Yes, please."), so the answer is read from the words, not taken verbatim.
 import type { NodeContext } from '../node-types.js';
-import { extractDigits } from '../workflow-deps.js';
 
 export type KeypadInput = { kind: 'key'; key: string } | { kind: 'speech'; text: string };
 
 /** Polite words around an answer, dropped from it ("yes please" is "yes"). */
 const POLITE =
   /^(?:(?:i want to|i want|i'd like to|i'd like|i would like to|i would like|please|um|uh|oh|well)\s+)+|(?:\s+(?:please|thanks|thank you|thank you very much))+$/;
-
-/** The digits a spoken turn holds ("four five six" → 456), or "" when it holds none. */
-export function spokenDigits(text: string): string {
-  return extractDigits(text);
-}
 
 /** A spoken answer as a condition reads it: lower case, no punctuation, no polite words. */
 export function spokenAnswer(text: string): string {
