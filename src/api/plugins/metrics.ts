@@ -8,7 +8,7 @@ import type { Metrics } from '../../ops/metrics.js';
 import { AppError, UnauthenticatedError } from '../../shared/errors.js';
 import { bearerToken } from './auth.js';
 
-export function isLoopback(address: string | undefined): boolean {
+function isLoopback(address: string | undefined): boolean {
   if (!address) return false;
   return address === '::1' || /^(::ffff:)?127\./.test(address);
 }

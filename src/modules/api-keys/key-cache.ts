@@ -14,7 +14,7 @@ import type { Clock } from '../../shared/clock.js';
 import type { KeyForAuth } from './api-keys.repo.js';
 
 /** How long a found key is trusted without asking the store again. */
-export const KEY_CACHE_TTL_MS = 10_000;
+const KEY_CACHE_TTL_MS = 10_000;
 const MAX_ENTRIES = 10_000;
 
 export class KeyCache {

@@ -5,7 +5,7 @@ import type { TimerHandle } from '../../shared/clock.js';
 import type { ServiceDeps } from '../context.js';
 import { apiKeysRepo } from './api-keys.repo.js';
 
-export const KEY_EPOCH_POLL_MS = 1_000;
+const KEY_EPOCH_POLL_MS = 1_000;
 
 /** Starts watching; the returned function stops. Does nothing without a key cache. */
 export function watchKeyEpoch(
