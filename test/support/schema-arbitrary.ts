@@ -149,9 +149,9 @@ export function brokenValue(schema: JsonSchema, hints: Hints): fc.Arbitrary<unkn
   const props = Object.keys(schema.properties ?? {});
   const mutations: Array<fc.Arbitrary<unknown>> = [
     anyJson,
-    valid.map((v) => deepReplaceStrings(v, 'a\u0000b')),
-    valid.map((v) => deepReplaceStrings(v, '\udc00')),
-    valid.map((v) => deepReplaceNumbers(v, 1e308)),
+    valid.map((v) => deepReplace(v, isString, 'a\u0000b')),
+    valid.map((v) => deepReplace(v, isString, '\udc00')),
+    valid.map((v) => deepReplace(v, isNumber, 1e308)),
     fc.constant(deepNest(200)),
   ];
   if (props.length > 0) {
@@ -170,23 +170,18 @@ export function brokenValue(schema: JsonSchema, hints: Hints): fc.Arbitrary<unkn
   return fc.oneof(...mutations);
 }
 
-function deepReplaceStrings(value: unknown, text: string): unknown {
-  if (typeof value === 'string') return text;
-  if (Array.isArray(value)) return value.map((v) => deepReplaceStrings(v, text));
+/** `value` with every leaf that `is` picks replaced by `to`, at any depth. */
+function deepReplace(value: unknown, is: (leaf: unknown) => boolean, to: unknown): unknown {
+  if (is(value)) return to;
+  if (Array.isArray(value)) return value.map((v) => deepReplace(v, is, to));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, deepReplaceStrings(v, text)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, deepReplace(v, is, to)]));
   }
   return value;
 }
 
-function deepReplaceNumbers(value: unknown, n: number): unknown {
-  if (typeof value === 'number') return n;
-  if (Array.isArray(value)) return value.map((v) => deepReplaceNumbers(v, n));
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, deepReplaceNumbers(v, n)]));
-  }
-  return value;
-}
+const isString = (v: unknown): boolean => typeof v === 'string';
+const isNumber = (v: unknown): boolean => typeof v === 'number';
 
 function deepNest(depth: number): unknown {
   let v: unknown = 'bottom';
