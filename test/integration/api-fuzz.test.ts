@@ -230,7 +230,7 @@ for (const kind of storeKinds()) {
         );
         const query = fc.dictionary(
           fc.constantFrom(
-            ...(op.parameters.filter((p) => p.in === 'query').map((p) => p.name) ?? []),
+            ...op.parameters.filter((p) => p.in === 'query').map((p) => p.name),
             'page',
             'junk',
           ),
