@@ -13,11 +13,11 @@ import type { Config } from '../config/config.js';
 import type { LiveSession, SessionSummary } from '../engine/session-runtime.js';
 import type { ServiceDeps } from '../modules/context.js';
 import { silentLogger } from '../shared/logger.js';
-import { sessionsRepo } from '../modules/sessions/sessions.repo.js';
+import { insertPendingSession } from '../modules/sessions/session-lifecycle.js';
 import { consumeQuota } from '../modules/usage/quota.service.js';
 import { workflowsRepo } from '../modules/workflows/workflows.repo.js';
 import { QuotaExceededError } from '../shared/errors.js';
-import { inTransaction, toDbTime } from '../store/database.js';
+import { inTransaction } from '../store/database.js';
 import { openConfiguredStore } from '../store/configured-store.js';
 import type { WorkflowTable } from '../store/schema.js';
 import { createWiring } from '../wiring/wiring.js';
@@ -66,31 +66,22 @@ async function createChatSession(
   const version = workflow.published_version;
   if (version === null) throw new CliError(`chat: workflow ${input.workflowId} has no published version`);
 
-  const now = toDbTime(deps.clock.now());
-  const sessionId = deps.newId();
   // A chat is a real session: it counts toward the plan like a minted one (402 → a clear error).
-  await inTransaction(deps.db, async (trx) => {
+  const session = await inTransaction(deps.db, async (trx) => {
     await consumeQuota(trx, deps, {
       workspaceId: workflow.workspace_id,
       projectId: workflow.project_id,
       kind: 'sessions',
     });
-    await sessionsRepo.insert(trx, {
-      id: sessionId,
+    return insertPendingSession(trx, deps, {
       workspace_id: workflow.workspace_id,
       project_id: workflow.project_id,
       workflow_id: workflow.id,
       workflow_version: version,
       channel: 'test',
-      status: 'pending',
       variables: JSON.stringify(input.variables),
       metadata: '{}',
       call_id: null,
-      end_reason: null,
-      started_at: null,
-      ended_at: null,
-      created_at: now,
-      updated_at: now,
     });
   }).catch((err: unknown) => {
     if (err instanceof QuotaExceededError)
@@ -98,7 +89,7 @@ async function createChatSession(
     throw err;
   });
 
-  return { workflow, version, sessionId };
+  return { workflow, version, sessionId: session.id };
 }
 
 /**

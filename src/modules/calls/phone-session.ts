@@ -1,11 +1,11 @@
 // What inbound admission and an answered outbound call share: the E.164 reading of a SIP user
 // part, the phone session row a call runs its workflow in, and the frozen graph of that version.
 import type { ServiceDeps } from '../context.js';
-import { sessionsRepo } from '../sessions/sessions.repo.js';
+import { insertPendingSession } from '../sessions/session-lifecycle.js';
 import { workflowsRepo } from '../workflows/workflows.repo.js';
 import { callsRepo } from './calls.repo.js';
 import { isE164 } from '../../shared/e164.js';
-import { parseJson, toDbTime, type Executor } from '../../store/database.js';
+import { parseJson, type Executor } from '../../store/database.js';
 import type { CallTable, SessionTable } from '../../store/schema.js';
 import type { WorkflowGraph } from '../../workflow/graph.types.js';
 
@@ -49,26 +49,17 @@ export async function insertPhoneSession(
   workflow: { id: string; version: number },
   variables: Record<string, unknown>,
 ): Promise<SessionTable> {
-  const now = toDbTime(deps.clock.now());
-  const session: SessionTable = {
-    id: deps.newId(),
+  const session = await insertPendingSession(trx, deps, {
     workspace_id: call.workspace_id,
     project_id: call.project_id,
     workflow_id: workflow.id,
     workflow_version: workflow.version,
     channel: 'phone',
-    status: 'pending',
     variables: JSON.stringify(variables),
     metadata: call.metadata,
     call_id: call.id,
-    end_reason: null,
-    started_at: null,
-    ended_at: null,
-    created_at: now,
-    updated_at: now,
-  };
-  await sessionsRepo.insert(trx, session);
-  await callsRepo.setSession(trx, call.id, session.id, now);
+  });
+  await callsRepo.setSession(trx, call.id, session.id, session.created_at);
   return session;
 }
 

@@ -61,6 +61,40 @@ export async function endSession(
   return session;
 }
 
+/** What a new session is made of; the rest (id, status, times) every new session shares. */
+export type NewSession = Pick<
+  SessionTable,
+  | 'workspace_id'
+  | 'project_id'
+  | 'workflow_id'
+  | 'workflow_version'
+  | 'channel'
+  | 'variables'
+  | 'metadata'
+  | 'call_id'
+>;
+
+/** Inserts a pending session (inside the caller's transaction): minted, a call's, or a CLI chat. */
+export async function insertPendingSession(
+  trx: Executor,
+  deps: Pick<ServiceDeps, 'clock' | 'newId'>,
+  fields: NewSession,
+): Promise<SessionTable> {
+  const now = toDbTime(deps.clock.now());
+  const session: SessionTable = {
+    id: deps.newId(),
+    ...fields,
+    status: 'pending',
+    end_reason: null,
+    started_at: null,
+    ended_at: null,
+    created_at: now,
+    updated_at: now,
+  };
+  await sessionsRepo.insert(trx, session);
+  return session;
+}
+
 /** Marks a pending session active when its first participant joins. */
 export async function activateSession(
   trx: Executor,

@@ -4,14 +4,14 @@ import type { PageParams } from '../../shared/paging.js';
 import { announce, type LivePublisher } from '../../events/live-bus.js';
 import { isoSeconds } from '../../shared/clock.js';
 import { NotFoundError, UnauthenticatedError, ValidationError } from '../../shared/errors.js';
-import { inTransaction, toDbTime, type Executor } from '../../store/database.js';
+import { inTransaction, type Executor } from '../../store/database.js';
 import type { SessionTable, WorkflowTable } from '../../store/schema.js';
 import type { Actor, ServiceDeps } from '../context.js';
 import { projectsRepo } from '../projects/projects.repo.js';
 import { consumeQuota } from '../usage/quota.service.js';
 import { workflowsRepo } from '../workflows/workflows.repo.js';
 import { checkJoinToken, mintJoinToken } from './join-token.js';
-import { endSession, toSession } from './session-lifecycle.js';
+import { endSession, insertPendingSession, toSession } from './session-lifecycle.js';
 import type { CreateSession, Session } from './sessions.schema.js';
 import { sessionsRepo } from './sessions.repo.js';
 
@@ -86,26 +86,16 @@ export class SessionsService {
         projectId: input.project_id,
         kind: 'sessions',
       });
-      const now = toDbTime(deps.clock.now());
-      const session: SessionTable = {
-        id: deps.newId(),
+      return insertPendingSession(trx, deps, {
         workspace_id: actor.workspaceId,
         project_id: input.project_id,
         workflow_id: workflow.id,
         workflow_version: workflow.published_version,
         channel: 'web',
-        status: 'pending',
         variables: JSON.stringify(input.variables ?? {}),
         metadata: JSON.stringify(input.metadata ?? {}),
         call_id: null,
-        end_reason: null,
-        started_at: null,
-        ended_at: null,
-        created_at: now,
-        updated_at: now,
-      };
-      await sessionsRepo.insert(trx, session);
-      return session;
+      });
     });
     const issuedAt = deps.clock.now();
     const expiresAt = issuedAt + deps.config.joinTokenTtlSeconds * 1000;
