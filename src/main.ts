@@ -29,6 +29,7 @@ import type { Transferer } from './telephony/calls/transfer-context.js';
 import type { Store } from './store/database.js';
 import { createWiring, type ServiceParts, type Wiring } from './wiring/wiring.js';
 import { createMetrics } from './ops/metrics.js';
+import { startTracing } from './ops/tracing.js';
 import { watchKeyEpoch } from './modules/api-keys/key-epoch.js';
 import { speechStatus, type SpeechStatus } from './providers/speech-status.js';
 import { dashboardBuilt, defaultDashboardDir } from './web-serving/dashboard.js';
@@ -96,6 +97,10 @@ export async function startService(
   transferer?: Transferer,
 ): Promise<RunningService> {
   const logger = createLogger(config.logLevel);
+  // Before the store and the services are built: they add their spans only when tracing is on.
+  const tracing = config.otlpEndpoint
+    ? startTracing({ endpoint: config.otlpEndpoint, nodeId: config.nodeId, role })
+    : undefined;
   const { store } = await openConfiguredStore(config);
   const wiring = createWiring({ config, store, logger });
   const firstKey = await firstRun(wiring.deps, config, out);
@@ -109,6 +114,10 @@ export async function startService(
           await close().catch((err: unknown) => logger.error({ err }, 'error during shutdown'));
         }
         await store.close();
+        // The spans of the calls and requests just drained go out before the process does.
+        await tracing
+          ?.shutdown()
+          .catch((err: unknown) => logger.error({ err }, 'could not send the last traces'));
         logger.flush?.();
       })();
       return closing;

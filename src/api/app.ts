@@ -15,6 +15,7 @@ import { registerTextCheck } from './plugins/text-check.js';
 import { registerAuth } from './plugins/auth.js';
 import { registerIdempotency } from './plugins/idempotency.js';
 import { registerMetrics } from './plugins/metrics.js';
+import { registerTracing } from './plugins/tracing.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.js';
 import { registerRoutes } from './routes/index.js';
@@ -85,6 +86,8 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   registerAuth(app, deps, options.rateLimiter);
   registerTextCheck(app);
   registerIdempotency(app, deps);
+  // After the plugins that add route hooks: the request's span wraps them too.
+  registerTracing(app);
 
   const services = wiring.services(options.parts);
 

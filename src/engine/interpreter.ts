@@ -14,11 +14,19 @@
 import type { Channel } from '../channels/channel.js';
 import type { LlmProvider } from '../providers/llm/llm.types.js';
 import { isoSeconds, type Clock, type TimerHandle } from '../shared/clock.js';
+import { inSpan } from '../shared/tracing.js';
 import { EventStream, type ExecutionError, type ExecutionStatus } from './events.js';
 import { buildEdgeIndex, findStartNode } from './graph-walk.js';
 import { createNodeContext } from './node-context.js';
 import { expectedWords } from './speech-hints.js';
-import { NodeError, type AgentRecord, type FetchLike, type NodeOutcome } from './node-types.js';
+import {
+  NodeError,
+  type AgentRecord,
+  type FetchLike,
+  type NodeContext,
+  type NodeDefinition,
+  type NodeOutcome,
+} from './node-types.js';
 import { defaultRegistry, type NodeRegistry } from './nodes/index.js';
 import { seedVariables, VariableStore, type VariableSeeds } from './variables.js';
 import { redactVariables, type GraphNode, type WorkflowGraph } from './workflow-deps.js';
@@ -109,7 +117,16 @@ export class Execution {
 
   /** Starts the run (once) and resolves with the final result; never rejects. */
   run(): Promise<ExecutionResult> {
-    this.promise ??= this.loop();
+    this.promise ??= inSpan(
+      'workflow.execution',
+      {
+        'switchboard.execution_id': this.options.executionId ?? '',
+        'switchboard.workflow_id': this.options.workflowId ?? '',
+        'switchboard.workflow_version': this.options.workflowVersion ?? 0,
+        'switchboard.channel': this.options.channel.kind,
+      },
+      () => this.loop(),
+    );
     return this.promise;
   }
 
@@ -124,6 +141,18 @@ export class Execution {
     if (this.statusValue !== 'running' || this.stop) return;
     this.stop = { kind: 'timeout' };
     this.current?.abort(new StopSignal('max_duration_exceeded'));
+  }
+
+  /** One node's run, with the abort controller a cancel or a timeout reaches it through. */
+  private async runNode(def: NodeDefinition, ctx: NodeContext, node: GraphNode): Promise<NodeOutcome> {
+    if (def.instant) return def.run(ctx, node.config ?? {}, NEVER_ABORTED);
+    const controller = new AbortController();
+    this.current = controller;
+    try {
+      return await def.run(ctx, node.config ?? {}, controller.signal);
+    } finally {
+      this.current = null;
+    }
   }
 
   private async loop(): Promise<ExecutionResult> {
@@ -179,16 +208,13 @@ export class Execution {
         let outcome: NodeOutcome;
         if (missing) {
           outcome = def.unsupported!;
-        } else if (def.instant) {
-          outcome = await def.run(ctx, node.config ?? {}, NEVER_ABORTED);
         } else {
-          const controller = new AbortController();
-          this.current = controller;
-          try {
-            outcome = await def.run(ctx, node.config ?? {}, controller.signal);
-          } finally {
-            this.current = null;
-          }
+          const running = node;
+          outcome = await inSpan(
+            `node ${running.type}`,
+            { 'switchboard.node_id': running.id, 'switchboard.node_type': running.type },
+            () => this.runNode(def, ctx, running),
+          );
         }
         if (this.stop) throw new StopSignal();
         if (outcome.outputs) this.variables.setMany(outcome.outputs);

@@ -16,6 +16,7 @@ import { WorkflowsService } from './workflows/workflows.service.js';
 import { WebhookEndpointsService } from './webhook-endpoints/webhook-endpoints.service.js';
 import type { LivePublisher } from '../events/live-bus.js';
 import type { Resolver } from '../events/ssrf-guard.js';
+import { tracedServices } from './traced-services.js';
 
 export interface Services {
   projects: ProjectsService;
@@ -50,7 +51,7 @@ export interface ServiceOverrides {
 }
 
 export function createServices(deps: ServiceDeps, overrides: ServiceOverrides = {}): Services {
-  return {
+  return tracedServices<Services>({
     projects: new ProjectsService(deps),
     apiKeys: new ApiKeysService(deps, overrides.liveEvents),
     conversations: new ConversationsService(deps),
@@ -67,5 +68,5 @@ export function createServices(deps: ServiceDeps, overrides: ServiceOverrides = 
       overrides.dialer ?? new UnavailableDialer(deps, deps.logger),
       overrides.liveEvents,
     ),
-  };
+  });
 }

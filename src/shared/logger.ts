@@ -1,6 +1,7 @@
 // Structured JSON logs (pino) on stderr, so `--json` command output on stdout stays clean.
 // Secrets are redacted by path wherever they could appear.
 import { pino, destination, type Logger } from 'pino';
+import { activeTraceId } from './tracing.js';
 
 export type { Logger };
 
@@ -17,7 +18,16 @@ export const REDACT_PATHS = [
 
 export function createLogger(level: string = 'info'): Logger {
   return pino(
-    { level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { service: 'switchboard' } },
+    {
+      level,
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      base: { service: 'switchboard' },
+      // With tracing on, a line written inside a span names its trace, so logs and traces join.
+      mixin: () => {
+        const traceId = activeTraceId();
+        return traceId ? { trace_id: traceId } : {};
+      },
+    },
     destination({ dest: 2, sync: false }),
   );
 }

@@ -24,6 +24,7 @@ import { migrations } from './migrations/index.js';
 import { registerFastPath } from './prepared.js';
 import { statementCache } from './sqlite-statements.js';
 import { SchemaScopedPostgresDialect } from './pg-introspector.js';
+import { kyselyQuerySpans } from './query-spans.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -89,7 +90,11 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       max: options.pgPoolSize ?? 10,
       ...(schema ? { options: `-c search_path=${schema}` } : {}),
     });
-    const db = new Kysely<Database>({ dialect: new SchemaScopedPostgresDialect({ pool }) });
+    const log = kyselyQuerySpans('postgresql');
+    const db = new Kysely<Database>({
+      dialect: new SchemaScopedPostgresDialect({ pool }),
+      ...(log ? { log } : {}),
+    });
     registerFastPath(db, { kind: 'postgres', pool });
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
@@ -105,7 +110,11 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     close: () => sqlite.close(),
     prepare: (sqlText: string) => prepare(sqlText) as unknown as ReturnType<SqliteDatabase['prepare']>,
   };
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database }) });
+  const log = kyselyQuerySpans('sqlite');
+  const db = new Kysely<Database>({
+    dialect: new ImmediateSqliteDialect({ database }),
+    ...(log ? { log } : {}),
+  });
   registerFastPath(db, { kind: 'sqlite', database: sqlite, prepare });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }

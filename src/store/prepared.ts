@@ -13,6 +13,7 @@ import type pg from 'pg';
 import { CompiledQuery, PostgresAdapter, type Kysely, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
 import type { CachedStatement } from './sqlite-statements.js';
+import { timedQuery } from './query-spans.js';
 
 /** database.ts's Executor, spelled out here because database.ts imports this file. */
 type Executor = Kysely<Database> | Transaction<Database>;
@@ -107,12 +108,16 @@ export function queryRows<R>(
   const path = ex.isTransaction ? undefined : fastPaths.get(ex);
   if (path?.kind === 'sqlite') {
     if (!path.database.inTransaction) {
-      return path.prepare(q.sqlite).all(sqliteArgs(q, params)) as R[];
+      const statement = path.prepare(q.sqlite);
+      return timedQuery('sqlite', q.sqlite, () => statement.all(sqliteArgs(q, params)) as R[]);
     }
   } else if (path?.kind === 'postgres') {
-    return path.pool
-      .query<R & pg.QueryResultRow>({ name: q.name, text: q.postgres, values: params as unknown[] })
-      .then((r) => r.rows);
+    const pool = path.pool;
+    return timedQuery('postgresql', q.postgres, () =>
+      pool
+        .query<R & pg.QueryResultRow>({ name: q.name, text: q.postgres, values: params as unknown[] })
+        .then((r) => r.rows),
+    );
   }
   return viaKysely(ex, q, params);
 }
@@ -125,7 +130,8 @@ export function queryFirst<R>(
 ): R | undefined | Promise<R | undefined> {
   const path = ex.isTransaction ? undefined : fastPaths.get(ex);
   if (path?.kind === 'sqlite' && !path.database.inTransaction) {
-    return path.prepare(q.sqlite).get(sqliteArgs(q, params)) as R | undefined;
+    const statement = path.prepare(q.sqlite);
+    return timedQuery('sqlite', q.sqlite, () => statement.get(sqliteArgs(q, params)) as R | undefined);
   }
   const rows = queryRows(ex, q, params);
   return Array.isArray(rows) ? rows[0] : rows.then((r) => r[0]);

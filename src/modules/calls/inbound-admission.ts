@@ -8,6 +8,7 @@
 // quota used up) are recorded as failed calls with call.ended; refusals of unknown hosts, numbers
 // or sources are not, so strangers cannot fill the store.
 import { QuotaExceededError } from '../../shared/errors.js';
+import { inSpan, setActiveAttributes, tracingEnabled } from '../../shared/tracing.js';
 import { inTransaction, toDbTime, type Executor } from '../../store/database.js';
 import type { CallTable, PhoneNumberTable, WorkflowTable } from '../../store/schema.js';
 import type { ServiceDeps } from '../context.js';
@@ -119,19 +120,32 @@ export const ADMISSION_STEPS: { before: readonly Step[]; inTransaction: readonly
   ],
 };
 
-export async function admitInbound(deps: AdmissionDeps, invite: InboundInvite): Promise<Admission> {
-  const pre = { deps, invite } as Admitting;
-  for (const step of ADMISSION_STEPS.before) {
-    const refusal = await step(pre);
-    if (refusal) return refusal;
-  }
-  return inTransaction(deps.db, async (trx) => {
-    const a: Admitting = { ...pre, trx };
-    for (const step of ADMISSION_STEPS.inTransaction) {
-      const refusal = await step(a);
+export function admitInbound(deps: AdmissionDeps, invite: InboundInvite): Promise<Admission> {
+  return inSpan('call.admission', {}, async () => {
+    const pre = { deps, invite } as Admitting;
+    for (const step of ADMISSION_STEPS.before) {
+      const refusal = await runStep(step, pre);
       if (refusal) return refusal;
     }
-    return admit(a);
+    return inTransaction(deps.db, async (trx) => {
+      const a: Admitting = { ...pre, trx };
+      for (const step of ADMISSION_STEPS.inTransaction) {
+        const refusal = await runStep(step, a);
+        if (refusal) return refusal;
+      }
+      return admit(a);
+    });
+  });
+}
+
+/** One step, as its own span when tracing is on (named by the step: `admission.dispatchRule`). */
+function runStep(step: Step, a: Admitting): ReturnType<Step> {
+  if (!tracingEnabled()) return step(a);
+  return inSpan(`admission.${step.name}`, {}, async () => {
+    const refusal = await step(a);
+    if (refusal)
+      setActiveAttributes({ 'sip.response.status_code': refusal.status, 'switchboard.refusal': refusal.why });
+    return refusal;
   });
 }
 
@@ -189,6 +203,7 @@ async function dispatchRule(a: Admitting): Promise<Refusal | undefined> {
   });
   if (winner) {
     a.rule = winner.rule;
+    setActiveAttributes({ 'switchboard.workflow_id': winner.rule.workflow_id });
     return undefined;
   }
   const call = await recordRefusal(a, { projectId: number!.project_id }, 'no_dispatch_rule');

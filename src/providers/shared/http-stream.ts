@@ -6,6 +6,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import type { Clock, TimerHandle } from '../../shared/clock.js';
 import { isRetryableStatus, vendorErrorMessage, type FailureFactory } from './failure.js';
 import { parseRetryAfter } from './retry.js';
+import { openSpan, SpanKind } from '../../shared/tracing.js';
 
 export interface HttpTimeouts {
   /** TCP/TLS connect, enforced by undici's connector. */
@@ -69,6 +70,13 @@ export async function* postStream(call: HttpCall): AsyncGenerator<Uint8Array> {
   if (call.signal?.aborted) onAbort();
   else call.signal?.addEventListener('abort', onAbort, { once: true });
   let res: Dispatcher.ResponseData | undefined;
+  // The vendor request's span, from sending it to the end of its body (the query is left out of
+  // the address: some vendors take their key there).
+  const span = openSpan(
+    `POST ${provider}`,
+    { 'switchboard.provider': provider, 'http.request.method': 'POST', 'url.full': call.url.split('?')[0]! },
+    { kind: SpanKind.CLIENT },
+  );
   try {
     try {
       res = await request(call.url, {
@@ -87,6 +95,7 @@ export async function* postStream(call: HttpCall): AsyncGenerator<Uint8Array> {
           retryAfterMs: parseRetryAfter(res.headers, clock.now()),
         });
       }
+      span.set({ 'http.response.status_code': res.statusCode });
       for await (const chunk of res.body) {
         // Every chunk (SSE comments and keep-alives included) proves the vendor is alive.
         if (phase) clock.clearTimeout(phase);
@@ -94,9 +103,12 @@ export async function* postStream(call: HttpCall): AsyncGenerator<Uint8Array> {
         yield chunk as Uint8Array;
       }
     } catch (err) {
-      throw translate(err, call, timedOut);
+      const failure = translate(err, call, timedOut);
+      span.fail(failure);
+      throw failure;
     }
   } finally {
+    span.end();
     if (phase) clock.clearTimeout(phase);
     if (total) clock.clearTimeout(total);
     call.signal?.removeEventListener('abort', onAbort);

@@ -4,6 +4,7 @@
 // is synthesised and keeps the audio when the synthesis finished whole; later requests with the
 // same voice, language, rate and text are played from memory. Least recently used entries go
 // first once the byte budget is spent. Aborted or failed syntheses are never stored.
+import { openSpan } from '../../shared/tracing.js';
 import { DEFAULT_TTS_SAMPLE_RATE, type TtsProvider, type TtsRequest } from './tts.types.js';
 
 export interface TtsCacheOptions {
@@ -43,9 +44,26 @@ export class CachingTtsProvider implements TtsProvider {
   }
 
   async *synthesize(request: TtsRequest): AsyncGenerator<Int16Array> {
+    // Every synthesis a node asks for passes here, cached or not: its span under the node's.
+    const span = openSpan('tts.synthesize', { 'switchboard.tts.characters': request.text.length });
+    try {
+      yield* this.synthesizeCached(request, (hit) => span.set({ 'switchboard.tts.cache_hit': hit }));
+    } catch (err) {
+      span.fail(err);
+      throw err;
+    } finally {
+      span.end();
+    }
+  }
+
+  private async *synthesizeCached(
+    request: TtsRequest,
+    hit: (hit: boolean) => void,
+  ): AsyncGenerator<Int16Array> {
     request.signal?.throwIfAborted();
     const key = keyOf(request);
     const cached = this.entries.get(key);
+    hit(cached !== undefined);
     if (cached) {
       this.hits++;
       // Refresh its place in the LRU order (a Map iterates in insertion order).

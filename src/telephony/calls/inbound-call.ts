@@ -29,6 +29,7 @@ import { inboundInviteOf } from './invite-fields.js';
 import { LiveCall, type LiveCallOptions, type LocalEnding } from './live-call.js';
 import { RtpCallMedia } from './rtp-call-media.js';
 import type { CallHostOptions } from './call-host.js';
+import { openSpan, SpanKind, type OpenSpan } from '../../shared/tracing.js';
 
 /** What an inbound call needs from the call host. */
 export interface InboundHost {
@@ -48,6 +49,8 @@ export class InboundCall {
   private answered = false;
   /** Runs on the caller's (first) ACK: the call is up. */
   private connect: ((ack: SipRequest) => void) | null = null;
+  /** The call's trace, from the INVITE to its end: admission, then the workflow's nodes, under it. */
+  private span: OpenSpan = openSpan('sip INVITE', {}, { kind: SpanKind.SERVER });
 
   constructor(
     private readonly host: InboundHost,
@@ -87,11 +90,18 @@ export class InboundCall {
   async run(): Promise<void> {
     const { deps } = this.host.options;
     this.host.stats.invites++;
+    this.span.set({
+      'sip.call_id': this.req.callId,
+      'network.peer.address': this.source.address,
+      'network.transport': this.source.transport,
+    });
     try {
-      await this.setUp();
+      await this.span.within(() => this.setUp());
     } catch (err) {
       deps.logger.error({ err, call_id: this.callId }, 'inbound call set-up failed');
       this.leg.reject(500, 'Server Internal Error');
+      this.span.fail(err);
+      this.span.end();
       if (this.callId !== null && this.call === null) await this.failed(false).catch(() => undefined);
     }
   }
@@ -105,6 +115,8 @@ export class InboundCall {
     this.host.stats.rejected++;
     this.host.options.deps.logger.info({ status, why }, 'inbound INVITE refused');
     this.leg.reject(status, reason, headers);
+    this.span.set({ 'sip.response.status_code': status, 'switchboard.refusal': why });
+    this.span.end();
   }
 
   private async setUp(): Promise<void> {
@@ -135,7 +147,9 @@ export class InboundCall {
     if (admission.kind === 'reject') return this.refuse(admission.status, admission.reason, admission.why);
     const id = admission.call.id;
     this.callId = id;
+    this.span.set({ 'switchboard.call_id': id });
     if (this.callerLeft) {
+      this.span.end();
       await records.ended(id, 'remote');
       return;
     }
@@ -187,7 +201,10 @@ export class InboundCall {
     // The caller hung up while the port was bound.
     if (this.callerLeft) return void call.remoteEnded();
     // The ACK makes the call: call.started, the session active, the workflow running.
-    this.connect = (ack) => {
+    // The ACK arrives on the transport's callback, outside the INVITE's span: the workflow it starts
+    // is put back under it.
+    this.connect = (ack) => this.span.within(() => connected(ack));
+    const connected = (ack: SipRequest) => {
       if (this.answered) return;
       if (late) {
         const reading = readAnswer(new TextDecoder().decode(ack.body), ours);
@@ -215,6 +232,8 @@ export class InboundCall {
 
   /** LiveCall's `end`: BYE for our endings, and the record. */
   private async end(by: LocalEnding | 'remote'): Promise<void> {
+    this.span.set({ 'switchboard.ended_by': by });
+    this.span.end();
     if (by !== 'remote') this.leg.bye();
     if (by === 'lost') return this.failed(this.answered);
     await this.host.records.ended(this.callId!, by);
@@ -222,6 +241,8 @@ export class InboundCall {
 
   /** The dialog or the media failed: completed (connected) or failed, carrier_error. */
   private async failed(connected: boolean): Promise<void> {
+    this.span.fail('carrier_error');
+    this.span.end();
     await this.host.records.end(this.callId!, {
       status: connected ? 'completed' : 'failed',
       reason: 'carrier_error',
