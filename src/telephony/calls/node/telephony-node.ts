@@ -16,7 +16,7 @@ import { RtpPortAllocator } from '../../media/port-allocator.js';
 import { SharedPacer } from '../../media/shared-pacer.js';
 import { SipStack, type SipStackOptions } from '../../sip/stack.js';
 import { CallDrain, DRAIN_LIMIT_MS } from './call-drain.js';
-import { CallHost } from './call-host.js';
+import { CallHost, type CallHostOptions } from './call-host.js';
 import { advertisedAddress, type MediaEnv } from '../call-media/call-media-setup.js';
 import type { PhoneChannelFactory } from '../live/live-call.js';
 import type { SipDialer } from '../outbound/sip-dialer.js';
@@ -44,6 +44,8 @@ export interface TelephonyNodeOptions {
   newChannel?: PhoneChannelFactory;
   /** Tests: SIP timers. */
   timers?: SipStackOptions['timers'];
+  /** Tests: where outbound INVITEs to a termination host go (a carrier's name pointed at sipp). */
+  resolve?: CallHostOptions['resolve'];
 }
 
 /** stt_vendor_1 as configured, or the embedded recogniser standing in for it. */
@@ -104,6 +106,7 @@ export class TelephonyNode {
       local: { host: sipHost, port: listening.udp ?? listening.tls ?? 0 },
       media,
       draining: drainer.draining,
+      ...(o.resolve ? { resolve: o.resolve } : {}),
     });
     return new TelephonyNode(stack, host, drainer, ports, {
       host: sipHost,
