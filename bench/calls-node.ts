@@ -84,7 +84,7 @@ export async function startNode(dataDir: string) {
   await api('POST', `/workflows/${String(workflow.id)}/publish`);
   const trunk = await api('POST', '/sip-trunks', {
     name: 'carrier',
-    provider: 'carrier_a',
+    provider: 'generic',
     termination_uri: 'sip:carrier.example.com',
     transport: 'udp',
     auth_username: 'bench',

@@ -110,6 +110,33 @@ describe.each(storeKinds())('inbound admission on $name', (kind) => {
     expect(ended?.data).not.toHaveProperty('node_id');
   });
 
+  it("keeps carrier_a's call and account ids in the call's metadata, and takes its asserted caller", async () => {
+    const callSid = 'CA' + '12'.repeat(16);
+    const accountSid = 'AC' + '34'.repeat(16);
+    const carrierHeaders = { 'x-twilio-callsid': callSid, 'x-twilio-accountsid': accountSid };
+    // On a generic trunk the same header fields are nobody's business.
+    const generic = accepted(await admitInbound(deps(), invite(w, { carrierHeaders })));
+    expect(JSON.parse((await callRow(t, generic.call.id)).metadata)).toEqual({});
+    const a = await callWorld(t, '+14155550177');
+    await t.store.db
+      .updateTable('sip_trunks')
+      .set({ provider: 'carrier_a' })
+      .where('id', '=', a.trunkId)
+      .execute();
+    const call = accepted(
+      await admitInbound(
+        deps(),
+        invite(a, { fromUser: 'anonymous', assertedUser: '+4930555111', carrierHeaders }),
+      ),
+    ).call;
+    const row = await callRow(t, call.id);
+    expect(JSON.parse(row.metadata)).toEqual({
+      carrier_call_sid: callSid,
+      carrier_account_sid: accountSid,
+    });
+    expect(row.from_number).toBe('+4930555111');
+  });
+
   it('finds the number in the request URI, else in To, in the forms carriers send', async () => {
     accepted(await admitInbound(deps(), invite(w, { requestUriUser: '14155550100;npdi' })));
     accepted(await admitInbound(deps(), invite(w, { requestUriUser: null, toUser: '+1-415-555-0100' })));

@@ -15,13 +15,15 @@ import {
 import type { DrainHooks } from './call-drain.js';
 import { InboundCall } from './inbound-call.js';
 import { LiveCall, type CallHostDeps } from './live-call.js';
-import { MediaSipLeg } from './media-sip-leg.js';
+import { MediaSipLeg, type MediaSipLegOptions } from './media-sip-leg.js';
 import type { OutboundCall } from './outbound-call.js';
 import { SipDialer } from './sip-dialer.js';
 
 export interface CallHostOptions extends CallHostDeps {
   /** True from SIGTERM on: new INVITEs get 503 (CallDrain.draining). */
   draining?: () => boolean;
+  /** Where outbound INVITEs to a termination host go (MediaSipLegOptions.resolve). */
+  resolve?: MediaSipLegOptions['resolve'];
 }
 
 export class CallHost {
@@ -106,6 +108,7 @@ export class CallHost {
       localPort: local.port,
       newId: deps.newId,
       onInvite: (callId, leg) => this.outLegs.set(callId, leg),
+      ...(this.h.resolve ? { resolve: this.h.resolve } : {}),
     });
   }
 

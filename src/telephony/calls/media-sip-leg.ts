@@ -14,9 +14,11 @@ import type { RtpSession } from '../media/rtp-session.js';
 import { buildOffer, readAnswer } from '../sip/sdp/offer.js';
 import type { LocalAudio, Origin } from '../sip/sdp/session.js';
 import type { SipStack } from '../sip/stack.js';
-import { UacLeg } from '../sip/uac-leg.js';
+import { UacLeg, type UacLegOptions } from '../sip/uac-leg.js';
+import type { CodecName } from '../sip/sdp/codecs.js';
 import {
   applyAudio,
+  codecsOf,
   localAudio,
   offerCodec,
   sdesKeys,
@@ -36,6 +38,8 @@ export interface MediaSipLegOptions {
   newId: () => string;
   /** The INVITE went out for call `callId` (the call host keeps the leg to run the call on it). */
   onInvite?: (callId: string, leg: MediaSipLeg) => void;
+  /** Where a termination host's INVITEs go (UacLegOptions.resolve); none: the host as it is. */
+  resolve?: UacLegOptions['resolve'];
 }
 
 export class MediaSipLeg implements SipLeg {
@@ -69,12 +73,14 @@ export class MediaSipLeg implements SipLeg {
 
   private async start(target: SipTarget, options: InviteOptions, events: SipLegEvents): Promise<void> {
     const keys = target.transport === 'tls' ? sdesKeys() : undefined;
-    const rtp = await sessionForOffer(this.o.media, this.media.rtpCallbacks, keys !== undefined);
+    const env = carrierMedia(this.o.media, options.carrier?.codecs);
+    this.codec = offerCodec(env);
+    const rtp = await sessionForOffer(env, this.media.rtpCallbacks, keys !== undefined);
     this.rtp = rtp;
     this.media.attach(rtp);
     // Cancelled (DELETE, shutdown) while the port was bound: nothing went out, nothing to report.
     if (this.cancelled) return this.closeMedia();
-    this.local = localAudio(this.o.media, rtp.localPort, keys);
+    this.local = localAudio(env, rtp.localPort, keys);
     this.origin = {
       sessionId: String(this.o.media.clock.now()),
       sessionVersion: 1,
@@ -83,13 +89,14 @@ export class MediaSipLeg implements SipLeg {
     this.offer = buildOffer(this.local, this.origin);
     const uac = new UacLeg({
       stack: this.o.stack,
-      inviteHeaders: timerInviteHeaders(),
+      inviteHeaders: [...timerInviteHeaders(), ...(options.carrier?.headers ?? [])],
       on2xx: (res) => (this.timer = timerOfOur2xx(res)),
       localHost: this.o.localHost,
       localPort: this.o.localPort,
       newId: this.o.newId,
       offer: () => this.offer,
       onAnswer: (sdp) => this.answered(sdp),
+      ...(this.o.resolve ? { resolve: this.o.resolve } : {}),
     });
     this.uac = uac;
     this.o.onInvite?.(options.callId, this);
@@ -148,4 +155,14 @@ export class MediaSipLeg implements SipLeg {
     this.media.close();
     await this.rtp?.close().catch(() => undefined);
   }
+}
+
+/**
+ * The media environment of a leg through a trunk whose carrier carries only some codecs: our
+ * preference (SIP_CODECS) narrowed to them, in our order; all of theirs when ours names none of them.
+ */
+export function carrierMedia(env: MediaEnv, codecs: readonly string[] | undefined): MediaEnv {
+  if (!codecs || codecs.length === 0) return env;
+  const ours = codecsOf(env).filter((c) => codecs.includes(c));
+  return { ...env, codecs: ours.length > 0 ? ours : (codecs as CodecName[]) };
 }

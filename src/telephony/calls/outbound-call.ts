@@ -15,10 +15,11 @@ import {
 } from '../../modules/calls/call-records.service.js';
 import type { CallStatus } from '../../modules/calls/calls.schema.js';
 import type { SessionEndReason } from '../../shared/session-end-reasons.js';
+import { outboundProfile, type OutboundProfile } from '../../modules/sip-trunks/carrier-profile.js';
 import { decryptTrunkPassword } from '../../modules/sip-trunks/sip-trunks.service.js';
 import type { TimerHandle } from '../../shared/clock.js';
 import { outboundOutcome, type OutboundEvent, type OutboundOutcome } from './outbound-outcome.js';
-import { trunkTarget, type SipLeg } from './sip-leg.js';
+import { trunkTarget, type InviteOptions, type SipLeg } from './sip-leg.js';
 import { beforeAnswer } from './call-recording.js';
 
 export type OutboundDeps = Pick<
@@ -35,6 +36,11 @@ export interface OutboundCallOptions {
   onAnswered?: (run: RunnableCall) => void;
   /** The call reached a final status (or was found final already). */
   onEnded?: (call: CallRecord | null) => void;
+  /**
+   * Waits until an INVITE to `host` may leave at `perSecond` (InvitePacer.slot), for trunks whose
+   * carrier caps the rate (carrier-profile.ts); none: INVITEs leave at once.
+   */
+  pace?: (host: string, perSecond: number) => Promise<void>;
 }
 
 type Phase = 'idle' | 'dialing' | 'answered' | 'done';
@@ -96,11 +102,17 @@ export class OutboundCall {
       this.finish({ status: 'failed', reason: 'carrier_error' });
       return;
     }
+    const profile = outboundProfile(trunk.provider);
     if (trunk.health_check === 1 && trunk.health === 'down') {
       // The trunk's OPTIONS pings go unanswered (telephony/trunks): fail now, not after Timer B.
       this.deps.logger.warn({ call_id: call.id, sip_trunk_id: trunk.id }, 'trunk is down; call not sent');
       this.finish({ status: 'failed', reason: 'trunk_unreachable' });
       return;
+    }
+    if (profile.callsPerSecond !== null && this.options.pace) {
+      await this.options.pace(target.host, profile.callsPerSecond);
+      // Cancelled while it waited for its slot: nothing was sent, the ending is already queued.
+      if (this.phase !== 'dialing') return;
     }
     const seconds = this.options.ringTimeoutSeconds ?? deps.config.ringTimeoutSeconds;
     this.timer = deps.clock.setTimeout(() => this.onRingTimeout(), seconds * 1000);
@@ -111,6 +123,7 @@ export class OutboundCall {
         from: call.from_number,
         auth: { username: trunk.auth_username, password: decryptTrunkPassword(deps, trunk) },
         callId: call.id,
+        ...carrierOptions(profile, call.from_number, deps.config.sip.domain),
       },
       {
         provisional: (status) => this.onEvent({ kind: 'provisional', status }),
@@ -223,4 +236,15 @@ export class OutboundCall {
       this.deps.logger.error({ err, call_id: this.call.id }, 'could not record an outbound call transition');
     });
   }
+}
+
+/** What the trunk's provider adds to the INVITE (nothing for `generic`). */
+function carrierOptions(
+  profile: OutboundProfile,
+  from: string,
+  ourDomain: string,
+): Pick<InviteOptions, 'carrier'> {
+  const headers = profile.identityHeaders(from, ourDomain);
+  if (!profile.codecs && headers.length === 0) return {};
+  return { carrier: { ...(profile.codecs ? { codecs: profile.codecs } : {}), headers } };
 }

@@ -10,6 +10,7 @@ import {
   type RunnableCall,
 } from '../../modules/calls/call-records.service.js';
 import { OutboundCall, type OutboundDeps } from './outbound-call.js';
+import { InvitePacer } from './invite-pacer.js';
 import type { SipLegFactory } from './sip-leg.js';
 
 export interface SipDialerHooks {
@@ -21,6 +22,8 @@ export interface SipDialerHooks {
 
 export class SipDialer implements Dialer {
   private readonly live = new Map<string, OutboundCall>();
+  /** INVITE pacing per carrier host, for carriers that cap the rate (carrier_a). */
+  private readonly pacer: InvitePacer;
 
   /** The node whose process dials: the calls' media lives here. */
   get nodeId(): string {
@@ -32,11 +35,14 @@ export class SipDialer implements Dialer {
     private readonly newLeg: SipLegFactory,
     private readonly hooks: SipDialerHooks = {},
     private readonly records: CallRecords = new CallRecordsService(deps),
-  ) {}
+  ) {
+    this.pacer = new InvitePacer(deps.clock);
+  }
 
   dial(call: CallRecord): void {
     const outbound: OutboundCall = new OutboundCall(this.deps, call, this.newLeg(), {
       records: this.records,
+      pace: (host, perSecond) => this.pacer.slot(host, perSecond),
       onAnswered: (run) => this.hooks.onAnswered?.(run, outbound),
       onEnded: () => {
         this.live.delete(call.id);

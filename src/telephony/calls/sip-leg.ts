@@ -31,6 +31,12 @@ export interface InviteOptions {
   auth: DigestCredentials;
   /** The call's id, for the stack's logs. */
   callId: string;
+  /**
+   * What the trunk's provider asks of the INVITE (modules/sip-trunks/carrier-profile.ts): the
+   * codecs it carries (by SDP name, in our order; none: every one of ours) and extra header fields
+   * (carrier_a: P-Asserted-Identity with the caller ID).
+   */
+  carrier?: { codecs?: readonly string[]; headers?: readonly (readonly [string, string])[] };
 }
 
 /** What the stack reports about the leg, in the order it happens. */

@@ -18,7 +18,7 @@ import { SharedPacer } from '../media/shared-pacer.js';
 import { OverloadGate, processLoadSignals, type OverloadLimits } from '../sip/overload.js';
 import { SipStack, type SipStackOptions } from '../sip/stack.js';
 import { CallDrain, DRAIN_LIMIT_MS } from './call-drain.js';
-import { CallHost } from './call-host.js';
+import { CallHost, type CallHostOptions } from './call-host.js';
 import { advertisedAddress, type MediaEnv } from './call-media-setup.js';
 import type { PhoneChannelFactory } from './live-call.js';
 import type { SipDialer } from './sip-dialer.js';
@@ -53,6 +53,8 @@ export interface TelephonyNodeOptions {
   admission?: OverloadLimits;
   /** Tests and the benchmark: the per-source flood throttle (default SIP_FLOOD_*). */
   throttle?: SipStackOptions['throttle'];
+  /** Tests: where outbound INVITEs to a termination host go (a carrier's name pointed at sipp). */
+  resolve?: CallHostOptions['resolve'];
 }
 
 /** stt_vendor_1 as configured, or the embedded recogniser standing in for it. */
@@ -150,6 +152,7 @@ export class TelephonyNode {
       local: { host: sipHost, port: listening.udp ?? listening.tls ?? 0 },
       media,
       draining: drainer.draining,
+      ...(o.resolve ? { resolve: o.resolve } : {}),
     });
     return new TelephonyNode(stack, host, drainer, ports, gate, () => signals.close(), {
       host: sipHost,
