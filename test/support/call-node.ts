@@ -99,6 +99,8 @@ export async function startCallNode(options: CallNodeOptions = {}): Promise<Call
     deps,
     sessions,
     port: 0,
+    // Fixed and generous: a loaded test machine must not make the derived limits refuse calls.
+    admission: { maxConcurrentCalls: 10_000, maxCallsPerSecond: 10_000 },
     ports: new RtpPortAllocator(min, min + 199),
     tts: wiring.providers.tts,
     stt: wiring.providers.stt,
