@@ -104,6 +104,7 @@ describe('e2e: carrier_a, as its documentation shapes the messages', () => {
       });
       const ids = { carrier_call_sid: CALL_SID, carrier_account_sid: ACCOUNT_SID };
       expect(JSON.parse(call.metadata)).toEqual(ids);
+      expect((await n.api('GET', `/calls/${call.id}`)).data.data.metadata).toEqual(ids);
       const events = await eventually(async () => {
         const all = await storedEvents(n);
         return all.some((e) => e.type === 'session.ended') ? all : undefined;
