@@ -4,6 +4,7 @@ import { startTestApi, type TestApi } from '../../../test/support/api.js';
 import { callEvents, callRow, callWorld, invite, type CallWorld } from '../../../test/support/calls.js';
 import { createPublishedWorkflow, registerNumber } from '../../../test/support/fixtures.js';
 import { storeKinds } from '../../../test/support/stores.js';
+import { observeTelemetry, type TelemetryEvent } from '../../shared/telemetry.js';
 import { admitInbound, sipLabelOf, type Admission } from './inbound-admission.js';
 import { e164FromSipUser } from './phone-session.js';
 
@@ -354,5 +355,25 @@ describe.each(storeKinds())('inbound admission on $name', (kind) => {
     const a = await admitInbound({ ...deps(), draining: () => true }, invite(w));
     expect(a).toMatchObject({ kind: 'reject', status: 503, reason: 'Service Unavailable' });
     expect(await countCalls(t)).toBe(before);
+  });
+
+  it('tells the metrics why each refused call was refused, and nothing for an admitted one', async () => {
+    const events: TelemetryEvent[] = [];
+    const stop = observeTelemetry((e) => events.push(e));
+    try {
+      await admitInbound({ ...deps(), draining: () => true }, invite(w));
+      await admitInbound(deps(), invite(w, { requestUriHost: 'sip.example.org' }));
+      await admitInbound(deps(), invite(w, { requestUriHost: 'ws-ffffffffff.sip.localhost' }));
+      await admitInbound(deps(), invite(w, { requestUriUser: '+14155550198', toUser: null }));
+      accepted(await admitInbound(deps(), invite(w)));
+    } finally {
+      stop();
+    }
+    expect(events.filter((e) => e.kind === 'call.refused')).toEqual([
+      { kind: 'call.refused', reason: 'draining' },
+      { kind: 'call.refused', reason: 'unknown_domain' },
+      { kind: 'call.refused', reason: 'unknown_workspace' },
+      { kind: 'call.refused', reason: 'unknown_number' },
+    ]);
   });
 });

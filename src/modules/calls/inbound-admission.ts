@@ -8,6 +8,7 @@
 // quota used up) are recorded as failed calls with call.ended; refusals of unknown hosts, numbers
 // or sources are not, so strangers cannot fill the store.
 import { QuotaExceededError } from '../../shared/errors.js';
+import { emitTelemetry } from '../../shared/telemetry.js';
 import { inSpan, setActiveAttributes, tracingEnabled } from '../../shared/tracing.js';
 import { inTransaction, toDbTime, type Executor } from '../../store/database.js';
 import type { CallTable, PhoneNumberTable, SipTrunkTable, WorkflowTable } from '../../store/schema.js';
@@ -138,17 +139,49 @@ export function admitInbound(deps: AdmissionDeps, invite: InboundInvite): Promis
     const pre = { deps, invite } as Admitting;
     for (const step of ADMISSION_STEPS.before) {
       const refusal = await runStep(step, pre);
-      if (refusal) return refusal;
+      if (refusal) return refused(step, refusal);
     }
     return inTransaction(deps.db, async (trx) => {
       const a: Admitting = { ...pre, trx };
       for (const step of ADMISSION_STEPS.inTransaction) {
         const refusal = await runStep(step, a);
-        if (refusal) return refusal;
+        if (refusal) return refused(step, refusal);
       }
       return admit(a);
     });
   });
+}
+
+/**
+ * The `reason` label of switchboard_calls_refused_total for a step's refusal (overload control's
+ * own refusals, max_concurrent_calls and max_calls_per_second, come from the SIP stack).
+ */
+export function refusalReason(step: Step, refusal: Refusal): string {
+  switch (step) {
+    case notDraining:
+      return 'draining';
+    case workspaceLabel:
+      return 'unknown_domain';
+    case workspaceOfLabel:
+      return 'unknown_workspace';
+    case calledNumber:
+      return refusal.status === 403 ? 'source_forbidden' : 'unknown_number';
+    case trunkAdmitsSource:
+      return 'source_forbidden';
+    case dispatchRule:
+      return 'no_dispatch_rule';
+    case publishedWorkflow:
+      return 'workflow_unpublished';
+    case quotaUnit:
+      return 'quota_exhausted';
+    default:
+      return 'other';
+  }
+}
+
+function refused(step: Step, refusal: Refusal): Refusal {
+  emitTelemetry({ kind: 'call.refused', reason: refusalReason(step, refusal) });
+  return refusal;
 }
 
 /** One step, as its own span when tracing is on (named by the step: `admission.dispatchRule`). */
