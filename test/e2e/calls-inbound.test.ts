@@ -216,7 +216,10 @@ describe('e2e: inbound calls through dispatch over real SIP (sipp UAC)', () => {
         VIA_HOST: '203.0.113.10',
       });
       expect(spoofed.code, spoofed.out.slice(-3000)).toBe(0);
-      expect(await inboundCallsOf(n)).toHaveLength(0);
+      // The number is registered, so its project sees the refusal.
+      expect(await inboundCallsOf(n)).toMatchObject([
+        { status: 'failed', hangup_reason: 'source_not_allowed' },
+      ]);
 
       // Now 127.0.0.1 is allowed and the Via names an address outside the list (a NATed carrier).
       await allow(['127.0.0.1/32']);
@@ -226,9 +229,9 @@ describe('e2e: inbound calls through dispatch over real SIP (sipp UAC)', () => {
         VIA_HOST: '203.0.113.99',
       });
       expect(natted.code, natted.out.slice(-3000)).toBe(0);
-      const [call] = await eventually(async () => {
+      const [, call] = await eventually(async () => {
         const all = await inboundCallsOf(n);
-        return all[0]?.status === 'completed' ? all : undefined;
+        return all[1]?.status === 'completed' ? all : undefined;
       });
       expect(call).toMatchObject({ hangup_reason: 'workflow_hangup', from_number: '+12125550104' });
     },

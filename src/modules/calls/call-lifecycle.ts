@@ -38,6 +38,8 @@ export const HANGUP_REASONS = [
   'shutdown',
   'server_restart', // found live after a restart (call-sweep.ts)
   'workflow_unpublished', // inbound: the winning rule's workflow has no published version
+  'source_not_allowed', // inbound, registered number: the source is not in its trunk's allowed_ips (403)
+  'media_unsupported', // inbound, registered number: no format of the offer can be carried (488)
 ] as const;
 export type HangupReason = (typeof HANGUP_REASONS)[number];
 

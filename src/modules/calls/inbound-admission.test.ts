@@ -197,11 +197,14 @@ describe.each(storeKinds())('inbound admission on $name', (kind) => {
       const d = t2.deps;
       accepted(await admitInbound(d, invite(a, { sourceIp: '203.0.113.77' })));
       accepted(await admitInbound(d, invite(a, { sourceIp: '::ffff:203.0.113.77' })));
-      expect(await admitInbound(d, invite(a, { sourceIp: '192.0.2.5' }))).toMatchObject({
-        kind: 'reject',
-        status: 403,
-        reason: 'Forbidden',
-      });
+      const refused = await admitInbound(d, invite(a, { sourceIp: '192.0.2.5' }));
+      expect(refused).toMatchObject({ kind: 'reject', status: 403, reason: 'Forbidden' });
+      // A registered number's project hears of the refusal; a stranger's dial of an unknown
+      // number below leaves nothing behind.
+      if (refused.kind !== 'reject') throw new Error('expected a refusal');
+      expect(refused.call).toMatchObject({ status: 'failed', hangup_reason: 'source_not_allowed' });
+      expect((await callEvents(t2, refused.call!.id)).map((e) => e.type)).toEqual(['call.ended']);
+      const recorded = await countCalls(t2);
       accepted(await admitInbound(d, invite(a, { sourceIp: '192.0.2.5', requestUriUser: '+14155550101' })));
       expect(
         await admitInbound(d, invite(a, { sourceIp: '198.51.100.1', requestUriUser: '+14155550101' })),
@@ -213,6 +216,8 @@ describe.each(storeKinds())('inbound admission on $name', (kind) => {
       expect(
         await admitInbound(d, invite(a, { sourceIp: '198.51.100.1', requestUriUser: '+14155550999' })),
       ).toMatchObject({ status: 403 });
+      // One more for the second refused source of +14155550101 (recorded), none for the unknown number.
+      expect(await countCalls(t2)).toBe(recorded + 2);
     } finally {
       await t2.close();
     }
@@ -350,11 +355,33 @@ describe.each(storeKinds())('inbound admission on $name', (kind) => {
     }
   });
 
-  it('answers 503 while draining, before touching the store', async () => {
+  it('answers 503 while draining: a failed record (shutdown) and call.ended for a registered number, nothing for a stranger', async () => {
     const before = await countCalls(t);
     const a = await admitInbound({ ...deps(), draining: () => true }, invite(w));
     expect(a).toMatchObject({ kind: 'reject', status: 503, reason: 'Service Unavailable' });
-    expect(await countCalls(t)).toBe(before);
+    if (a.kind !== 'reject') throw new Error('expected a refusal');
+    expect(a.call).toMatchObject({ status: 'failed', hangup_reason: 'shutdown', duration_seconds: 0 });
+    expect((await callEvents(t, a.call!.id)).map((e) => e.type)).toEqual(['call.ended']);
+    expect(await countCalls(t)).toBe(before + 1);
+    const stranger = await admitInbound(
+      { ...deps(), draining: () => true },
+      invite(w, { requestUriUser: '+14155550198', toUser: null }),
+    );
+    expect(stranger).toMatchObject({ kind: 'reject', status: 404 });
+    expect(await countCalls(t)).toBe(before + 1);
+  });
+
+  it('refuses an offer it cannot carry with 488 once the number is known: recorded media_unsupported', async () => {
+    const a = await admitInbound(deps(), invite(w, { unusableOffer: 'no common codec' }));
+    expect(a).toMatchObject({
+      kind: 'reject',
+      status: 488,
+      reason: 'Not Acceptable Here',
+      why: 'no common codec',
+    });
+    if (a.kind !== 'reject') throw new Error('expected a refusal');
+    expect(a.call).toMatchObject({ status: 'failed', hangup_reason: 'media_unsupported', workflow_id: null });
+    expect((await callEvents(t, a.call!.id)).map((e) => e.type)).toEqual(['call.ended']);
   });
 
   it('tells the metrics why each refused call was refused, and nothing for an admitted one', async () => {
@@ -365,6 +392,7 @@ describe.each(storeKinds())('inbound admission on $name', (kind) => {
       await admitInbound(deps(), invite(w, { requestUriHost: 'sip.example.org' }));
       await admitInbound(deps(), invite(w, { requestUriHost: 'ws-ffffffffff.sip.localhost' }));
       await admitInbound(deps(), invite(w, { requestUriUser: '+14155550198', toUser: null }));
+      await admitInbound(deps(), invite(w, { unusableOffer: 'no common codec' }));
       accepted(await admitInbound(deps(), invite(w)));
     } finally {
       stop();
@@ -374,6 +402,7 @@ describe.each(storeKinds())('inbound admission on $name', (kind) => {
       { kind: 'call.refused', reason: 'unknown_domain' },
       { kind: 'call.refused', reason: 'unknown_workspace' },
       { kind: 'call.refused', reason: 'unknown_number' },
+      { kind: 'call.refused', reason: 'media_unsupported' },
     ]);
   });
 });

@@ -4,9 +4,11 @@
 // request-URI host, the trunk is the called number's trunk (its allowed_ips checked against the
 // source address), the rules of the number pick the workflow, and an admitted call gets its call
 // record (with this node's id: its media will live here), its phone session and its quota unit in
-// one transaction. Refusals that a customer should see (no rule matched, the workflow unpublished,
-// quota used up) are recorded as failed calls with call.ended; refusals of unknown hosts, numbers
-// or sources are not, so strangers cannot fill the store.
+// one transaction. Every refusal of a call to a registered number (a source the number's trunk
+// does not allow, a draining node, an offer we cannot carry, no rule matched, the workflow
+// unpublished, quota used up) is recorded as a failed call with call.ended to the number's
+// project, so the customer sees every outcome; refusals of unknown hosts or numbers are not, so
+// strangers cannot fill the store.
 import { QuotaExceededError } from '../../shared/errors.js';
 import { emitTelemetry } from '../../shared/telemetry.js';
 import { inSpan, setActiveAttributes, tracingEnabled } from '../../shared/tracing.js';
@@ -54,9 +56,14 @@ export interface InboundInvite {
    * CARRIER_HEADERS), by lower-case name, e.g. carrier_a's X-Twilio-CallSid.
    */
   carrierHeaders?: Readonly<Record<string, string>>;
+  /**
+   * Set by the call controller when the INVITE's offer has no format it can carry: admission then
+   * refuses it (488) once it knows the number, recording the refusal when the number is ours.
+   */
+  unusableOffer?: string;
 }
 
-export type AdmissionStatus = 403 | 404 | 480 | 503;
+export type AdmissionStatus = 403 | 404 | 480 | 488 | 503;
 
 export interface Refusal {
   kind: 'reject';
@@ -80,6 +87,7 @@ const PHRASES: Record<AdmissionStatus, string> = {
   403: 'Forbidden',
   404: 'Not Found',
   480: 'Temporarily Unavailable',
+  488: 'Not Acceptable Here',
   503: 'Service Unavailable',
 };
 
@@ -116,18 +124,19 @@ interface Admitting {
 type Step = (a: Admitting) => Refusal | undefined | Promise<Refusal | undefined>;
 
 /**
- * Inbound admission, in order. The first two need no store, so a draining node or a stranger's
- * host costs no transaction; the rest run in the one transaction that records the call.
+ * Inbound admission, in order. The first needs no store, so a stranger's host costs no
+ * transaction; the rest run in the one transaction that records the call (or its refusal).
  */
 export const ADMISSION_STEPS: { before: readonly Step[]; inTransaction: readonly Step[] } = {
   before: [
-    notDraining, // 503 Service Unavailable: this node is shutting down
     workspaceLabel, // 404 Not Found: the request-URI host is not under SIP_DOMAIN
   ],
   inTransaction: [
     workspaceOfLabel, // 404 Not Found: no workspace has the label
     calledNumber, // 404 Not Found to a source a trunk admits, 403 Forbidden to anyone else
-    trunkAdmitsSource, // 403 Forbidden: the number's trunk does not allow the source
+    trunkAdmitsSource, // 403 Forbidden, recorded (source_not_allowed): the number's trunk does not allow the source
+    notDraining, // 503 Service Unavailable, recorded (shutdown): this node is shutting down
+    usableOffer, // 488 Not Acceptable Here, recorded (media_unsupported): no format of the offer can be carried
     dispatchRule, // 480 Temporarily Unavailable, recorded (no_dispatch_rule)
     publishedWorkflow, // 480 Temporarily Unavailable, recorded (workflow_unpublished)
     quotaUnit, // 480 Temporarily Unavailable, recorded (quota_exhausted)
@@ -168,6 +177,8 @@ export function refusalReason(step: Step, refusal: Refusal): string {
       return refusal.status === 403 ? 'source_forbidden' : 'unknown_number';
     case trunkAdmitsSource:
       return 'source_forbidden';
+    case usableOffer:
+      return 'media_unsupported';
     case dispatchRule:
       return 'no_dispatch_rule';
     case publishedWorkflow:
@@ -195,8 +206,16 @@ function runStep(step: Step, a: Admitting): ReturnType<Step> {
   });
 }
 
-function notDraining(a: Admitting): Refusal | undefined {
-  return a.deps.draining?.() ? reject(503, 'shutting down') : undefined;
+async function notDraining(a: Admitting): Promise<Refusal | undefined> {
+  if (!a.deps.draining?.()) return undefined;
+  const call = await recordRefusal(a, { projectId: a.number!.project_id }, 'shutdown');
+  return reject(503, 'shutting down', call);
+}
+
+async function usableOffer(a: Admitting): Promise<Refusal | undefined> {
+  if (a.invite.unusableOffer === undefined) return undefined;
+  const call = await recordRefusal(a, { projectId: a.number!.project_id }, 'media_unsupported');
+  return reject(488, a.invite.unusableOffer, call);
 }
 
 function workspaceLabel(a: Admitting): Refusal | undefined {
@@ -219,6 +238,13 @@ async function calledNumber(a: Admitting): Promise<Refusal | undefined> {
   const number = called ? await phoneNumbersRepo.findByNumber(a.trx, workspaceId!, called) : undefined;
   if (number) {
     a.number = number;
+    // Who is calling, as dispatch and every record of this call (a refusal's too) name them.
+    a.caller = dispatchCaller({
+      fromUser: invite.fromUser,
+      fromHost: invite.fromHost,
+      privacy: invite.privacy,
+      assertedUser: invite.assertedUser ?? null,
+    });
     return undefined;
   }
   // Only a source some trunk of the workspace admits learns that the number is unknown;
@@ -234,19 +260,14 @@ async function trunkAdmitsSource(a: Admitting): Promise<Refusal | undefined> {
   const trunk = await sipTrunksRepo.load(a.trx, a.number!.sip_trunk_id);
   a.trunk = trunk;
   if (ipAllowed(trunkAllowedIps(trunk), a.invite.sourceIp)) return undefined;
-  return reject(403, `source ${a.invite.sourceIp} is not in the allowed_ips of trunk ${trunk.id}`);
+  const call = await recordRefusal(a, { projectId: a.number!.project_id }, 'source_not_allowed');
+  return reject(403, `source ${a.invite.sourceIp} is not in the allowed_ips of trunk ${trunk.id}`, call);
 }
 
 async function dispatchRule(a: Admitting): Promise<Refusal | undefined> {
-  const { invite, number } = a;
-  a.caller = dispatchCaller({
-    fromUser: invite.fromUser,
-    fromHost: invite.fromHost,
-    privacy: invite.privacy,
-    assertedUser: invite.assertedUser ?? null,
-  });
+  const { number } = a;
   const { winner } = evaluateDispatch(rulesOf(number!), {
-    caller: a.caller,
+    caller: a.caller!,
     at: new Date(a.deps.clock.now()),
   });
   if (winner) {

@@ -68,7 +68,10 @@ describe.each(storeKinds())('inbound calls and the packet source on $name', (kin
     // Sent to the packet's address (RFC 3261 18.2.2 received), not to the address claimed.
     const refusal = n.wire.responses().find((r) => r.message.status === 403)!;
     expect(refusal.to).toMatchObject({ host: '198.51.100.7', port: 5060 });
-    expect(await callsWith(callId)).toEqual([]);
+    // The number is registered: its project sees the refused call.
+    expect(await callsWith(callId)).toMatchObject([
+      { status: 'failed', hangup_reason: 'source_not_allowed' },
+    ]);
   });
 
   it('a source inside allowed_ips whose Via names another address is admitted, answered and run', async () => {

@@ -122,7 +122,8 @@ export class InboundCall {
   private async setUp(): Promise<void> {
     const { options, records } = this.host;
     const { deps } = options;
-    // Media first, so an offer we could never carry is refused (488) without a record. Without an
+    // Media first: an offer we could never carry is refused (400 unreadable, at once; 488 once
+    // admission knows the number, which records the refusal when the number is ours). Without an
     // offer (a late offer) there is nothing to refuse: we make the offer ourselves.
     const offer = new TextDecoder().decode(this.req.body);
     const late = offer.trim() === '';
@@ -135,16 +136,22 @@ export class InboundCall {
           sessionVersion: 1,
           address: options.media.address,
         });
-    if (probe && !probe.ok) {
-      const warning = `399 ${options.local.host} "${probe.why}"`;
-      return this.refuse(probe.status, probe.reason, probe.why, [['Warning', warning]]);
+    const warning = (why: string): [string, string] => ['Warning', `399 ${options.local.host} "${why}"`];
+    if (probe && !probe.ok && probe.status !== 488) {
+      return this.refuse(probe.status, probe.reason, probe.why, [warning(probe.why)]);
     }
     const timer = decideUasTimer(this.req);
     if (!timer.ok)
       return this.refuse(timer.status, timer.reason, 'session interval too small', [...timer.headers]);
 
-    const admission = await records.admit(inboundInviteOf(this.req, this.source.address), options.draining);
-    if (admission.kind === 'reject') return this.refuse(admission.status, admission.reason, admission.why);
+    const invite = inboundInviteOf(this.req, this.source.address);
+    if (probe && !probe.ok) invite.unusableOffer = probe.why;
+    const admission = await records.admit(invite, options.draining);
+    if (admission.kind === 'reject') {
+      const headers = admission.status === 488 ? [warning(admission.why)] : [];
+      return this.refuse(admission.status, admission.reason, admission.why, headers);
+    }
+    if (probe && !probe.ok) throw new Error('an unusable offer was admitted');
     const id = admission.call.id;
     this.callId = id;
     this.span.set({ 'switchboard.call_id': id });

@@ -46,7 +46,7 @@ describe.each(storeKinds())('inbound RTP/SAVP offers on $name', (kind) => {
   const finalOf = (callId: string) =>
     n.wire.responses().find((r) => r.message.callId === callId && r.message.status >= 200)?.message;
 
-  it('over UDP: 488 with a Warning saying the keys came over a plain transport, and no record', async () => {
+  it('over UDP: 488 with a Warning saying the keys came over a plain transport, recorded for the number', async () => {
     n = await wiredNode(t);
     const callId = `savp-udp-${++seq}@carrier`;
     const carrier: Source = { transport: 'UDP', address: '203.0.113.10', port: 5060 };
@@ -64,7 +64,7 @@ describe.each(storeKinds())('inbound RTP/SAVP offers on $name', (kind) => {
     expect(refusal.headers.find((h) => h.name === 'Warning')?.value).toMatch(
       /^399 \S+ "SRTP keys offered over a plain transport"$/,
     );
-    expect(await callsWith(callId)).toEqual([]);
+    expect(await callsWith(callId)).toMatchObject([{ status: 'failed', hangup_reason: 'media_unsupported' }]);
   });
 
   it('over TLS: answered RTP/SAVP with our key under the offered suite and tag, and the call runs', async () => {
