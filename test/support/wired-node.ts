@@ -48,6 +48,8 @@ export async function wiredNode(t: TestApi): Promise<WiredNode> {
     sessions: t.wiring.sessionHost,
     tts: t.wiring.providers.tts,
     port: 0,
+    // Fixed and generous: a loaded test machine must not make the derived limits refuse calls.
+    admission: { maxConcurrentCalls: 10_000, maxCallsPerSecond: 10_000 },
     ports: new RtpPortAllocator(min, min + 39),
     stt: null,
     newChannel: ({ control }) => instantChannel(control),

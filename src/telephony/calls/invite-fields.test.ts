@@ -40,6 +40,35 @@ describe('inboundInviteOf', () => {
       privacy: 'id',
       sourceIp: '203.0.113.10',
       sipCallId: '8f2c@carrier.example',
+      assertedUser: null,
+      carrierHeaders: {},
+    });
+  });
+
+  it("reads the asserted identity and carrier_a's call and account ids", () => {
+    const sid = 'CA' + 'ab'.repeat(16);
+    const req = invite(
+      'sip:+14155550100@ws-0a1b2c3d4e.sip.localhost',
+      '<sip:anonymous@54.172.60.1>',
+      '<sip:+14155550100@ws-0a1b2c3d4e.sip.localhost>',
+      [
+        'P-Asserted-Identity: "Ann" <sip:+4930123456@54.172.60.1;user=phone>',
+        `X-Twilio-CallSid: ${sid}`,
+        `x-twilio-accountsid: AC${'cd'.repeat(16)}`,
+        `X-Twilio-Other: ${'x'.repeat(10)}`,
+      ],
+    );
+    expect(inboundInviteOf(req, '54.172.60.1')).toMatchObject({
+      assertedUser: '+4930123456',
+      carrierHeaders: { 'x-twilio-callsid': sid, 'x-twilio-accountsid': `AC${'cd'.repeat(16)}` },
+    });
+    const rpid = invite('sip:+1@h', '<sip:anonymous@h>', '<sip:+1@h>', [
+      'Remote-Party-ID: <tel:+4930999>;party=calling;privacy=off',
+      `X-Twilio-CallSid: CA${'0'.repeat(300)}`,
+    ]);
+    expect(inboundInviteOf(rpid, '54.172.60.1')).toMatchObject({
+      assertedUser: '+4930999',
+      carrierHeaders: {},
     });
   });
 

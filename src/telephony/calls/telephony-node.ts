@@ -6,6 +6,7 @@
 // calls through this, so the tests run the wiring the service runs.
 import { PhoneChannel } from '../../channels/phone-channel.js';
 import type { ServiceDeps } from '../../modules/context.js';
+import { emitTelemetry } from '../../shared/telemetry.js';
 import type { SessionHost } from '../../modules/sessions/session-host.js';
 import { createSttProvider } from '../../providers/stt/registry.js';
 import type { SttProvider } from '../../providers/stt/stt.types.js';
@@ -14,6 +15,7 @@ import { createTtsProvider } from '../../providers/tts/registry.js';
 import type { TtsProvider } from '../../providers/tts/tts.types.js';
 import { RtpPortAllocator } from '../media/port-allocator.js';
 import { SharedPacer } from '../media/shared-pacer.js';
+import { OverloadGate, processLoadSignals, type OverloadLimits } from '../sip/overload.js';
 import { SipStack, type SipStackOptions } from '../sip/stack.js';
 import { CallDrain, DRAIN_LIMIT_MS } from './call-drain.js';
 import { CallHost, type CallHostOptions } from './call-host.js';
@@ -44,6 +46,13 @@ export interface TelephonyNodeOptions {
   newChannel?: PhoneChannelFactory;
   /** Tests: SIP timers. */
   timers?: SipStackOptions['timers'];
+  /**
+   * Tests and the benchmark: admission limits instead of MAX_CONCURRENT_CALLS and
+   * MAX_CALLS_PER_SECOND (tests fix them, so a loaded test machine never refuses their calls).
+   */
+  admission?: OverloadLimits;
+  /** Tests and the benchmark: the per-source flood throttle (default SIP_FLOOD_*). */
+  throttle?: SipStackOptions['throttle'];
   /** Tests: where outbound INVITEs to a termination host go (a carrier's name pointed at sipp). */
   resolve?: CallHostOptions['resolve'];
 }
@@ -53,12 +62,26 @@ export function configuredStt(deps: Pick<ServiceDeps, 'config'>): SttProvider | 
   return createSttProvider(deps.config);
 }
 
+/** The limits that are set; an unset one is derived by the gate. */
+function definedLimits(a: ServiceDeps['config']['admission']): {
+  maxConcurrentCalls?: number;
+  maxCallsPerSecond?: number;
+} {
+  return {
+    ...(a.maxConcurrentCalls !== undefined ? { maxConcurrentCalls: a.maxConcurrentCalls } : {}),
+    ...(a.maxCallsPerSecond !== undefined ? { maxCallsPerSecond: a.maxCallsPerSecond } : {}),
+  };
+}
+
 export class TelephonyNode {
   private constructor(
     readonly stack: SipStack,
     readonly calls: CallHost,
     readonly drainer: CallDrain,
     readonly ports: RtpPortAllocator,
+    /** Overload control: the admission limits in force (MAX_CONCURRENT_CALLS, MAX_CALLS_PER_SECOND). */
+    readonly overload: OverloadGate,
+    private readonly stopSignals: () => void,
     readonly address: { host: string; udp: number; tcp?: number; tls?: number },
   ) {}
 
@@ -67,6 +90,26 @@ export class TelephonyNode {
     const { config, clock } = deps;
     const drainer = new CallDrain(deps, o.drainLimitMs ?? DRAIN_LIMIT_MS);
     let host: CallHost | null = null;
+    const ports = o.ports ?? new RtpPortAllocator(config.sip.rtpPortMin, config.sip.rtpPortMax);
+    const pacer = new SharedPacer(clock);
+    // Overload control (src/telephony/sip/overload.ts): every port pair is one call at most.
+    const signals = processLoadSignals(() => pacer.skipped);
+    const gate = new OverloadGate(
+      clock,
+      {
+        concurrentCeiling: ports.available + ports.inUse,
+        ...(o.admission ?? definedLimits(config.admission)),
+      },
+      () => host?.size ?? 0,
+      signals,
+      (s) =>
+        emitTelemetry({
+          kind: 'admission.limits',
+          concurrentCalls: s.concurrentLimit,
+          callsPerSecond: s.rateLimit,
+          loopDelaySeconds: s.loopDelayP99Ms / 1000,
+        }),
+    );
     const stack = new SipStack({
       clock,
       host: config.sip.host,
@@ -74,17 +117,20 @@ export class TelephonyNode {
       ...(o.tls ? { tls: o.tls } : {}),
       ...(o.timers ? { timers: o.timers } : {}),
       serverName: 'Switchboard',
+      throttle: o.throttle ?? config.sip.flood,
+      maxWriteQueueBytes: config.sip.maxWriteQueueBytes,
+      admission: gate,
       onRequest: (req, tx, source) => host?.onRequest(req, tx, source) ?? false,
     });
     const listening = await stack.listen();
+    gate.start();
     const sipHost = advertisedAddress(config.sip.host);
-    const ports = o.ports ?? new RtpPortAllocator(config.sip.rtpPortMin, config.sip.rtpPortMax);
     const media: MediaEnv = {
       clock,
       ports,
       bindHost: config.sip.host,
       address: sipHost,
-      pacer: new SharedPacer(clock),
+      pacer,
       onError: (err) => deps.logger.debug?.({ err }, 'rtp error'),
       // SIP_CODECS: every offer and answer of this node's calls follows this order.
       codecs: config.sip.codecs,
@@ -108,7 +154,7 @@ export class TelephonyNode {
       draining: drainer.draining,
       ...(o.resolve ? { resolve: o.resolve } : {}),
     });
-    return new TelephonyNode(stack, host, drainer, ports, {
+    return new TelephonyNode(stack, host, drainer, ports, gate, () => signals.close(), {
       host: sipHost,
       udp: listening.udp ?? 0,
       ...(listening.tcp ? { tcp: listening.tcp } : {}),
@@ -128,6 +174,8 @@ export class TelephonyNode {
   close(): Promise<{ hungUp: boolean; swept: number }> {
     this.closing ??= (async () => {
       const result = await this.drainer.drain(this.calls.drainHooks());
+      this.overload.stop();
+      this.stopSignals();
       await this.stack.close();
       return result;
     })();
