@@ -9,7 +9,7 @@ import { createWorkspace } from '../src/modules/workspaces/workspaces.service.js
 import { systemClock } from '../src/shared/clock.js';
 import { silentLogger } from '../src/shared/logger.js';
 import { migrateToLatest, openStore } from '../src/store/database.js';
-import { TelephonyNode } from '../src/telephony/calls/telephony-node.js';
+import { TelephonyNode } from '../src/telephony/calls/node/telephony-node.js';
 import { createWiring } from '../src/wiring/wiring.js';
 import { DIALLED } from './calls-scenarios.js';
 

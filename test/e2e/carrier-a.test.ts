@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EspeakTtsProvider } from '../../src/providers/tts/espeak.js';
 import type { ResolveTarget } from '../../src/telephony/sip/transport/resolve.js';
-import { createTransferer } from '../../src/telephony/calls/transfer.js';
+import { createTransferer } from '../../src/telephony/calls/transfer/transfer.js';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
 import { callById, eventually, storedEvents } from './testing/call-reads.js';
 import {
