@@ -27,7 +27,6 @@ export const PENDING = [
   'src/events/outbox.ts',
   'src/events/worker-recorder.ts',
   'src/modules/usage/quota.service.ts',
-  'src/modules/workflows/workflows.service.ts',
 ];
 
 /** True for a file where SQL belongs: a repo, or the store itself. */
