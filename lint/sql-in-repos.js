@@ -26,7 +26,6 @@ export const PENDING = [
   'src/events/delivery-retention.ts',
   'src/events/outbox.ts',
   'src/events/worker-recorder.ts',
-  'src/modules/usage/quota.service.ts',
 ];
 
 /** True for a file where SQL belongs: a repo, or the store itself. */
