@@ -19,8 +19,6 @@ const QUERY_STARTS = new Set([
 /** Files (relative to the repository) whose queries have yet to move to a repo. */
 export const PENDING = [
   'src/api/plugins/idempotency.ts',
-  'src/engine/conversation-recorder.ts',
-  'src/engine/usage-meter.ts',
   'src/events/delivery-claim.ts',
   'src/events/delivery-record.ts',
   'src/events/delivery-retention.ts',
