@@ -18,7 +18,6 @@ const QUERY_STARTS = new Set([
 
 /** Files (relative to the repository) whose queries have yet to move to a repo. */
 export const PENDING = [
-  'src/api/plugins/idempotency.ts',
   'src/events/delivery-claim.ts',
   'src/events/delivery-record.ts',
   'src/events/delivery-retention.ts',
