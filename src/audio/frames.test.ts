@@ -17,11 +17,15 @@ describe('FrameCutter', () => {
     ]);
   });
 
-  it('drops the rest once a frame says it is done', () => {
+  it('drops the rest of what has arrived once a frame says it is done', () => {
     const cutter = new FrameCutter(2);
     const frames: number[][] = [];
     cutter.push(Int16Array.from([1, 2, 3, 4, 5]), (f) => (frames.push([...f]), true));
-    cutter.push(Int16Array.from([6]), (f) => (frames.push([...f]), false));
-    expect(frames).toEqual([[1, 2]]);
+    // Nothing of 3, 4, 5 is kept: the next frame is made of what comes next.
+    cutter.push(Int16Array.from([6, 7]), (f) => (frames.push([...f]), false));
+    expect(frames).toEqual([
+      [1, 2],
+      [6, 7],
+    ]);
   });
 });

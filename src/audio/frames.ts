@@ -8,7 +8,7 @@ export class FrameCutter {
 
   /**
    * Hands `onFrame` each whole frame of what has arrived, in order, until it returns true (done:
-   * the rest, and anything pushed later, is dropped).
+   * the rest of what has arrived is dropped).
    */
   push(pcm: Int16Array, onFrame: (frame: Int16Array) => boolean): void {
     let data = pcm;
