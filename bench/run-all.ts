@@ -14,7 +14,8 @@ const benches = fs
 let failed = 0;
 for (const file of benches) {
   console.log(`\n=== ${file.replace(/\.bench\.js$/, '')} ===`);
-  const run = spawnSync(process.execPath, [path.join(here, file)], { stdio: 'inherit' });
+  // --expose-gc: benchmarks that report memory read it after full collections.
+  const run = spawnSync(process.execPath, ['--expose-gc', path.join(here, file)], { stdio: 'inherit' });
   if (run.status !== 0) {
     failed++;
     console.log(`(${file} exited with ${run.status ?? run.signal})`);

@@ -96,8 +96,16 @@ export async function media(): Promise<MediaRun> {
       leg.reject(500, 'Server Internal Error');
     });
   });
-  const rss0 = process.memoryUsage().rss;
-  const heap0 = process.memoryUsage().heapUsed;
+  // Memory is read after full collections (npm run bench:sip runs node with --expose-gc), so the
+  // figure per call is what the calls hold, not garbage that happened to be pending.
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error('run with node --expose-gc (npm run bench:sip does)');
+  const collect = () => {
+    gc();
+    gc();
+    return process.memoryUsage();
+  };
+  const { rss: rss0, heapUsed: heap0 } = collect();
   // Several sipp UACs share the calls: one sipp echoes every packet of its calls on one socket in
   // one thread, and that socket's receive buffer, not our side, is what overflows first.
   const peers = Array.from({ length: MEDIA_PEERS }, (_, i) => ({
@@ -140,7 +148,7 @@ export async function media(): Promise<MediaRun> {
   while (legs.filter((l) => l.acked).length + setupErrors < MEDIA_CALLS && !sippDone) await sleep(100);
   const held = legs.filter((l) => l.acked).length;
   await sleep(2000); // settle: jitter buffers filled, timers in step
-  const mem = process.memoryUsage();
+  const mem = collect();
   const sum = (f: (s: RtpSession) => number) => sessions.reduce((t, s) => t + f(s), 0);
   const sent0 = sum((s) => s.sender.stats.packets);
   const recv0 = sum((s) => s.counters.rtpIn);

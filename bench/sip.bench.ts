@@ -41,13 +41,19 @@ async function main(): Promise<void> {
     );
     const m = await media();
     const lost = Math.max(0, m.sent - m.received);
-    const pct = (x: number) => `${((x / Math.max(1, m.sent)) * 100).toFixed(3)}%`;
+    // A stalled event loop makes the shared pacer skip ticks (timestamps stay true, the frames are
+    // never sent): for every call at once. Those frames were due, so they count as lost, and every
+    // share below is of the frames due (sent + never sent).
+    const unsent = m.skippedFrames * m.held;
+    const due = m.sent + unsent;
+    const pct = (x: number) => `${((x / Math.max(1, due)) * 100).toFixed(3)}%`;
     console.log(
       `calls held                   ${m.held} of ${m.calls} (sipp: ${m.sippOk} ok, ${m.sippFailed} failed)`,
     );
     console.log(
-      `RTP packets                  ${m.sent} sent, ${m.received} back: lost ${lost} (${pct(lost)}), ` +
-        `late ${m.late} (${pct(m.late)}); lost + late ${pct(lost + m.late)} (target < 1%)`,
+      `RTP frames                   ${due} due, ${unsent} never sent (${pct(unsent)}), ${m.sent} sent, ` +
+        `${m.received} back: lost on the way ${lost} (${pct(lost)}), late ${m.late} (${pct(m.late)}); ` +
+        `never sent + lost + late ${pct(unsent + lost + m.late)} (target < 1%)`,
     );
     console.log(
       `  of which the kernel dropped ${m.droppedAtEcho} at sipp's echo sockets (full receive buffers) ` +
@@ -55,21 +61,17 @@ async function main(): Promise<void> {
     );
     console.log(
       `memory per concurrent call   ${(m.rssPerCall / 1024).toFixed(1)} KiB RSS (target < 200 KiB), ` +
-        `${(m.heapPerCall / 1024).toFixed(1)} KiB JS heap`,
+        `${(m.heapPerCall / 1024).toFixed(1)} KiB JS heap, both after GC`,
     );
-    // A stalled event loop makes the shared pacer skip ticks (timestamps stay true, the frames are
-    // never sent): for every call at once, so they count against the send side.
-    const unsent = m.skippedFrames * m.held;
     console.log(
       `while held                   ${(m.cpu * 100).toFixed(0)}% of a core, event-loop delay p99 ` +
-        `${m.delayP99.toFixed(1)} ms; ${m.skippedFrames} pacer ticks skipped after stalls = ${unsent} frames ` +
-        `never sent (${((unsent / Math.max(1, m.sent + unsent)) * 100).toFixed(3)}% of those due)`,
+        `${m.delayP99.toFixed(1)} ms; ${m.skippedFrames} pacer ticks skipped after stalls`,
     );
     failed ||= m.held < m.calls || m.sippFailed > 0;
-    const bad = (lost + m.late) / Math.max(1, m.sent);
+    const bad = (unsent + lost + m.late) / Math.max(1, due);
     targets.push(
       `>= 500 concurrent G.711 calls with media: ${m.held >= 500 ? 'met' : 'NOT met'} (${m.held})`,
-      `lost or late < 1%: ${bad < 0.01 ? 'met' : 'NOT met'} (${(bad * 100).toFixed(3)}%; frames never sent apart)`,
+      `never sent, lost or late < 1%: ${bad < 0.01 ? 'met' : 'NOT met'} (${(bad * 100).toFixed(3)}%)`,
       `< 200 KiB per call: ${m.rssPerCall < 200 * 1024 ? 'met' : 'NOT met'} (${(m.rssPerCall / 1024).toFixed(1)} KiB)`,
     );
   }

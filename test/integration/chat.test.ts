@@ -119,6 +119,38 @@ describe('switchboard chat', () => {
     await store.close();
   });
 
+  it('a transferred execution sends session.ended (transferred) and no workflow.* event', async () => {
+    // Spec 3.3: workflow.completed is for an execution that reached end or hangup. The test channel
+    // pretends the transfer succeeds, so the execution finishes `transferred`.
+    const transfer = {
+      nodes: [
+        { id: 'start', type: 'start', config: {} },
+        { id: 'say', type: 'speak', config: { text: 'Transferring you now.' } },
+        { id: 'xfer', type: 'transfer_call', config: { destination: 'tel:+15550123' } },
+        { id: 'bye', type: 'hangup', config: {} },
+      ],
+      edges: [
+        { source: 'start', target: 'say' },
+        { source: 'say', target: 'xfer' },
+        { source: 'xfer', target: 'bye', source_handle: 'failed' },
+      ],
+    };
+    const chat = await startChat({ graph: JSON.stringify(transfer) });
+    expect(await chat.run).toBe(0);
+    chat.stdin.end();
+    expect(chat.out()).toContain('[session ended: transferred');
+
+    const { store } = await openConfiguredStore(chat.config);
+    const session = await store.db.selectFrom('sessions').selectAll().executeTakeFirstOrThrow();
+    expect(session).toMatchObject({ status: 'ended', end_reason: 'transferred' });
+    const events = await store.db.selectFrom('webhook_events').select(['type', 'body']).execute();
+    expect(events.map((e) => e.type)).toEqual(['session.ended']);
+    expect(JSON.parse(events[0]!.body)).toMatchObject({
+      data: { id: session.id, end_reason: 'transferred' },
+    });
+    await store.close();
+  });
+
   it('a piped /quit right after a key ends the session only after the workflow has answered it', async () => {
     const chat = await startChat({});
     // One chunk, as `printf '2\n/quit\nignored\n' | switchboard chat …` delivers it.

@@ -36,7 +36,7 @@ describe.each(storeKinds())('sip trunks on $name', (kind) => {
     expect(trunk).toEqual({
       id: expect.any(String),
       name: 'carrier',
-      provider: 'carrier_a',
+      provider: 'generic',
       termination_uri: 'sip:trunk.example-carrier.com',
       auth_username: 'switchboard',
       transport: 'tls',
@@ -121,7 +121,7 @@ describe.each(storeKinds())('sip trunks on $name', (kind) => {
       auth_username: 'u2',
       allowed_ips: [],
       transport: 'tls',
-      provider: 'carrier_a',
+      provider: 'generic',
       created_at: trunk.created_at,
     });
     expect((res.data as Json).data.updated_at).not.toBe((res.data as Json).data.created_at);
@@ -196,6 +196,66 @@ describe.each(storeKinds())('sip trunks on $name', (kind) => {
     }
     const list = await t.call('GET', '/api/v1/sip-trunks?per_page=100');
     expect((list.data as { meta: { total: number } }).meta.total).toBeGreaterThan(0);
+  });
+
+  it('carrier_a takes only its termination SIP URI forms, with the port its transport uses', async () => {
+    const ok = [
+      ['sip:acme.pstn.twilio.com', 'udp'],
+      ['acme.pstn.ashburn.twilio.com', 'tcp'],
+      ['sip:acme.pstn.sao-paulo.twilio.com:5060', 'udp'],
+      ['sip:acme.pstn.ie1.twilio.com', 'udp'],
+      ['sip:acme.pstn.frankfurt-ix.twilio.com', 'udp'],
+      ['sip:acme.pstn.dublin.twilio.com:5061;transport=tls', 'tls'],
+      ['sips:acme.pstn.sydney.twilio.com', 'tls'],
+    ];
+    for (const [uri, transport] of ok) {
+      const res = await t.call('POST', '/api/v1/sip-trunks', {
+        body: trunkBody({ provider: 'carrier_a', termination_uri: uri, transport }),
+      });
+      expect(res.statusCode, `${uri} ${transport} ${res.body}`).toBe(201);
+    }
+    const refused: [string, string, RegExp][] = [
+      ['sip:trunk.example-carrier.com', 'udp', /pstn\.twilio\.com/],
+      ['sip:acme.pstn.mars.twilio.com', 'udp', /the edge one of ashburn, umatilla/],
+      ['sip:acme.sip.twilio.com', 'udp', /pstn\.twilio\.com/],
+      ['sip:+14155550100@acme.pstn.twilio.com', 'udp', /must not have a user part/],
+      ['sip:acme.pstn.twilio.com:5061', 'udp', /port must be 5060/],
+      ['sip:acme.pstn.twilio.com:5060', 'tls', /port must be 5061/],
+    ];
+    for (const [uri, transport, message] of refused) {
+      const res = await t.call('POST', '/api/v1/sip-trunks', {
+        body: trunkBody({ provider: 'carrier_a', termination_uri: uri, transport }),
+      });
+      expect(res.statusCode, uri).toBe(422);
+      expect((res.data as Errors).errors.termination_uri?.[0], uri).toMatch(message);
+    }
+    // A generic trunk takes any host; a carrier_a trunk keeps its rules on update, transport too.
+    expect(
+      (
+        await t.call('POST', '/api/v1/sip-trunks', {
+          body: trunkBody({ termination_uri: 'sip:pbx.example.org:5061' }),
+        })
+      ).statusCode,
+    ).toBe(201);
+    const created = await t.call('POST', '/api/v1/sip-trunks', {
+      body: trunkBody({
+        provider: 'carrier_a',
+        termination_uri: 'sip:acme.pstn.twilio.com:5060',
+        transport: 'udp',
+      }),
+    });
+    const id = (created.data as Json).data.id as string;
+    const toTls = await t.call('PATCH', `/api/v1/sip-trunks/${id}`, { body: { transport: 'tls' } });
+    expect(toTls.statusCode).toBe(422);
+    expect((toTls.data as Errors).errors.termination_uri?.[0]).toMatch(/port must be 5061/);
+    const elsewhere = await t.call('PATCH', `/api/v1/sip-trunks/${id}`, {
+      body: { termination_uri: 'sip:pbx.example.org' },
+    });
+    expect(elsewhere.statusCode).toBe(422);
+    const edge = await t.call('PATCH', `/api/v1/sip-trunks/${id}`, {
+      body: { termination_uri: 'sip:acme.pstn.tokyo.twilio.com', transport: 'tls' },
+    });
+    expect(edge.statusCode, edge.body).toBe(200);
   });
 
   it('answers 401 without a key and 403 on writes for a key without telephony', async () => {

@@ -210,8 +210,11 @@ export class SessionHost implements LiveSessionControl {
   }
 
   /**
-   * The session row ends, with its events, in one transaction. A transferred execution also emits
-   * workflow.completed (with status `transferred`): the workflow's work is done.
+   * The session row ends, with its events, in one transaction. workflow.completed is for an
+   * execution that reached `end` or `hangup` (spec 3.3), workflow.failed for one that aborted. A
+   * transferred execution sends neither: the spec names no event for it, and session.ended
+   * (end_reason `transferred`) with, on a call, call.ended (hangup_reason `transferred`) already
+   * say how it ended (docs/webhooks.md).
    */
   private async finish(
     row: SessionTable,
@@ -231,7 +234,7 @@ export class SessionHost implements LiveSessionControl {
       }
       await endSession(trx, deps, current, summary.endReason as SessionEndReason);
       const ex = summary.execution;
-      if (!ex || (ex.status !== 'completed' && ex.status !== 'failed' && ex.status !== 'transferred')) return;
+      if (!ex || (ex.status !== 'completed' && ex.status !== 'failed')) return;
       const data = {
         execution_id: executionId,
         session_id: row.id,
@@ -247,7 +250,6 @@ export class SessionHost implements LiveSessionControl {
         variables: ex.variables,
         // Caller-owned metadata is echoed in every webhook of its session (docs/webhooks.md).
         metadata: parseJson<Record<string, unknown>>(row.metadata, {}),
-        ...(ex.transfer ? { transfer: ex.transfer } : {}),
         ...(ex.error ? { error: ex.error } : {}),
       };
       await emitEvent(

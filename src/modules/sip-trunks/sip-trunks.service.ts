@@ -15,6 +15,7 @@ import type {
   UpdateSipTrunk,
 } from './sip-trunks.schema.js';
 import { sipTrunksRepo } from './sip-trunks.repo.js';
+import { terminationProblem } from './carrier-profile.js';
 import { normalizeCidr, parseTerminationUri } from './trunk-fields.js';
 
 /** The workspace's inbound SIP address: stable per workspace, the transport as configured. */
@@ -83,6 +84,7 @@ export class SipTrunksService {
   async create(actor: Actor, input: CreateSipTrunk): Promise<SipTrunk> {
     const bag = new FieldErrorBag();
     const termination = checkTerminationUri(bag, input.termination_uri);
+    checkProviderTermination(bag, input.provider, termination, input.transport);
     const allowed = checkAllowedIps(bag, input.allowed_ips ?? []);
     const registrar = checkRegistrarUri(bag, input.registrar_uri ?? null);
     bag.throwIfAny();
@@ -128,6 +130,15 @@ export class SipTrunksService {
       input.registrar_uri !== undefined ? checkRegistrarUri(bag, input.registrar_uri) : undefined;
     return inTransaction(this.deps.db, async (trx) => {
       const row = await this.require(trx, actor, id);
+      // The provider's rules hold for the trunk as it will be (a new transport can break them too).
+      if (termination !== undefined || input.transport !== undefined) {
+        checkProviderTermination(
+          bag,
+          row.provider,
+          termination ?? row.termination_uri,
+          input.transport ?? row.transport,
+        );
+      }
       bag.throwIfAny();
       const next: SipTrunkTable = {
         ...row,
@@ -184,6 +195,19 @@ function checkTerminationUri(bag: FieldErrorBag, input: string): string {
     );
   }
   return value;
+}
+
+/** A termination_uri of the right grammar must also be one its provider takes (carrier-profile.ts). */
+function checkProviderTermination(
+  bag: FieldErrorBag,
+  provider: string,
+  uri: string,
+  transport: string,
+): void {
+  const target = parseTerminationUri(uri);
+  if (!target || bag.errors.termination_uri) return;
+  const problem = terminationProblem(provider, target, transport);
+  if (problem) bag.add('termination_uri', problem);
 }
 
 /** registrar_uri takes termination_uri's forms; null (or absent) means the termination host. */

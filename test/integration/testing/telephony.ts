@@ -34,7 +34,7 @@ export const TRUNK_PASSWORD = 'Tr0ub4dor&3-secret';
 export function trunkBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     name: 'carrier',
-    provider: 'carrier_a',
+    provider: 'generic',
     termination_uri: 'sip:trunk.example-carrier.com',
     auth_username: 'switchboard',
     auth_password: TRUNK_PASSWORD,

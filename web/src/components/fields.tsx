@@ -218,3 +218,18 @@ export function CheckboxGroup({ name, legend, options, value, onChange, hint }: 
     </fieldset>
   );
 }
+
+type StringKeys<D> = { [P in keyof D]: D[P] extends string ? P : never }[keyof D] & string;
+
+/**
+ * Binds fields to a form's draft: `field('greeting')` is the `name` (the request field it fills,
+ * so the API's 422 errors for it land beside it), `value` and `onChange` of the field that edits
+ * `draft.greeting`.
+ */
+export function fieldBinder<D extends object>(draft: D, onChange: (next: D) => void) {
+  return <K extends StringKeys<D>>(key: K) => ({
+    name: key,
+    value: draft[key] as string,
+    onChange: (value: string) => onChange({ ...draft, [key]: value }),
+  });
+}

@@ -1,6 +1,6 @@
 // The fields of a SIP trunk, shared by "New trunk" and a trunk's edit form. The password is
 // write-only: the API never returns it, so the edit form starts blank and sends it only when typed.
-import { SelectField, TextArea, TextField } from '../../components/fields';
+import { fieldBinder, SelectField, TextArea, TextField } from '../../components/fields';
 
 export interface TrunkDraft {
   name: string;
@@ -39,26 +39,16 @@ export function TrunkFields({
   onChange: (d: TrunkDraft) => void;
   editing?: boolean;
 }) {
-  const set =
-    <K extends keyof TrunkDraft>(key: K) =>
-    (value: TrunkDraft[K]) =>
-      onChange({ ...draft, [key]: value });
+  const field = fieldBinder(draft, onChange);
   return (
     <>
       <div className="grid-3">
-        <TextField
-          name="name"
-          label="Name"
-          value={draft.name}
-          onChange={set('name')}
-          autoFocus={!editing}
-          placeholder="Main carrier"
-        />
+        <TextField {...field('name')} label="Name" autoFocus={!editing} placeholder="Main carrier" />
         <SelectField
           name="provider"
           label="Provider"
           value={draft.provider}
-          onChange={(v) => set('provider')(v as TrunkDraft['provider'])}
+          onChange={field('provider').onChange}
           options={[
             { value: 'generic', label: 'Generic SIP' },
             { value: 'carrier_a', label: 'Carrier A (elastic SIP trunking)' },
@@ -70,7 +60,7 @@ export function TrunkFields({
           name="transport"
           label="Transport"
           value={draft.transport}
-          onChange={(v) => set('transport')(v as TrunkDraft['transport'])}
+          onChange={field('transport').onChange}
           options={[
             { value: 'udp', label: 'UDP (port 5060)' },
             { value: 'tcp', label: 'TCP (port 5060)' },
@@ -79,27 +69,17 @@ export function TrunkFields({
         />
       </div>
       <TextField
-        name="termination_uri"
+        {...field('termination_uri')}
         label="Termination URI"
-        value={draft.termination_uri}
-        onChange={set('termination_uri')}
         placeholder="sip:mytrunk.pstn.example.com"
         hint="The carrier's host that outbound calls are sent to."
       />
       <div className="grid-2">
+        <TextField {...field('auth_username')} label="Username" autoComplete="off" />
         <TextField
-          name="auth_username"
-          label="Username"
-          value={draft.auth_username}
-          onChange={set('auth_username')}
-          autoComplete="off"
-        />
-        <TextField
-          name="auth_password"
+          {...field('auth_password')}
           label="Password"
           type="password"
-          value={draft.auth_password}
-          onChange={set('auth_password')}
           autoComplete="new-password"
           hint={
             editing
@@ -109,11 +89,9 @@ export function TrunkFields({
         />
       </div>
       <TextArea
-        name="allowed_ips"
+        {...field('allowed_ips')}
         label="Allowed source IPs (optional)"
         rows={2}
-        value={draft.allowed_ips}
-        onChange={set('allowed_ips')}
         placeholder="203.0.113.0/24, 198.51.100.7/32"
         hint="CIDR ranges the carrier sends from, separated by commas or new lines. Empty: any source, authenticated by SIP domain."
       />

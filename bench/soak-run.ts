@@ -1,0 +1,286 @@
+// The soak (npm run soak, soak.ts): the service under API requests, web sessions, calls and webhook
+// deliveries together for a long time, its heap sampled after garbage collection, then a count of
+// what was lost: a call or session left non-final, an event never delivered or delivered more often
+// than it was attempted, a request answered outside what it expects, a call or session that failed.
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { loadConfig } from '../src/config/config.js';
+import { FINAL_CALL_STATUSES, type CallStatus } from '../src/modules/calls/calls.schema.js';
+import { openConfiguredStore } from '../src/store/configured-store.js';
+import type { Store } from '../src/store/database.js';
+import { freeUdpPort } from './calls-sipp.js';
+import {
+  apiClient,
+  driveApi,
+  driveCalls,
+  driveSessions,
+  setUp,
+  type ApiResult,
+  type CallsResult,
+  type SessionsResult,
+  type SoakSetup,
+} from './soak-load.js';
+
+export interface SoakOptions {
+  seconds: number;
+  /** How often the heap is sampled after GC. */
+  sampleSeconds: number;
+  callsPerSecond: number;
+  apiPerSecond: number;
+  sessionsPerSecond: number;
+  /** PostgreSQL instead of the embedded SQLite file. */
+  databaseUrl?: string;
+  /** One progress line per sample. */
+  progress: (line: string) => void;
+}
+
+/** The service under soak: started from an environment, its heap read after GC, stopped gracefully. */
+export interface SoakService {
+  banner: string;
+  heapAfterGc(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export type StartService = (env: Record<string, string>) => Promise<SoakService>;
+
+export interface HeapSample {
+  atSeconds: number;
+  bytes: number;
+}
+
+export interface SoakReport {
+  seconds: number;
+  heap: HeapSample[];
+  /** Median of the last three samples against the median of the first three (one each in a short run), in percent. */
+  heapGrowthPercent: number;
+  api: ApiResult;
+  sessions: SessionsResult;
+  calls: Omit<CallsResult, 'run'>;
+  webhooks: { events: number; received: number; undelivered: number; overDelivered: number };
+  nonFinal: { calls: number; sessions: number };
+  /** Calls in the store by `status/hangup_reason`. */
+  callOutcomes: Record<string, number>;
+  /** Every way something was lost or failed, summed: 0 for a clean soak. */
+  lost: number;
+}
+
+interface Receiver {
+  url: string;
+  /** Requests received per event id. */
+  byEvent: Map<string, number>;
+  total: number;
+  close(): Promise<void>;
+}
+
+async function startReceiver(): Promise<Receiver> {
+  const byEvent = new Map<string, number>();
+  const r = { byEvent, total: 0 } as Receiver;
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      r.total++;
+      const id = (JSON.parse(body) as { id: string }).id;
+      byEvent.set(id, (byEvent.get(id) ?? 0) + 1);
+      res.writeHead(204).end();
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  r.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  r.close = () =>
+    new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return r;
+}
+
+async function freeTcpPort(): Promise<number> {
+  const server = http.createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s[Math.floor((s.length - 1) / 2)]!;
+}
+
+async function pendingDeliveries(store: Store): Promise<number> {
+  const row = await store.db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** What the store says once the service has stopped. */
+async function audit(store: Store, setup: SoakSetup, receiver: Receiver) {
+  const calls = await store.db
+    .selectFrom('calls')
+    .select(['status', 'hangup_reason'])
+    .where('project_id', '=', setup.projectId)
+    .execute();
+  const sessions = await store.db
+    .selectFrom('sessions')
+    .select('status')
+    .where('project_id', '=', setup.projectId)
+    .execute();
+  const deliveries = await store.db
+    .selectFrom('webhook_deliveries')
+    .select(['event_id', 'status', 'attempt_count'])
+    .where('endpoint_id', '=', setup.endpointId)
+    .execute();
+  const events = await store.db
+    .selectFrom('webhook_events')
+    .select('id')
+    .where('project_id', '=', setup.projectId)
+    .execute();
+  const delivered = new Map(deliveries.map((d) => [d.event_id, d]));
+  let undelivered = 0;
+  let overDelivered = 0;
+  for (const { id } of events) {
+    const d = delivered.get(id);
+    const got = receiver.byEvent.get(id) ?? 0;
+    if (!d || d.status !== 'succeeded' || got === 0) undelivered++;
+    // Each attempt reaches the receiver once; more arrivals than attempts is a double delivery.
+    else if (got > d.attempt_count) overDelivered++;
+  }
+  const outcomes: Record<string, number> = {};
+  for (const c of calls) {
+    const k = `${c.status}/${c.hangup_reason ?? '-'}`;
+    outcomes[k] = (outcomes[k] ?? 0) + 1;
+  }
+  return {
+    callOutcomes: outcomes,
+    webhooks: { events: events.length, received: receiver.total, undelivered, overDelivered },
+    nonFinal: {
+      calls: calls.filter((c) => !FINAL_CALL_STATUSES.includes(c.status as CallStatus)).length,
+      sessions: sessions.filter((s) => s.status !== 'ended').length,
+    },
+  };
+}
+
+export async function runSoak(options: SoakOptions, start: StartService): Promise<SoakReport> {
+  const dataDir = mkdtempSync(`${tmpdir()}/soak-`);
+  const receiver = await startReceiver();
+  const httpPort = await freeTcpPort();
+  const sipPort = await freeUdpPort();
+  const rtpMin = 30000 + (process.pid % 50) * 200;
+  const env: Record<string, string> = {
+    SWITCHBOARD_DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: String(httpPort),
+    PUBLIC_BASE_URL: `http://127.0.0.1:${httpPort}`,
+    SIP_HOST: '127.0.0.1',
+    SIP_PORT: String(sipPort),
+    SIP_DOMAIN: 'soak.test',
+    RTP_PORT_MIN: String(rtpMin),
+    RTP_PORT_MAX: String(rtpMin + 1999),
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    LOG_LEVEL: 'error',
+    ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+  };
+  const service = await start(env);
+  const { store } = await openConfiguredStore(loadConfig(env));
+  let stopped = false;
+  try {
+    const key = /pk_live_[A-Za-z0-9_-]{43}/.exec(service.banner)?.[0];
+    const domain = /SIP address: +sip:(\S+)/.exec(service.banner)?.[1];
+    if (!key || !domain) throw new Error(`no key or SIP address in the banner:\n${service.banner}`);
+    const api = apiClient(`http://127.0.0.1:${httpPort}`, key);
+    const setup = await setUp(api, receiver.url);
+
+    const began = performance.now();
+    const apiLoad = driveApi(api, options.apiPerSecond);
+    const sessionLoad = driveSessions(api, setup, options.sessionsPerSecond);
+    const callLoad = driveCalls(`127.0.0.1:${sipPort}`, domain, options.callsPerSecond, options.seconds);
+    const heap: HeapSample[] = [];
+    const elapsed = () => (performance.now() - began) / 1000;
+    const clock = (s: number) => `${Math.floor(s / 60)}:${String(Math.floor(s % 60)).padStart(2, '0')}`;
+    while (elapsed() < options.seconds) {
+      const wait = Math.min(options.sampleSeconds, options.seconds - elapsed());
+      await new Promise((r) => setTimeout(r, wait * 1000));
+      const bytes = await service.heapAfterGc();
+      heap.push({ atSeconds: Math.round(elapsed()), bytes });
+      options.progress(
+        `[${clock(elapsed())}/${clock(options.seconds)}] heap after GC ${(bytes / 2 ** 20).toFixed(1)} MiB · ` +
+          `webhooks received ${receiver.total}`,
+      );
+    }
+    const apiResult = await apiLoad.stop();
+    const sessionResult = await sessionLoad.stop();
+    options.progress('load stopped: waiting for the last calls and webhook deliveries');
+    const { run, ...calls } = await callLoad;
+    if (run.code !== 0) options.progress(`sipp exited ${run.code}:\n${run.out.slice(-4000)}`);
+    for (let i = 0; i < 240 && (await pendingDeliveries(store)) > 0; i++) {
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    await service.stop();
+    stopped = true;
+    const audited = await audit(store, setup, receiver);
+    // Three samples at each end (one each in a short run), so one collection's noise moves nothing.
+    const window = Math.max(1, Math.min(3, Math.floor(heap.length / 3)));
+    const first = median(heap.slice(0, window).map((h) => h.bytes));
+    const last = median(heap.slice(-window).map((h) => h.bytes));
+    const lost =
+      apiResult.unexpected +
+      sessionResult.failed +
+      calls.failed +
+      (calls.offered - calls.succeeded - calls.failed) +
+      audited.webhooks.undelivered +
+      audited.webhooks.overDelivered +
+      audited.nonFinal.calls +
+      audited.nonFinal.sessions;
+    return {
+      seconds: options.seconds,
+      heap,
+      heapGrowthPercent: ((last - first) / first) * 100,
+      api: apiResult,
+      sessions: sessionResult,
+      calls,
+      ...audited,
+      lost,
+    };
+  } finally {
+    if (!stopped) await service.stop().catch(() => undefined);
+    await store.close();
+    await receiver.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The report as the command prints it. */
+export function formatReport(r: SoakReport): string {
+  const mib = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`;
+  const lines = [
+    `soak: ${r.seconds} s of API requests, web sessions, calls and webhooks together`,
+    `  heap after GC: ${r.heap.map((h) => `${h.atSeconds}s ${mib(h.bytes)}`).join(', ')}`,
+    `  heap growth  : ${r.heapGrowthPercent.toFixed(1)}% (the last samples against the first; target < 5%)`,
+    `  API          : ${r.api.requests} requests, ${r.api.unexpected} unexpected answers` +
+      (r.api.examples.length ? ` (${r.api.examples.join('; ')})` : '') +
+      `, ${r.api.skipped} owed while eight were unanswered`,
+    `  web sessions : ${r.sessions.minted} minted, ${r.sessions.completed} completed, ${r.sessions.failed} failed` +
+      (r.sessions.examples.length ? ` (${r.sessions.examples.join('; ')})` : ''),
+    `  calls        : ${r.calls.offered} offered by sipp, ${r.calls.succeeded} completed, ${r.calls.failed} failed; ` +
+      `in the store: ${Object.entries(r.callOutcomes)
+        .map(([k, n]) => `${n} ${k}`)
+        .join(', ')}`,
+    `  webhooks     : ${r.webhooks.events} events, ${r.webhooks.received} requests received, ` +
+      `${r.webhooks.undelivered} undelivered, ${r.webhooks.overDelivered} delivered more often than attempted`,
+    `  left open    : ${r.nonFinal.calls} calls and ${r.nonFinal.sessions} sessions not final after shutdown`,
+    `  verdict      : ${r.lost === 0 ? 'nothing lost' : `${r.lost} lost or failed`}; heap ${
+      r.heapGrowthPercent < 5 ? 'steady' : 'GROWING'
+    }`,
+  ];
+  return lines.join('\n');
+}
