@@ -11,32 +11,7 @@ import { silentLogger } from '../src/shared/logger.js';
 import { migrateToLatest, openStore } from '../src/store/database.js';
 import { TelephonyNode } from '../src/telephony/calls/node/telephony-node.js';
 import { createWiring } from '../src/wiring/wiring.js';
-import { DIALLED } from './calls-scenarios.js';
-
-/** Speak, collect one digit, say which branch, hang up. */
-const WORKFLOW = {
-  nodes: [
-    { id: 'start', type: 'start', config: {} },
-    {
-      id: 'ask',
-      type: 'dtmf',
-      config: {
-        prompt: 'Welcome. Press 1 for sales.',
-        num_digits: 1,
-        timeout_seconds: 30,
-        save_to_variable: 'choice',
-      },
-    },
-    { id: 'thanks', type: 'speak', config: { text: 'Thank you.' } },
-    { id: 'bye', type: 'hangup', config: {} },
-  ],
-  edges: [
-    { source: 'start', target: 'ask' },
-    { source: 'ask', source_handle: 'success', target: 'thanks' },
-    { source: 'ask', source_handle: 'timeout', target: 'bye' },
-    { source: 'thanks', target: 'bye' },
-  ],
-};
+import { DIALLED, MENU_WORKFLOW as WORKFLOW } from './calls-scenarios.js';
 
 export async function startNode(dataDir: string) {
   const store = await openStore({ sqlitePath: path.join(dataDir, 'switchboard.db') });

@@ -4,6 +4,35 @@
 export const PCAPS = '/usr/share/sip-tester';
 export const DIALLED = '+14155550100';
 
+/**
+ * The workflow the calls benchmark and the soak dial into: speak, collect one key, say thanks, hang
+ * up. Keys only: sipp's recorded speech must not count as an answer before its RFC 4733 digit.
+ */
+export const MENU_WORKFLOW = {
+  nodes: [
+    { id: 'start', type: 'start', config: {} },
+    {
+      id: 'ask',
+      type: 'dtmf',
+      config: {
+        prompt: 'Welcome. Press 1 for sales.',
+        num_digits: 1,
+        timeout_seconds: 30,
+        save_to_variable: 'choice',
+        speech: false,
+      },
+    },
+    { id: 'thanks', type: 'speak', config: { text: 'Thank you.' } },
+    { id: 'bye', type: 'hangup', config: {} },
+  ],
+  edges: [
+    { source: 'start', target: 'ask' },
+    { source: 'ask', source_handle: 'success', target: 'thanks' },
+    { source: 'ask', source_handle: 'timeout', target: 'bye' },
+    { source: 'thanks', target: 'bye' },
+  ],
+};
+
 export const SETUP_SCENARIO = `<?xml version="1.0" encoding="ISO-8859-1" ?>
 <scenario name="bench: set up a call, hang up after 1 s">
   <send retrans="500" start_rtd="invite">

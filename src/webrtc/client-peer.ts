@@ -189,6 +189,16 @@ export class ClientPeer {
     return this.sender?.stats.skippedFrames ?? 0;
   }
 
+  /** Frames this stand-in had to send whose time passed unsent (its frame clock stalled). */
+  get holeFrames(): number {
+    return this.sender?.stats.holeFrames ?? 0;
+  }
+
+  /** Audio frames sent so far. */
+  get framesSent(): number {
+    return this.sender?.stats.packets ?? 0;
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;
