@@ -86,7 +86,7 @@ export function TrunkFields({
       <TextField
         {...field('termination_uri')}
         label="Termination URI"
-        placeholder="sip:mytrunk.pstn.example.com"
+        placeholder="sip:mytrunk.pstn.twilio.com"
         hint="The carrier's host that outbound calls are sent to."
       />
       <div className="grid-2">
