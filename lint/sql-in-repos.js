@@ -21,7 +21,6 @@ export const PENDING = [
   'src/events/delivery-claim.ts',
   'src/events/delivery-record.ts',
   'src/events/delivery-retention.ts',
-  'src/events/outbox.ts',
   'src/events/worker-recorder.ts',
 ];
 
