@@ -17,12 +17,7 @@ const QUERY_STARTS = new Set([
 ]);
 
 /** Files (relative to the repository) whose queries have yet to move to a repo. */
-export const PENDING = [
-  'src/events/delivery-claim.ts',
-  'src/events/delivery-record.ts',
-  'src/events/delivery-retention.ts',
-  'src/events/worker-recorder.ts',
-];
+export const PENDING = [];
 
 /** True for a file where SQL belongs: a repo, or the store itself. */
 export function sqlAllowed(file) {
