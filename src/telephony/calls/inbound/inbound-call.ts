@@ -26,14 +26,13 @@ import {
 } from '../call-media/call-media-setup.js';
 import type { CallRecords } from '../../../modules/calls/call-records.service.js';
 import { inboundInviteOf } from './invite-fields.js';
-import { LiveCall, type LiveCallOptions, type LocalEnding } from '../live/live-call.js';
+import { LiveCall, type CallHostDeps, type LiveCallOptions, type LocalEnding } from '../live/live-call.js';
 import { RtpCallMedia } from '../call-media/rtp-call-media.js';
-import type { CallHostOptions } from '../node/call-host.js';
 import { openSpan, SpanKind, type OpenSpan } from '../../../shared/tracing.js';
 
 /** What an inbound call needs from the call host. */
 export interface InboundHost {
-  options: CallHostOptions;
+  options: CallHostDeps;
   records: CallRecords;
   /** Keeps the call as live until it is closed. */
   register(call: LiveCall): void;

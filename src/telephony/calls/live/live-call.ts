@@ -33,6 +33,7 @@ import type { SipRequest } from '../../sip/message/types.js';
 import { answerOffer } from '../../sip/sdp/answer.js';
 import type { LocalAudio, Origin } from '../../sip/sdp/session.js';
 import type { SipStack } from '../../sip/stack.js';
+import type { UacLegOptions } from '../../sip/uac-leg.js';
 import { applyAudio, type MediaEnv } from '../call-media/call-media-setup.js';
 import { ensureCallRecording, stopCallRecording } from './call-recording.js';
 import type { RtpCallMedia } from '../call-media/rtp-call-media.js';
@@ -58,7 +59,7 @@ export interface ChannelParts {
 
 export type PhoneChannelFactory = (parts: ChannelParts) => PhoneChannelLike;
 
-/** What every live call of a node shares. */
+/** What the call host is given, and every call of the node shares (inbound, outbound, live). */
 export interface CallHostDeps {
   deps: ServiceDeps;
   /** Where calls are recorded (default: the call records service over deps). */
@@ -72,6 +73,10 @@ export interface CallHostDeps {
   /** Our SIP address as peers see it. */
   local: { host: string; port: number };
   media: MediaEnv;
+  /** True from SIGTERM on: new INVITEs get 503 (CallDrain.draining). */
+  draining?: () => boolean;
+  /** Where outbound INVITEs to a termination host go (UacLegOptions.resolve). */
+  resolve?: UacLegOptions['resolve'];
 }
 
 /**

@@ -18,9 +18,9 @@ import { SharedPacer } from '../../media/shared-pacer.js';
 import { OverloadGate, processLoadSignals, type OverloadLimits } from '../../sip/overload.js';
 import { SipStack, type SipStackOptions } from '../../sip/stack.js';
 import { CallDrain, DRAIN_LIMIT_MS } from './call-drain.js';
-import { CallHost, type CallHostOptions } from './call-host.js';
+import { CallHost } from './call-host.js';
 import { advertisedAddress, type MediaEnv } from '../call-media/call-media-setup.js';
-import type { PhoneChannelFactory } from '../live/live-call.js';
+import type { CallHostDeps, PhoneChannelFactory } from '../live/live-call.js';
 import type { SipDialer } from '../outbound/sip-dialer.js';
 import type { Transferer } from '../transfer/transfer-context.js';
 import { createTransferer } from '../transfer/transfer.js';
@@ -54,7 +54,7 @@ export interface TelephonyNodeOptions {
   /** Tests and the benchmark: the per-source flood throttle (default SIP_FLOOD_*). */
   throttle?: SipStackOptions['throttle'];
   /** Tests: where outbound INVITEs to a termination host go (a carrier's name pointed at sipp). */
-  resolve?: CallHostOptions['resolve'];
+  resolve?: CallHostDeps['resolve'];
 }
 
 /** stt_vendor_1 as configured, or the embedded recogniser standing in for it. */

@@ -105,6 +105,8 @@ export interface WarmTransferRequest {
   auth: DigestCredentials;
   /** Caller ID of the new leg (our registered number). */
   from: string;
+  /** Extra INVITE header fields the trunk's carrier asks for (carrier_a: P-Asserted-Identity). */
+  carrierHeaders?: readonly (readonly [string, string])[];
   /** The call's id, for logs. */
   callId: string;
   ringTimeoutMs?: number;
@@ -204,7 +206,7 @@ export async function warmTransfer(w: WarmTransferRequest): Promise<TransferResu
   let onLost: () => void = () => undefined;
   const leg = new UacLeg({
     stack: w.stack,
-    inviteHeaders: timerInviteHeaders(),
+    inviteHeaders: [...timerInviteHeaders(), ...(w.carrierHeaders ?? [])],
     on2xx: (res) => (answeredTimer = timerOfOur2xx(res)),
     localHost: w.local.host,
     localPort: w.local.port,

@@ -15,7 +15,8 @@
 import type { Logger } from '../../../shared/logger.js';
 import { blindTransfer } from './transfer-blind.js';
 import type { Transferer, TransferResult } from './transfer-context.js';
-import { ourNumber, referToUri, warmTarget } from './transfer-route.js';
+import { onTrunk, ourNumber, referToUri, warmTarget } from './transfer-route.js';
+import { outboundProfile } from '../../../modules/sip-trunks/carrier-profile.js';
 import { warmTransfer, type Announcer, type WarmTransferRequest } from './transfer-warm.js';
 import { CallRecordsService } from '../../../modules/calls/call-records.service.js';
 
@@ -64,6 +65,14 @@ export function createTransferer(options: TransfererOptions = {}): Transferer {
       target: route.target,
       auth: route.auth,
       from: ourNumber(call),
+      ...(trunk && onTrunk(route.target.host, trunk)
+        ? {
+            carrierHeaders: outboundProfile(trunk.provider).identityHeaders(
+              ourNumber(call),
+              deps.config.sip.domain,
+            ),
+          }
+        : {}),
       callId: call.id,
       ...(transfer.timeoutMs !== undefined ? { ringTimeoutMs: transfer.timeoutMs } : {}),
       ...(transfer.announcement !== undefined ? { announcement: transfer.announcement } : {}),
