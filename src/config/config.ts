@@ -27,6 +27,10 @@ export interface Config {
     rtpPortMax: number;
     /** `SIP_CODECS`: our audio codec preference, most preferred first (offers and answers). */
     codecs: SipCodecName[];
+    /** `SIP_TRUNK_SYNC_SECONDS`: how often a SIP node re-reads which trunks register or are pinged. */
+    trunkSyncSeconds: number;
+    /** `SIP_OPTIONS_INTERVAL_SECONDS`: between two OPTIONS pings of a trunk with health_check on. */
+    optionsIntervalSeconds: number;
   };
   /** Browser voice: the web sessions' peer connections. */
   webrtc: {
@@ -263,6 +267,8 @@ export function loadConfig(env: Env = process.env): Config {
       rtpPortMin,
       rtpPortMax,
       codecs: codecList(env, 'SIP_CODECS'),
+      trunkSyncSeconds: int(env, 'SIP_TRUNK_SYNC_SECONDS', 15, 1, 3600),
+      optionsIntervalSeconds: int(env, 'SIP_OPTIONS_INTERVAL_SECONDS', 30, 5, 3600),
     },
     webrtc: {
       host: env.WEBRTC_HOST || sipHost,

@@ -17,7 +17,7 @@ import { systemClock } from '../../src/shared/clock.js';
 import { createLogger, silentLogger } from '../../src/shared/logger.js';
 import { migrateToLatest, openStore, type Store } from '../../src/store/database.js';
 import type { PhoneChannelFactory } from '../../src/telephony/calls/live-call.js';
-import { TelephonyNode } from '../../src/telephony/calls/telephony-node.js';
+import { TelephonyNode, type TelephonyNodeOptions } from '../../src/telephony/calls/telephony-node.js';
 import type { Transferer } from '../../src/telephony/calls/transfer-context.js';
 import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
 import { createWiring, type Wiring } from '../../src/wiring/wiring.js';
@@ -61,6 +61,8 @@ export interface CallNodeOptions {
   transferer?: Transferer;
   /** Live events with other nodes, wired as `serve` wires them (the node does not close it). */
   liveBus?: LiveBus;
+  /** Trunk registration and OPTIONS timing (TelephonyNodeOptions.trunks). */
+  trunks?: TelephonyNodeOptions['trunks'];
 }
 
 let rtpBase = 30000 + (process.pid % 50) * 400;
@@ -103,6 +105,7 @@ export async function startCallNode(options: CallNodeOptions = {}): Promise<Call
     ...(options.transferer ? { transferer: options.transferer } : {}),
     ...(options.newChannel ? { newChannel: options.newChannel } : {}),
     ...(options.drainLimitMs !== undefined ? { drainLimitMs: options.drainLimitMs } : {}),
+    ...(options.trunks !== undefined ? { trunks: options.trunks } : {}),
   });
   const { app, services } = await buildApp({
     wiring,

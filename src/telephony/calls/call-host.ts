@@ -24,6 +24,8 @@ export interface CallHostOptions extends CallHostDeps {
   draining?: () => boolean;
   /** Where outbound INVITEs to a termination host go (MediaSipLegOptions.resolve). */
   resolve?: MediaSipLegOptions['resolve'];
+  /** The trunk whose registered Contact an INVITE came on (TrunkManager.trunkOfRequest). */
+  trunkOfRequest?: (req: SipRequest, source: Source) => string | undefined;
 }
 
 export class CallHost {

@@ -22,6 +22,7 @@ import type { PhoneChannelFactory } from './live-call.js';
 import type { SipDialer } from './sip-dialer.js';
 import type { Transferer } from './transfer-context.js';
 import { createTransferer } from './transfer.js';
+import { TrunkManager, type TrunkManagerOptions } from './trunks/trunk-manager.js';
 
 export interface TelephonyNodeOptions {
   deps: ServiceDeps;
@@ -46,6 +47,8 @@ export interface TelephonyNodeOptions {
   timers?: SipStackOptions['timers'];
   /** Tests: where outbound INVITEs to a termination host go (a carrier's name pointed at sipp). */
   resolve?: CallHostOptions['resolve'];
+  /** Trunk registration and OPTIONS pings (trunks/trunk-manager.ts); false: none (tests). */
+  trunks?: Pick<TrunkManagerOptions, 'syncMs' | 'ping' | 'binding'> | false;
 }
 
 /** stt_vendor_1 as configured, or the embedded recogniser standing in for it. */
@@ -60,6 +63,8 @@ export class TelephonyNode {
     readonly drainer: CallDrain,
     readonly ports: RtpPortAllocator,
     readonly address: { host: string; udp: number; tcp?: number; tls?: number },
+    /** Registrations and OPTIONS pings of the trunks that ask for them; null when turned off. */
+    readonly trunks: TrunkManager | null,
   ) {}
 
   static async start(o: TelephonyNodeOptions): Promise<TelephonyNode> {
@@ -96,6 +101,22 @@ export class TelephonyNode {
       o.newChannel ??
       (({ media: callMedia, control }) =>
         new PhoneChannel({ clock, media: callMedia, control, tts, voice, stt, logger: deps.logger }));
+    const address = {
+      host: sipHost,
+      udp: listening.udp ?? 0,
+      ...(listening.tcp ? { tcp: listening.tcp } : {}),
+      ...(listening.tls ? { tls: listening.tls } : {}),
+    };
+    const trunks =
+      o.trunks === false
+        ? null
+        : new TrunkManager({
+            deps,
+            stack,
+            local: address,
+            ...(o.resolve ? { resolve: o.resolve } : {}),
+            ...(o.trunks ?? {}),
+          });
     host = new CallHost({
       deps,
       sessions: o.sessions,
@@ -107,13 +128,11 @@ export class TelephonyNode {
       media,
       draining: drainer.draining,
       ...(o.resolve ? { resolve: o.resolve } : {}),
+      ...(trunks ? { trunkOfRequest: (req, source) => trunks.trunkOfRequest(req, source) } : {}),
     });
-    return new TelephonyNode(stack, host, drainer, ports, {
-      host: sipHost,
-      udp: listening.udp ?? 0,
-      ...(listening.tcp ? { tcp: listening.tcp } : {}),
-      ...(listening.tls ? { tls: listening.tls } : {}),
-    });
+    // Bindings start (and a restarted node registers again) before the node takes calls.
+    await trunks?.start();
+    return new TelephonyNode(stack, host, drainer, ports, address, trunks);
   }
 
   /** The Dialer for POST /calls. */
@@ -128,6 +147,8 @@ export class TelephonyNode {
   close(): Promise<{ hungUp: boolean; swept: number }> {
     this.closing ??= (async () => {
       const result = await this.drainer.drain(this.calls.drainHooks());
+      // Unregisters (at most 2 s) while the sockets are still open.
+      await this.trunks?.stop();
       await this.stack.close();
       return result;
     })();
