@@ -6,36 +6,10 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import WebSocket from 'ws';
-import { HOLD_SCENARIO } from './calls-scenarios.js';
+import { HOLD_SCENARIO, MENU_WORKFLOW } from './calls-scenarios.js';
 import { runSipp, sippArgs, stat, type SippRun } from './calls-sipp.js';
 
 export const SOAK_NUMBER = '+14155550177';
-
-const WORKFLOW = {
-  nodes: [
-    { id: 'start', type: 'start', config: {} },
-    {
-      id: 'ask',
-      type: 'dtmf',
-      // Keys only: sipp's recorded speech must not count as an answer before its digit.
-      config: {
-        prompt: 'Welcome. Press 1.',
-        num_digits: 1,
-        timeout_seconds: 30,
-        save_to_variable: 'choice',
-        speech: false,
-      },
-    },
-    { id: 'thanks', type: 'speak', config: { text: 'Thank you.' } },
-    { id: 'bye', type: 'hangup', config: {} },
-  ],
-  edges: [
-    { source: 'start', target: 'ask' },
-    { source: 'ask', source_handle: 'success', target: 'thanks' },
-    { source: 'ask', source_handle: 'timeout', target: 'bye' },
-    { source: 'thanks', target: 'bye' },
-  ],
-};
 
 export interface Api {
   (method: string, url: string, body?: unknown): Promise<{ status: number; data: Record<string, unknown> }>;
@@ -74,7 +48,7 @@ export async function setUp(api: Api, receiverUrl: string): Promise<SoakSetup> {
   const workflow = await must(api, 'POST', '/workflows', {
     project_id: project.id,
     name: 'menu',
-    graph: WORKFLOW,
+    graph: MENU_WORKFLOW,
   });
   await must(api, 'POST', `/workflows/${String(workflow.id)}/publish`);
   const trunk = await must(api, 'POST', '/sip-trunks', {

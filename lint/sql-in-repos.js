@@ -18,16 +18,11 @@ const QUERY_STARTS = new Set([
 
 /** Files (relative to the repository) whose queries have yet to move to a repo. */
 export const PENDING = [
-  'src/api/plugins/idempotency.ts',
-  'src/engine/conversation-recorder.ts',
-  'src/engine/usage-meter.ts',
   'src/events/delivery-claim.ts',
   'src/events/delivery-record.ts',
   'src/events/delivery-retention.ts',
   'src/events/outbox.ts',
   'src/events/worker-recorder.ts',
-  'src/modules/usage/quota.service.ts',
-  'src/modules/workflows/workflows.service.ts',
 ];
 
 /** True for a file where SQL belongs: a repo, or the store itself. */

@@ -14,6 +14,7 @@
 // The defaults are Asterisk's amd.conf defaults except `maxWords` (3: its current sample says
 // 2, which takes "Hello, hello?" for a machine) and `totalMs` (4000 instead of 5000: the verdict
 // has to come before the workflow's first words, so the wait is bounded by it).
+import { FrameCutter } from './frames.js';
 
 export type AnsweredBy = 'human' | 'machine' | 'unknown';
 
@@ -63,8 +64,7 @@ const FRAME_MS = 20;
 
 export class AnsweringMachineDetector {
   private readonly o: Required<AmdOptions>;
-  private readonly frameSamples: number;
-  private carry: Int16Array = new Int16Array(0);
+  private readonly frames: FrameCutter;
   private elapsed = 0;
   private silence = 0;
   private voiceRun = 0;
@@ -76,22 +76,16 @@ export class AnsweringMachineDetector {
 
   constructor(options: AmdOptions) {
     this.o = { ...AMD_DEFAULTS, ...options };
-    this.frameSamples = (this.o.sampleRate * FRAME_MS) / 1000;
+    this.frames = new FrameCutter((this.o.sampleRate * FRAME_MS) / 1000);
   }
 
   /** Feeds audio of any length; returns the verdict once there is one (then always the same). */
   push(pcm: Int16Array): AmdVerdict | null {
-    let data = pcm;
-    if (this.carry.length > 0) {
-      data = new Int16Array(this.carry.length + pcm.length);
-      data.set(this.carry);
-      data.set(pcm, this.carry.length);
-    }
-    let at = 0;
-    for (; at + this.frameSamples <= data.length && !this.verdict; at += this.frameSamples) {
-      this.frame(data.subarray(at, at + this.frameSamples));
-    }
-    this.carry = this.verdict ? new Int16Array(0) : data.slice(at);
+    if (this.verdict) return this.verdict;
+    this.frames.push(pcm, (f) => {
+      this.frame(f);
+      return this.verdict !== null;
+    });
     return this.verdict;
   }
 

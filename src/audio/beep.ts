@@ -8,6 +8,7 @@
 // `minPurity` of the frame's energy. `minMs` of tonal frames whose frequency stays within
 // `maxDriftHz` make a beep; it is reported when the tone stops (a workflow speaks after the beep,
 // not over it), or once it has lasted `maxMs`.
+import { FrameCutter } from './frames.js';
 
 export interface BeepOptions {
   sampleRate: number;
@@ -52,9 +53,8 @@ export function goertzelPurity(
 
 export class BeepDetector {
   private readonly o: Required<BeepOptions>;
-  private readonly frameSamples: number;
+  private readonly frames: FrameCutter;
   private readonly freqs: number[] = [];
-  private carry: Int16Array = new Int16Array(0);
   private elapsed = 0;
   private run: { startMs: number; hz: number; frames: number } | null = null;
   beep: Beep | null = null;
@@ -71,22 +71,16 @@ export class BeepDetector {
       minLevel: 200,
       ...options,
     };
-    this.frameSamples = (this.o.sampleRate * FRAME_MS) / 1000;
+    this.frames = new FrameCutter((this.o.sampleRate * FRAME_MS) / 1000);
     for (let f = this.o.minHz; f <= this.o.maxHz; f += this.o.stepHz) this.freqs.push(f);
   }
 
   push(pcm: Int16Array): Beep | null {
-    let data = pcm;
-    if (this.carry.length > 0) {
-      data = new Int16Array(this.carry.length + pcm.length);
-      data.set(this.carry);
-      data.set(pcm, this.carry.length);
-    }
-    let at = 0;
-    for (; at + this.frameSamples <= data.length && !this.beep; at += this.frameSamples) {
-      this.frame(data.subarray(at, at + this.frameSamples));
-    }
-    this.carry = this.beep ? new Int16Array(0) : data.slice(at);
+    if (this.beep) return this.beep;
+    this.frames.push(pcm, (f) => {
+      this.frame(f);
+      return this.beep !== null;
+    });
     return this.beep;
   }
 

@@ -4,6 +4,37 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, defaultNodeId, loadConfig, NODE_ID_PATTERN } from './config.js';
 
 describe('loadConfig', () => {
+  it('reads overload control and the SIP flood limits, derived and defaulted when unset', () => {
+    expect(loadConfig({})).toMatchObject({
+      admission: { maxConcurrentCalls: undefined, maxCallsPerSecond: undefined },
+      sip: { flood: { ratePerSecond: 500, burst: 1000, exempt: [] }, maxWriteQueueBytes: 1024 * 1024 },
+    });
+    const c = loadConfig({
+      MAX_CONCURRENT_CALLS: '400',
+      MAX_CALLS_PER_SECOND: '120',
+      SIP_FLOOD_RATE: '50',
+      SIP_FLOOD_BURST: '80',
+      SIP_FLOOD_EXEMPT: '10.0.0.5, 192.0.2.0/24,2001:db8::/32',
+      SIP_MAX_WRITE_QUEUE_BYTES: '65536',
+    });
+    expect(c.admission).toEqual({ maxConcurrentCalls: 400, maxCallsPerSecond: 120 });
+    expect(c.sip.flood).toEqual({
+      ratePerSecond: 50,
+      burst: 80,
+      exempt: ['10.0.0.5', '192.0.2.0/24', '2001:db8::/32'],
+    });
+    expect(c.sip.maxWriteQueueBytes).toBe(65536);
+    for (const [name, value] of [
+      ['MAX_CONCURRENT_CALLS', '0'],
+      ['MAX_CALLS_PER_SECOND', 'lots'],
+      ['SIP_FLOOD_EXEMPT', '10.0.0.0/33'],
+      ['SIP_FLOOD_EXEMPT', 'kamailio.local'],
+      ['SIP_MAX_WRITE_QUEUE_BYTES', '10'],
+    ]) {
+      expect(() => loadConfig({ [name]: value }), `${name}=${value}`).toThrow(ConfigError);
+    }
+  });
+
   it('has the defaults the README lists', () => {
     const c = loadConfig({});
     expect(c).toMatchObject({

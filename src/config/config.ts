@@ -31,7 +31,20 @@ export interface Config {
     trunkSyncSeconds: number;
     /** `SIP_OPTIONS_INTERVAL_SECONDS`: between two OPTIONS pings of a trunk with health_check on. */
     optionsIntervalSeconds: number;
+    /**
+     * Per-source flood throttle: `SIP_FLOOD_RATE` messages/s sustained and `SIP_FLOOD_BURST` at
+     * once per source address (default 500 and 1000), nothing for `SIP_FLOOD_EXEMPT` (addresses
+     * or CIDRs, comma-separated: a proxy in front of the node, carriers' signalling addresses).
+     */
+    flood: { ratePerSecond: number; burst: number; exempt: string[] };
+    /** `SIP_MAX_WRITE_QUEUE_BYTES`: queued for one TCP/TLS peer that stopped reading, at most. */
+    maxWriteQueueBytes: number;
   };
+  /**
+   * Overload control: `MAX_CONCURRENT_CALLS` and `MAX_CALLS_PER_SECOND`, each derived from the
+   * node's measured event-loop delay and media load when unset (src/telephony/sip/overload.ts).
+   */
+  admission: { maxConcurrentCalls: number | undefined; maxCallsPerSecond: number | undefined };
   /** Browser voice: the web sessions' peer connections. */
   webrtc: {
     /** `WEBRTC_HOST` (default `SIP_HOST`): the address ICE host candidates bind to. */
@@ -108,6 +121,31 @@ function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX
   const n = Number(raw);
   if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
   return n;
+}
+
+/** A whole number at least `min`, or undefined when unset (the caller derives a default). */
+function optionalInt(env: Env, name: string, min: number): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  return int(env, name, 0, min);
+}
+
+/** Comma-separated addresses or CIDR ranges (IPv4 or IPv6); empty when unset. */
+function addressRanges(env: Env, name: string): string[] {
+  const items = (env[name] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const item of items) {
+    const [addr, bits, extra] = item.split('/');
+    const version = isIP(addr ?? '');
+    const max = version === 4 ? 32 : 128;
+    const okBits = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= max);
+    if (version === 0 || !okBits || extra !== undefined) {
+      throw new ConfigError(`${name} must be addresses or CIDR ranges separated by commas, got "${item}"`);
+    }
+  }
+  return items;
 }
 
 /**
@@ -269,6 +307,16 @@ export function loadConfig(env: Env = process.env): Config {
       codecs: codecList(env, 'SIP_CODECS'),
       trunkSyncSeconds: int(env, 'SIP_TRUNK_SYNC_SECONDS', 15, 1, 3600),
       optionsIntervalSeconds: int(env, 'SIP_OPTIONS_INTERVAL_SECONDS', 30, 5, 3600),
+      flood: {
+        ratePerSecond: int(env, 'SIP_FLOOD_RATE', 500, 1),
+        burst: int(env, 'SIP_FLOOD_BURST', 1000, 1),
+        exempt: addressRanges(env, 'SIP_FLOOD_EXEMPT'),
+      },
+      maxWriteQueueBytes: int(env, 'SIP_MAX_WRITE_QUEUE_BYTES', 1024 * 1024, 1024),
+    },
+    admission: {
+      maxConcurrentCalls: optionalInt(env, 'MAX_CONCURRENT_CALLS', 1),
+      maxCallsPerSecond: optionalInt(env, 'MAX_CALLS_PER_SECOND', 1),
     },
     webrtc: {
       host: env.WEBRTC_HOST || sipHost,

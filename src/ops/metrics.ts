@@ -8,7 +8,9 @@
 // - gauges of what exists right now (this node's live calls, the webhook queue, the health and
 //   registration of the trunks that ask for them): read from the
 //   store when Prometheus scrapes, so they are right after a restart and on every node at once;
-// - HTTP request durations: the API's onResponse hook calls observeRequest().
+// - HTTP request durations: the API's onResponse hook calls observeRequest();
+// - refused calls, admission limits, throttled SIP messages and connections closed for a full
+//   write queue: telemetry events of the SIP stack and admission, observed here too.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Clock } from '../shared/clock.js';
 import { observeTelemetry, type TelemetryEvent } from '../shared/telemetry.js';
@@ -159,6 +161,37 @@ export function createMetrics(options: MetricsOptions): Metrics {
     registers,
   });
 
+  // Overload control and bad input (src/telephony/sip/overload.ts, transport/throttle.ts, stream.ts).
+  const refused = new Counter({
+    name: 'switchboard_calls_refused_total',
+    help: 'Inbound INVITEs refused before a call was set up, by reason (max_concurrent_calls, max_calls_per_second, draining, unknown_domain, unknown_workspace, unknown_number, source_forbidden, no_dispatch_rule, workflow_unpublished, quota_exhausted)',
+    labelNames: ['reason'] as const,
+    registers,
+  });
+  const admissionLimit = new Gauge({
+    name: 'switchboard_admission_limit',
+    help: 'Admission limits in force on this node (MAX_CONCURRENT_CALLS and MAX_CALLS_PER_SECOND, or what the node derived from its load), by limit',
+    labelNames: ['limit'] as const,
+    registers,
+  });
+  const admissionDelay = new Gauge({
+    name: 'switchboard_admission_loop_delay_seconds',
+    help: 'Event-loop delay p99 over the last admission window, as overload control measured it',
+    registers,
+  });
+  const throttled = new Counter({
+    name: 'switchboard_sip_messages_throttled_total',
+    help: 'SIP messages dropped unread because their source address sent more than SIP_FLOOD_RATE/SIP_FLOOD_BURST allow, by transport',
+    labelNames: ['transport'] as const,
+    registers,
+  });
+  const overflowed = new Counter({
+    name: 'switchboard_sip_connections_write_queue_full_total',
+    help: 'TCP/TLS connections closed because the peer stopped reading and more than SIP_MAX_WRITE_QUEUE_BYTES queued for it, by transport',
+    labelNames: ['transport'] as const,
+    registers,
+  });
+
   const onEvent = (e: TelemetryEvent): void => {
     switch (e.kind) {
       case 'call.answered':
@@ -174,6 +207,20 @@ export function createMetrics(options: MetricsOptions): Metrics {
         return;
       case 'webhook.attempt':
         delivery.observe({ outcome: e.ok ? 'succeeded' : 'failed' }, e.seconds);
+        return;
+      case 'call.refused':
+        refused.inc({ reason: e.reason });
+        return;
+      case 'admission.limits':
+        admissionLimit.set({ limit: 'concurrent_calls' }, e.concurrentCalls);
+        admissionLimit.set({ limit: 'calls_per_second' }, e.callsPerSecond);
+        admissionDelay.set(e.loopDelaySeconds);
+        return;
+      case 'sip.throttled':
+        throttled.inc({ transport: e.transport });
+        return;
+      case 'sip.write_queue_full':
+        overflowed.inc({ transport: e.transport });
         return;
     }
   };

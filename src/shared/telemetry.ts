@@ -14,7 +14,15 @@ export type TelemetryEvent =
   /** An RTP stream closed: its receiving side's counts (RFC 3550 A.3) and last jitter estimate. */
   | { kind: 'rtp.closed'; expected: number; lost: number; jitterSeconds: number }
   /** One webhook delivery attempt, from request to response (or error). */
-  | { kind: 'webhook.attempt'; ok: boolean; seconds: number };
+  | { kind: 'webhook.attempt'; ok: boolean; seconds: number }
+  /** A new inbound call refused before admission read anything (overload control, draining). */
+  | { kind: 'call.refused'; reason: string }
+  /** The node's admission limits after a measuring window (src/telephony/sip/overload.ts). */
+  | { kind: 'admission.limits'; concurrentCalls: number; callsPerSecond: number; loopDelaySeconds: number }
+  /** A SIP message dropped unread because its source sent more than its share (flood throttle). */
+  | { kind: 'sip.throttled'; transport: string }
+  /** A TCP or TLS connection closed because its peer stopped reading and our queue to it filled. */
+  | { kind: 'sip.write_queue_full'; transport: string };
 
 export type TelemetryObserver = (event: TelemetryEvent) => void;
 

@@ -24,7 +24,7 @@ import type { Logger } from '../shared/logger.js';
 import { SecretBox } from '../shared/secret-box.js';
 import { deriveServerKeys, loadMasterKey } from '../shared/server-key.js';
 import type { Store } from '../store/database.js';
-import { configuredStt } from '../telephony/calls/telephony-node.js';
+import { configuredStt } from '../telephony/calls/node/telephony-node.js';
 import { createWebPeerFactory } from '../webrtc/web-peers.js';
 
 /** What sessions and calls talk to outside the process. */

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EspeakTtsProvider } from '../../src/providers/tts/espeak.js';
-import { createTransferer } from '../../src/telephony/calls/transfer.js';
+import { createTransferer } from '../../src/telephony/calls/transfer/transfer.js';
 import type { MediaBridge } from '../../src/telephony/media/bridge.js';
 import type { RtpSession } from '../../src/telephony/media/rtp-session.js';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';

@@ -13,8 +13,8 @@ import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
 import { RtpSession } from '../../src/telephony/media/rtp-session.js';
 import { SipStack } from '../../src/telephony/sip/stack.js';
 import { UacLeg } from '../../src/telephony/sip/uac-leg.js';
-import { createTransferer } from '../../src/telephony/calls/transfer.js';
-import type { TransferContext } from '../../src/telephony/calls/transfer-context.js';
+import { createTransferer } from '../../src/telephony/calls/transfer/transfer.js';
+import type { TransferContext } from '../../src/telephony/calls/transfer/transfer-context.js';
 import { OUR_NUMBER, transferWorld, type Cleanup } from './testing/transfer-peers.js';
 import { freeUdpPort, have, run, until } from '../support/media-harness.js';
 

@@ -9,8 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/shared/clock.js';
-import { createTransferer } from '../../src/telephony/calls/transfer.js';
-import type { TransferContext, TransferResult } from '../../src/telephony/calls/transfer-context.js';
+import { createTransferer } from '../../src/telephony/calls/transfer/transfer.js';
+import type { TransferContext, TransferResult } from '../../src/telephony/calls/transfer/transfer-context.js';
 import type { MediaBridge } from '../../src/telephony/media/bridge.js';
 import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
 import type { RtpSession } from '../../src/telephony/media/rtp-session.js';

@@ -12,7 +12,7 @@
 // Under CI a missing sipp fails instead of skipping.
 import { afterEach, describe, expect, it } from 'vitest';
 import { EspeakTtsProvider } from '../../src/providers/tts/espeak.js';
-import { createTransferer } from '../../src/telephony/calls/transfer.js';
+import { createTransferer } from '../../src/telephony/calls/transfer/transfer.js';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
 import { callById, eventually, transcript } from './testing/call-reads.js';
 import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';

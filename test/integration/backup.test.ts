@@ -6,7 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
 import { runCli } from '../../src/cli/dispatch.js';
+import { backupDataDir, restoreDataDir } from '../../src/ops/backup.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { SecretBox } from '../../src/shared/secret-box.js';
 import { deriveServerKeys, loadMasterKey } from '../../src/shared/server-key.js';
@@ -117,5 +119,47 @@ describe('backup and restore of the embedded store', () => {
     const bad = await cli({ SWITCHBOARD_DATA_DIR: path.join(tmp(), 'd') }, 'restore', '--from', junk);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/not a switchboard backup/);
+  });
+
+  it('streams recordings larger than its chunk both ways, byte for byte', async () => {
+    const dir = tmp();
+    const store = await openStore({ sqlitePath: path.join(dir, 'switchboard.db') });
+    await migrateToLatest(store.db);
+    await store.close();
+    fs.mkdirSync(path.join(dir, 'recordings'));
+    // 3.5 chunks of 1 MiB, and an empty file: the loop's edges.
+    const big = randomBytes(3.5 * 1024 * 1024);
+    fs.writeFileSync(path.join(dir, 'recordings', 'long-call.wav'), big);
+    fs.writeFileSync(path.join(dir, 'recordings', 'empty.wav'), '');
+    const file = path.join(tmp(), 'b.sbk');
+    const made = await backupDataDir(dir, file);
+    expect(made.entries.find((e) => e.name === 'recordings/long-call.wav')?.size).toBe(big.length);
+    const target = path.join(tmp(), 'restored');
+    const restored = restoreDataDir(file, target);
+    expect(restored.entries).toEqual(made.entries);
+    expect(fs.readFileSync(path.join(target, 'recordings', 'long-call.wav')).equals(big)).toBe(true);
+    expect(fs.statSync(path.join(target, 'recordings', 'empty.wav')).size).toBe(0);
+  });
+
+  it('writes nothing from a backup that is cut short or names a file outside the data directory', async () => {
+    const dir = tmp();
+    const store = await openStore({ sqlitePath: path.join(dir, 'switchboard.db') });
+    await migrateToLatest(store.db);
+    await store.close();
+    const file = path.join(tmp(), 'b.sbk');
+    await backupDataDir(dir, file);
+    const whole = fs.readFileSync(file);
+
+    const cut = path.join(tmp(), 'cut.sbk');
+    fs.writeFileSync(cut, whole.subarray(0, whole.length - 10));
+    const intoCut = path.join(tmp(), 'from-cut');
+    expect(() => restoreDataDir(cut, intoCut)).toThrow(/cut short/);
+    expect(fs.existsSync(intoCut)).toBe(false);
+
+    const evil = path.join(tmp(), 'evil.sbk');
+    fs.writeFileSync(evil, Buffer.concat([whole, Buffer.from('{"name":"recordings/../../x","size":1}\nx')]));
+    const intoEvil = path.join(tmp(), 'from-evil');
+    expect(() => restoreDataDir(evil, intoEvil)).toThrow(/bad entry/);
+    expect(fs.existsSync(intoEvil)).toBe(false);
   });
 });

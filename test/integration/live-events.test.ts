@@ -15,7 +15,7 @@ import type { SessionHost } from '../../src/modules/sessions/session-host.js';
 import { endSession } from '../../src/modules/sessions/session-lifecycle.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { inTransaction } from '../../src/store/database.js';
-import { SipDialer } from '../../src/telephony/calls/sip-dialer.js';
+import { SipDialer } from '../../src/telephony/calls/outbound/sip-dialer.js';
 import { createWiring } from '../../src/wiring/wiring.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { callEvents, callRow, callWorld, type CallWorld } from '../support/calls.js';

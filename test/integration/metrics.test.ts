@@ -99,6 +99,28 @@ describe.each(storeKinds())('GET /metrics on $name', (kind) => {
     expect(text).toContain('nodejs_eventloop_lag_p99_seconds');
   });
 
+  it('counts refused calls by reason, throttled SIP messages, full write queues, and shows the admission limits', async () => {
+    emitTelemetry({ kind: 'call.refused', reason: 'max_calls_per_second' });
+    emitTelemetry({ kind: 'call.refused', reason: 'max_calls_per_second' });
+    emitTelemetry({ kind: 'call.refused', reason: 'max_concurrent_calls' });
+    emitTelemetry({ kind: 'sip.throttled', transport: 'UDP' });
+    emitTelemetry({ kind: 'sip.write_queue_full', transport: 'TLS' });
+    emitTelemetry({
+      kind: 'admission.limits',
+      concurrentCalls: 480,
+      callsPerSecond: 95,
+      loopDelaySeconds: 0.012,
+    });
+    const text = await scrape();
+    expect(sample(text, 'switchboard_calls_refused_total{reason="max_calls_per_second"}')).toBe(2);
+    expect(sample(text, 'switchboard_calls_refused_total{reason="max_concurrent_calls"}')).toBe(1);
+    expect(sample(text, 'switchboard_sip_messages_throttled_total{transport="UDP"}')).toBe(1);
+    expect(sample(text, 'switchboard_sip_connections_write_queue_full_total{transport="TLS"}')).toBe(1);
+    expect(sample(text, 'switchboard_admission_limit{limit="concurrent_calls"}')).toBe(480);
+    expect(sample(text, 'switchboard_admission_limit{limit="calls_per_second"}')).toBe(95);
+    expect(sample(text, 'switchboard_admission_loop_delay_seconds')).toBe(0.012);
+  });
+
   it.runIf(promtool || process.env.CI === 'true')('passes promtool check metrics', async () => {
     const text = await scrape();
     const check = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/shared/clock.js';
-import { MediaSipLeg } from '../../src/telephony/calls/media-sip-leg.js';
+import { MediaSipLeg } from '../../src/telephony/calls/outbound/media-sip-leg.js';
 import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
 import { SipStack } from '../../src/telephony/sip/stack.js';
 import { MediaHost, freeUdpPort, have, run, until, type MediaCall } from '../support/media-harness.js';

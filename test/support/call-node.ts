@@ -16,9 +16,9 @@ import type { TtsProvider } from '../../src/providers/tts/tts.types.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { createLogger, silentLogger } from '../../src/shared/logger.js';
 import { migrateToLatest, openStore, type Store } from '../../src/store/database.js';
-import type { PhoneChannelFactory } from '../../src/telephony/calls/live-call.js';
-import { TelephonyNode, type TelephonyNodeOptions } from '../../src/telephony/calls/telephony-node.js';
-import type { Transferer } from '../../src/telephony/calls/transfer-context.js';
+import type { PhoneChannelFactory } from '../../src/telephony/calls/live/live-call.js';
+import { TelephonyNode, type TelephonyNodeOptions } from '../../src/telephony/calls/node/telephony-node.js';
+import type { Transferer } from '../../src/telephony/calls/transfer/transfer-context.js';
 import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
 import { createWiring, type Wiring } from '../../src/wiring/wiring.js';
 import type { StoreKind } from './stores.js';
@@ -63,6 +63,8 @@ export interface CallNodeOptions {
   liveBus?: LiveBus;
   /** Trunk registration and OPTIONS timing (TelephonyNodeOptions.trunks). */
   trunks?: TelephonyNodeOptions['trunks'];
+  /** Where outbound INVITEs to a termination host go (a carrier's host name pointed at sipp). */
+  resolve?: TelephonyNodeOptions['resolve'];
 }
 
 let rtpBase = 30000 + (process.pid % 50) * 400;
@@ -99,6 +101,8 @@ export async function startCallNode(options: CallNodeOptions = {}): Promise<Call
     deps,
     sessions,
     port: 0,
+    // Fixed and generous: a loaded test machine must not make the derived limits refuse calls.
+    admission: { maxConcurrentCalls: 10_000, maxCallsPerSecond: 10_000 },
     ports: new RtpPortAllocator(min, min + 199),
     tts: wiring.providers.tts,
     stt: wiring.providers.stt,
@@ -106,6 +110,7 @@ export async function startCallNode(options: CallNodeOptions = {}): Promise<Call
     ...(options.newChannel ? { newChannel: options.newChannel } : {}),
     ...(options.drainLimitMs !== undefined ? { drainLimitMs: options.drainLimitMs } : {}),
     ...(options.trunks !== undefined ? { trunks: options.trunks } : {}),
+    ...(options.resolve ? { resolve: options.resolve } : {}),
   });
   const { app, services } = await buildApp({
     wiring,
@@ -158,6 +163,8 @@ export async function telephonyWorld(
   n: CallNode,
   options: {
     number: string;
+    /** Default: generic (carrier_a takes only its own termination hosts). */
+    provider?: 'carrier_a' | 'generic';
     termination?: string;
     password?: string;
     /** The workflows to publish, or a function of the new project's id that makes them (agents first). */
@@ -180,7 +187,7 @@ export async function telephonyWorld(
   const trunk = must(
     await n.api('POST', '/sip-trunks', {
       name: 'sipp',
-      provider: 'generic',
+      provider: options.provider ?? 'generic',
       termination_uri: options.termination ?? 'sip:127.0.0.1:5999',
       auth_username: 'switchboard',
       auth_password: options.password ?? 'sipp-secret-1',

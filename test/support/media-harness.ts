@@ -17,7 +17,7 @@ import type { SipStackOptions } from '../../src/telephony/sip/stack.js';
 import { SipStack } from '../../src/telephony/sip/stack.js';
 import type { Source } from '../../src/telephony/sip/transport/routing.js';
 import { UasLeg } from '../../src/telephony/sip/uas-leg.js';
-import { sdesKeys } from '../../src/telephony/calls/call-media-setup.js';
+import { sdesKeys } from '../../src/telephony/calls/call-media/call-media-setup.js';
 
 export const have = (bin: string): boolean => spawnSync('sh', ['-c', `command -v ${bin}`]).status === 0;
 

@@ -1,6 +1,11 @@
 // An outbound SIP leg a test plays instead of the wire: it records what the call asked of it
 // (target, INVITE options, CANCELs, BYEs) and hands the test the events to answer with.
-import type { InviteOptions, SipLeg, SipLegEvents, SipTarget } from '../../src/telephony/calls/sip-leg.js';
+import type {
+  InviteOptions,
+  SipLeg,
+  SipLegEvents,
+  SipTarget,
+} from '../../src/telephony/calls/outbound/sip-leg.js';
 
 export class ScriptedLeg implements SipLeg {
   target?: SipTarget;

@@ -4,9 +4,9 @@
 // captured. Phone channels are instant (prompts "played" at once, no audio), so a workflow runs to
 // its end without time passing; what is under test is the SIP and call-record side.
 import type { CallControl } from '../../src/channels/call-media.js';
-import { DRAIN_LIMIT_MS } from '../../src/telephony/calls/call-drain.js';
-import { TelephonyNode } from '../../src/telephony/calls/telephony-node.js';
-import type { PhoneChannelLike } from '../../src/telephony/calls/live-call.js';
+import { DRAIN_LIMIT_MS } from '../../src/telephony/calls/node/call-drain.js';
+import { TelephonyNode } from '../../src/telephony/calls/node/telephony-node.js';
+import type { PhoneChannelLike } from '../../src/telephony/calls/live/live-call.js';
 import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
 import { createReply } from '../../src/telephony/sip/message/build.js';
 import type { SipRequest, SipResponse } from '../../src/telephony/sip/message/types.js';
@@ -48,6 +48,8 @@ export async function wiredNode(t: TestApi): Promise<WiredNode> {
     sessions: t.wiring.sessionHost,
     tts: t.wiring.providers.tts,
     port: 0,
+    // Fixed and generous: a loaded test machine must not make the derived limits refuse calls.
+    admission: { maxConcurrentCalls: 10_000, maxCallsPerSecond: 10_000 },
     ports: new RtpPortAllocator(min, min + 39),
     stt: null,
     newChannel: ({ control }) => instantChannel(control),

@@ -4,6 +4,7 @@ import { startTestApi, type TestApi } from '../../../test/support/api.js';
 import { callEvents, callRow, callWorld, invite, type CallWorld } from '../../../test/support/calls.js';
 import { createPublishedWorkflow, registerNumber } from '../../../test/support/fixtures.js';
 import { storeKinds } from '../../../test/support/stores.js';
+import { observeTelemetry, type TelemetryEvent } from '../../shared/telemetry.js';
 import { admitInbound, sipLabelOf, type Admission } from './inbound-admission.js';
 import { e164FromSipUser } from './phone-session.js';
 
@@ -107,6 +108,33 @@ describe.each(storeKinds())('inbound admission on $name', (kind) => {
     expect(unrouted.call).toMatchObject({ status: 'failed', node_id: 'sip-b.example:5062' });
     const [ended] = await callEvents(t, unrouted.call.id);
     expect(ended?.data).not.toHaveProperty('node_id');
+  });
+
+  it("keeps carrier_a's call and account ids in the call's metadata, and takes its asserted caller", async () => {
+    const callSid = 'CA' + '12'.repeat(16);
+    const accountSid = 'AC' + '34'.repeat(16);
+    const carrierHeaders = { 'x-twilio-callsid': callSid, 'x-twilio-accountsid': accountSid };
+    // On a generic trunk the same header fields are nobody's business.
+    const generic = accepted(await admitInbound(deps(), invite(w, { carrierHeaders })));
+    expect(JSON.parse((await callRow(t, generic.call.id)).metadata)).toEqual({});
+    const a = await callWorld(t, '+14155550177');
+    await t.store.db
+      .updateTable('sip_trunks')
+      .set({ provider: 'carrier_a' })
+      .where('id', '=', a.trunkId)
+      .execute();
+    const call = accepted(
+      await admitInbound(
+        deps(),
+        invite(a, { fromUser: 'anonymous', assertedUser: '+4930555111', carrierHeaders }),
+      ),
+    ).call;
+    const row = await callRow(t, call.id);
+    expect(JSON.parse(row.metadata)).toEqual({
+      carrier_call_sid: callSid,
+      carrier_account_sid: accountSid,
+    });
+    expect(row.from_number).toBe('+4930555111');
   });
 
   it('finds the number in the request URI, else in To, in the forms carriers send', async () => {
@@ -327,5 +355,25 @@ describe.each(storeKinds())('inbound admission on $name', (kind) => {
     const a = await admitInbound({ ...deps(), draining: () => true }, invite(w));
     expect(a).toMatchObject({ kind: 'reject', status: 503, reason: 'Service Unavailable' });
     expect(await countCalls(t)).toBe(before);
+  });
+
+  it('tells the metrics why each refused call was refused, and nothing for an admitted one', async () => {
+    const events: TelemetryEvent[] = [];
+    const stop = observeTelemetry((e) => events.push(e));
+    try {
+      await admitInbound({ ...deps(), draining: () => true }, invite(w));
+      await admitInbound(deps(), invite(w, { requestUriHost: 'sip.example.org' }));
+      await admitInbound(deps(), invite(w, { requestUriHost: 'ws-ffffffffff.sip.localhost' }));
+      await admitInbound(deps(), invite(w, { requestUriUser: '+14155550198', toUser: null }));
+      accepted(await admitInbound(deps(), invite(w)));
+    } finally {
+      stop();
+    }
+    expect(events.filter((e) => e.kind === 'call.refused')).toEqual([
+      { kind: 'call.refused', reason: 'draining' },
+      { kind: 'call.refused', reason: 'unknown_domain' },
+      { kind: 'call.refused', reason: 'unknown_workspace' },
+      { kind: 'call.refused', reason: 'unknown_number' },
+    ]);
   });
 });

@@ -8,9 +8,10 @@
 // quota used up) are recorded as failed calls with call.ended; refusals of unknown hosts, numbers
 // or sources are not, so strangers cannot fill the store.
 import { QuotaExceededError } from '../../shared/errors.js';
+import { emitTelemetry } from '../../shared/telemetry.js';
 import { inSpan, setActiveAttributes, tracingEnabled } from '../../shared/tracing.js';
 import { inTransaction, toDbTime, type Executor } from '../../store/database.js';
-import type { CallTable, PhoneNumberTable, WorkflowTable } from '../../store/schema.js';
+import type { CallTable, PhoneNumberTable, SipTrunkTable, WorkflowTable } from '../../store/schema.js';
 import type { ServiceDeps } from '../context.js';
 import { evaluateDispatch } from '../phone-numbers/dispatch/evaluate.js';
 import type { DispatchRule } from '../phone-numbers/dispatch/rule.js';
@@ -18,6 +19,7 @@ import { dispatchCaller } from '../phone-numbers/dispatch/sip-caller.js';
 import { phoneNumbersRepo, rulesOf } from '../phone-numbers/phone-numbers.repo.js';
 import { trunkAllowedIps } from '../sip-trunks/sip-trunks.service.js';
 import { sipTrunksRepo } from '../sip-trunks/sip-trunks.repo.js';
+import { inboundCarrierMetadata } from '../sip-trunks/carrier-profile.js';
 import { ipAllowed } from '../sip-trunks/trunk-fields.js';
 import { consumeQuota } from '../usage/quota.service.js';
 import { workflowsRepo } from '../workflows/workflows.repo.js';
@@ -47,6 +49,16 @@ export interface InboundInvite {
    * the workspace is the trunk's, and the called number must be one of the trunk's.
    */
   registeredTrunkId?: string;
+  /**
+   * The user part of P-Asserted-Identity (or else Remote-Party-ID), if any: the caller's number
+   * when the From user is not one. A Privacy header still hides the caller (dispatchCaller).
+   */
+  assertedUser?: string | null;
+  /**
+   * The carrier's own header fields that a trunk's provider reads (carrier-profile.ts
+   * CARRIER_HEADERS), by lower-case name, e.g. carrier_a's X-Twilio-CallSid.
+   */
+  carrierHeaders?: Readonly<Record<string, string>>;
 }
 
 export type AdmissionStatus = 403 | 404 | 480 | 503;
@@ -98,6 +110,8 @@ interface Admitting {
   called?: string | null;
   workspaceId?: string;
   number?: PhoneNumberTable;
+  /** The called number's trunk (its provider says what of the INVITE the call keeps). */
+  trunk?: SipTrunkTable;
   caller?: string;
   rule?: DispatchRule;
   workflow?: WorkflowTable & { published_version: number };
@@ -130,17 +144,49 @@ export function admitInbound(deps: AdmissionDeps, invite: InboundInvite): Promis
     const pre = { deps, invite } as Admitting;
     for (const step of ADMISSION_STEPS.before) {
       const refusal = await runStep(step, pre);
-      if (refusal) return refusal;
+      if (refusal) return refused(step, refusal);
     }
     return inTransaction(deps.db, async (trx) => {
       const a: Admitting = { ...pre, trx };
       for (const step of ADMISSION_STEPS.inTransaction) {
         const refusal = await runStep(step, a);
-        if (refusal) return refusal;
+        if (refusal) return refused(step, refusal);
       }
       return admit(a);
     });
   });
+}
+
+/**
+ * The `reason` label of switchboard_calls_refused_total for a step's refusal (overload control's
+ * own refusals, max_concurrent_calls and max_calls_per_second, come from the SIP stack).
+ */
+export function refusalReason(step: Step, refusal: Refusal): string {
+  switch (step) {
+    case notDraining:
+      return 'draining';
+    case workspaceLabel:
+      return 'unknown_domain';
+    case workspaceOfLabel:
+      return 'unknown_workspace';
+    case calledNumber:
+      return refusal.status === 403 ? 'source_forbidden' : 'unknown_number';
+    case trunkAdmitsSource:
+      return 'source_forbidden';
+    case dispatchRule:
+      return 'no_dispatch_rule';
+    case publishedWorkflow:
+      return 'workflow_unpublished';
+    case quotaUnit:
+      return 'quota_exhausted';
+    default:
+      return 'other';
+  }
+}
+
+function refused(step: Step, refusal: Refusal): Refusal {
+  emitTelemetry({ kind: 'call.refused', reason: refusalReason(step, refusal) });
+  return refusal;
 }
 
 /** One step, as its own span when tracing is on (named by the step: `admission.dispatchRule`). */
@@ -215,6 +261,7 @@ async function trunkNumber(a: Admitting, trunkId: string): Promise<Refusal | und
 
 async function trunkAdmitsSource(a: Admitting): Promise<Refusal | undefined> {
   const trunk = await sipTrunksRepo.load(a.trx, a.number!.sip_trunk_id);
+  a.trunk = trunk;
   if (ipAllowed(trunkAllowedIps(trunk), a.invite.sourceIp)) return undefined;
   return reject(403, `source ${a.invite.sourceIp} is not in the allowed_ips of trunk ${trunk.id}`);
 }
@@ -225,6 +272,7 @@ async function dispatchRule(a: Admitting): Promise<Refusal | undefined> {
     fromUser: invite.fromUser,
     fromHost: invite.fromHost,
     privacy: invite.privacy,
+    assertedUser: invite.assertedUser ?? null,
   });
   const { winner } = evaluateDispatch(rulesOf(number!), {
     caller: a.caller,
@@ -321,7 +369,11 @@ async function insertCall(
     to_number: number!.number,
     duration_seconds: null,
     hangup_reason: null,
-    metadata: '{}',
+    // What the carrier says about the call (carrier_a: its call and account ids), so a call can be
+    // found in the carrier's logs; nothing for generic trunks.
+    metadata: JSON.stringify(
+      inboundCarrierMetadata(a.trunk?.provider ?? 'generic', invite.carrierHeaders ?? {}),
+    ),
     variables: JSON.stringify(variables),
     sip_call_id: invite.sipCallId,
     started_at: null,

@@ -4,6 +4,7 @@
 import type { ConnectionOptions } from 'node:tls';
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../shared/clock.js';
+import { emitTelemetry } from '../../shared/telemetry.js';
 import type { DialogId } from './dialog/dialog.js';
 import { dialogIdOf, dialogKey } from './dialog/dialog.js';
 import type { HeaderInit } from './message/build.js';
@@ -12,6 +13,7 @@ import type { SipLimits } from './message/limits.js';
 import type { SipMessage, SipRequest } from './message/types.js';
 import type { RequestPolicy } from './message/validate.js';
 import { DEFAULT_POLICY } from './message/validate.js';
+import type { OverloadRefusal } from './overload.js';
 import { TransactionManager } from './transaction/manager.js';
 import type { ServerTransaction } from './transaction/server.js';
 import type { Destination, TimerValues } from './transaction/types.js';
@@ -65,6 +67,13 @@ export interface SipStackOptions {
    * Via claims: admission checks such as a trunk's allowed_ips read it.
    */
   readonly onRequest?: (req: SipRequest, tx: ServerTransaction, source: Source) => boolean;
+  /**
+   * Overload control (an OverloadGate): asked for every INVITE that opens a dialog before
+   * onRequest sees it; a refusal is answered 503 with its Retry-After here and then.
+   */
+  readonly admission?: { admit(): OverloadRefusal | undefined };
+  /** Bytes queued at most for one TCP or TLS peer that is not reading; past it the connection closes. */
+  readonly maxWriteQueueBytes?: number;
 }
 
 /**
@@ -139,6 +148,7 @@ export class SipStack {
         receiver: this.receiver,
         clock: o.clock,
         ...(o.idleMs ? { idleMs: o.idleMs } : {}),
+        ...(o.maxWriteQueueBytes ? { maxWriteQueueBytes: o.maxWriteQueueBytes } : {}),
       };
       // UDP and TCP share one port. With port 0 the UDP port is picked first and TCP may find that
       // number taken by someone else's TCP socket: then pick another pair (a fixed port just fails).
@@ -169,6 +179,7 @@ export class SipStack {
           tls: { cert: o.tls.cert, key: o.tls.key },
           ...(o.tlsClient ? { tlsClient: o.tlsClient } : {}),
           ...(o.idleMs ? { idleMs: o.idleMs } : {}),
+          ...(o.maxWriteQueueBytes ? { maxWriteQueueBytes: o.maxWriteQueueBytes } : {}),
         });
         ports.tls = (await this.tls.listen()).port;
       } catch (err) {
@@ -244,6 +255,13 @@ export class SipStack {
       this.cancelWatchers.delete(invite);
       watcher?.();
       return;
+    }
+    if (req.method === 'INVITE' && req.to.tag === undefined && this.options.admission) {
+      const refusal = this.options.admission.admit();
+      if (refusal) {
+        emitTelemetry({ kind: 'call.refused', reason: refusal.reason });
+        return this.reply(tx, 503, 'Service Unavailable', [['Retry-After', String(refusal.retryAfter)]]);
+      }
     }
     if (this.options.onRequest?.(req, tx, source)) return;
     if (req.method === 'OPTIONS') {

@@ -1,5 +1,5 @@
 // One outbound INVITE leg on the SipStack, in the shape the call controller's SipLeg asks for
-// (src/telephony/calls/sip-leg.ts, matched structurally so this folder imports nothing of calls):
+// (src/telephony/calls/outbound/sip-leg.ts, matched structurally so this folder imports nothing of calls):
 // INVITE (with the owner's extra header fields, e.g. session timers), one answer to a 401/407, up
 // to two retries after a 422 with the interval the far end asks for (RFC 4028 7.4), ACK for 2xx,
 // CANCEL (deferred until a provisional, RFC 3261 9.1), BYE, and the far end's BYE through the

@@ -27,4 +27,20 @@ describe('dispatchCaller', () => {
     expect(dispatchCaller({ fromUser: 'alice' })).toBe('alice');
     expect(dispatchCaller({ fromUser: '1' })).toBe('1');
   });
+
+  it('takes the asserted number when the From names none, unless Privacy hides it', () => {
+    const asserted = '+4930123456';
+    expect(dispatchCaller({ fromUser: 'anonymous', fromHost: '54.172.60.1', assertedUser: asserted })).toBe(
+      asserted,
+    );
+    expect(dispatchCaller({ fromUser: 'alice', assertedUser: '4930123456' })).toBe(asserted);
+    expect(dispatchCaller({ fromUser: null, assertedUser: asserted })).toBe(asserted);
+    // The From's own number wins; a Privacy header hides both; an asserted name is no number.
+    expect(dispatchCaller({ fromUser: '+14155550100', assertedUser: asserted })).toBe('+14155550100');
+    expect(dispatchCaller({ fromUser: 'anonymous', assertedUser: asserted, privacy: 'id' })).toBe(
+      'anonymous',
+    );
+    expect(dispatchCaller({ fromUser: 'anonymous', assertedUser: 'bob' })).toBe('anonymous');
+    expect(dispatchCaller({ fromUser: 'alice', assertedUser: 'bob' })).toBe('alice');
+  });
 });

@@ -16,9 +16,9 @@ import type { RtpSession } from '../../media/rtp-session.js';
 import type { InDialogHandler, InDialogSend } from '../../sip/dialog-requests.js';
 import type { SipResponse } from '../../sip/message/types.js';
 import type { SipStack } from '../../sip/stack.js';
-import { LiveCall, type LocalEnding, type PhoneChannelLike } from '../live-call.js';
-import { RtpCallMedia } from '../rtp-call-media.js';
-import type { Transferer } from '../transfer-context.js';
+import { LiveCall, type LocalEnding, type PhoneChannelLike } from '../live/live-call.js';
+import { RtpCallMedia } from '../call-media/rtp-call-media.js';
+import type { Transferer } from '../transfer/transfer-context.js';
 
 const CALL = { id: 'call-1', workspace_id: 'ws', project_id: 'p' } as CallTable;
 

@@ -2,6 +2,7 @@
 // stamp Via, hand good messages up, answer bad requests with an error response, drop the rest,
 // and count each outcome.
 import type { Clock } from '../../../shared/clock.js';
+import { emitTelemetry } from '../../../shared/telemetry.js';
 import { buildErrorResponse } from '../message/error-response.js';
 import { classifyInbound } from '../message/inbound.js';
 import type { SipLimits } from '../message/limits.js';
@@ -60,6 +61,7 @@ export class Receiver {
     this.stats.received++;
     if (this.throttle.allow(source.address)) return true;
     this.stats.throttled++;
+    emitTelemetry({ kind: 'sip.throttled', transport: source.transport });
     return false;
   }
 

@@ -1,11 +1,14 @@
 // SIP over TCP and TLS (RFC 3261 18.3): Content-Length framing per connection, responses back on
 // the connection the request came in on, outbound connections reused per peer, idle connections
-// closed on the injected clock, RFC 5626 CRLF keep-alives answered.
+// closed on the injected clock, RFC 5626 CRLF keep-alives answered. What we write to a peer that
+// has stopped reading queues in the socket once the kernel's buffers are full; past
+// maxWriteQueueBytes the connection is closed rather than buffering without bound.
 import { createServer as createTcpServer, isIP, connect as tcpConnect } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import { createServer as createTlsServer, connect as tlsConnect } from 'node:tls';
 import type { TlsOptions, ConnectionOptions } from 'node:tls';
 import type { Clock, TimerHandle } from '../../../shared/clock.js';
+import { emitTelemetry } from '../../../shared/telemetry.js';
 import { buildErrorResponse } from '../message/error-response.js';
 import { SipParseError } from '../message/errors.js';
 import { StreamFramer } from '../message/framer.js';
@@ -30,7 +33,15 @@ export interface StreamTransportOptions {
   readonly tlsClient?: ConnectionOptions;
   /** Inbound connections held at most; more are refused by the listener. Default 10,000. */
   readonly maxConnections?: number;
+  /**
+   * Bytes queued at most for one connection beyond what the kernel took (a peer that stopped
+   * reading); a write past it closes the connection. Default DEFAULT_MAX_WRITE_QUEUE_BYTES.
+   */
+  readonly maxWriteQueueBytes?: number;
 }
+
+/** 1 MiB: some 1,000 typical SIP messages queued for one peer that is not reading. */
+export const DEFAULT_MAX_WRITE_QUEUE_BYTES = 1024 * 1024;
 
 interface Connection {
   readonly id: string;
@@ -57,6 +68,26 @@ export class StreamTransport {
   /** Open connections, for tests and metrics. */
   get connections(): number {
     return this.byId.size;
+  }
+
+  /** Connections closed because their peer stopped reading and the write queue filled. */
+  overflows = 0;
+
+  /**
+   * Writes on a connection unless its queue (what the kernel has not taken yet) is already full:
+   * then the connection is destroyed and the bytes dropped (false). The check is before the write,
+   * so the queue never holds more than the limit plus one message.
+   */
+  private write(conn: Connection, bytes: Uint8Array | string): boolean {
+    const max = this.options.maxWriteQueueBytes ?? DEFAULT_MAX_WRITE_QUEUE_BYTES;
+    if (conn.socket.writableLength > max) {
+      this.overflows++;
+      emitTelemetry({ kind: 'sip.write_queue_full', transport: this.options.transport });
+      conn.socket.destroy();
+      return false;
+    }
+    conn.socket.write(bytes);
+    return true;
   }
 
   listen(): Promise<{ address: string; port: number }> {
@@ -126,7 +157,7 @@ export class StreamTransport {
     }
     for (const frame of frames) {
       if (frame.kind === 'keepalive') {
-        conn.socket.write('\r\n');
+        this.write(conn, '\r\n');
         continue;
       }
       const source = {
@@ -136,7 +167,7 @@ export class StreamTransport {
         connectionId: conn.id,
       };
       if (!this.options.receiver.admit(source)) continue;
-      this.options.receiver.handle(frame.bytes, source, (bytes) => conn.socket.write(bytes));
+      this.options.receiver.handle(frame.bytes, source, (bytes) => void this.write(conn, bytes));
     }
   }
 
@@ -180,8 +211,7 @@ export class StreamTransport {
     if (conn.socket.destroyed) return false;
     if (onError && conn.pending) conn.pending.push(onError);
     this.touch(conn);
-    conn.socket.write(bytes);
-    return true;
+    return this.write(conn, bytes);
   }
 
   /**
@@ -215,8 +245,7 @@ export class StreamTransport {
     const conn = this.byPeer.get(`${host}:${port}`);
     if (!conn || conn.socket.destroyed) return false;
     this.touch(conn);
-    conn.socket.write('\r\n\r\n');
-    return true;
+    return this.write(conn, '\r\n\r\n');
   }
 
   async close(): Promise<void> {

@@ -8,7 +8,7 @@ import { useLoad } from '../../api/hooks';
 import { useProjects } from '../../api/projects';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { ErrorBanner, Loading } from '../../components/ErrorBanner';
-import { SelectField, TextArea, TextField } from '../../components/fields';
+import { fieldBinder, SelectField, TextArea, TextField } from '../../components/fields';
 import { Form } from '../../components/Form';
 import { PageHeader, Section } from '../../components/PageHeader';
 import {
@@ -41,10 +41,8 @@ export function AgentPage() {
 
   if (agent.error && !agent.data) return <ErrorBanner error={agent.error} onRetry={agent.reload} />;
   if (!draft) return <Loading />;
-  const set = (key: keyof AgentDraft) => (value: string) => (
-    setDraft({ ...draft, [key]: value }),
-    setSaved(false)
-  );
+  const edit = (next: AgentDraft) => (setDraft(next), setSaved(false));
+  const field = fieldBinder(draft, edit);
   const projectId = draft.project_id || projects.options[0]?.value || '';
   const suggested = (MODEL_SUGGESTIONS[draft.llm_provider] ?? []).includes(draft.llm_model);
   const otherModel = otherChosen || (draft.llm_model !== '' && !suggested);
@@ -102,37 +100,26 @@ export function AgentPage() {
         )}
         <Section title="Identity" id="identity">
           <div className="grid-2">
-            <TextField
-              name="name"
-              label="Name"
-              value={draft.name}
-              onChange={set('name')}
-              autoFocus={creating}
-              placeholder="Receptionist"
-            />
+            <TextField {...field('name')} label="Name" autoFocus={creating} placeholder="Receptionist" />
             <SelectField
               name="project_id"
               label="Project"
               value={projectId}
-              onChange={set('project_id')}
+              onChange={field('project_id').onChange}
               options={projects.options}
               disabled={!creating}
               hint={creating ? undefined : 'Fixed once the agent exists.'}
             />
           </div>
           <TextArea
-            name="system_prompt"
+            {...field('system_prompt')}
             label="System prompt"
             rows={6}
-            value={draft.system_prompt}
-            onChange={set('system_prompt')}
             placeholder="You are the front desk of …"
           />
           <TextField
-            name="greeting"
+            {...field('greeting')}
             label="Greeting (optional)"
-            value={draft.greeting}
-            onChange={set('greeting')}
             placeholder="Hello, how can I help?"
             hint="Spoken first, before the caller says anything."
           />
@@ -147,8 +134,7 @@ export function AgentPage() {
                 // A model of the old vendor means nothing to the new one: offer the new one's first.
                 const models = MODEL_SUGGESTIONS[llm_provider] ?? [];
                 const keep = !suggested || models.includes(draft.llm_model);
-                setDraft({ ...draft, llm_provider, llm_model: keep ? draft.llm_model : (models[0] ?? '') });
-                setSaved(false);
+                edit({ ...draft, llm_provider, llm_model: keep ? draft.llm_model : (models[0] ?? '') });
               }}
               options={LLM_PROVIDERS}
             />
@@ -159,7 +145,7 @@ export function AgentPage() {
                 value={otherModel ? OTHER_MODEL : draft.llm_model}
                 onChange={(v) => {
                   setOtherModel(v === OTHER_MODEL);
-                  if (v !== OTHER_MODEL) set('llm_model')(v);
+                  if (v !== OTHER_MODEL) field('llm_model').onChange(v);
                 }}
                 options={[
                   ...(MODEL_SUGGESTIONS[draft.llm_provider] ?? []).map((m) => ({ value: m, label: m })),
@@ -169,10 +155,8 @@ export function AgentPage() {
               />
               {otherModel && (
                 <TextField
-                  name="llm_model"
+                  {...field('llm_model')}
                   label="Model id"
-                  value={draft.llm_model}
-                  onChange={set('llm_model')}
                   list={modelsId}
                   placeholder={MODEL_SUGGESTIONS[draft.llm_provider]?.[0]}
                   hint="Any model the vendor serves."
@@ -180,13 +164,11 @@ export function AgentPage() {
               )}
             </div>
             <TextField
-              name="temperature"
               label="Temperature"
               type="number"
               step="0.1"
               inputMode="decimal"
-              value={draft.temperature}
-              onChange={set('temperature')}
+              {...field('temperature')}
               hint="0 to 2; 0.7 by default."
             />
           </div>
@@ -196,62 +178,36 @@ export function AgentPage() {
             ))}
           </datalist>
           <TextArea
-            name="tools"
+            {...field('tools')}
             label="Tools (JSON)"
             rows={4}
-            value={draft.tools}
-            onChange={set('tools')}
             hint='An array of {"name", "description", "parameters"?, "url"?, "method"?}.'
           />
         </Section>
         <Section title="Voice" id="voice">
           <div className="grid-2">
             <SelectField
-              name="stt_provider"
+              {...field('stt_provider')}
               label="Speech to text"
-              value={draft.stt_provider}
-              onChange={set('stt_provider')}
               options={[{ value: 'stt_vendor_1', label: 'stt_vendor_1 (streaming)' }]}
             />
-            <TextField
-              name="stt_language"
-              label="Language"
-              value={draft.stt_language}
-              onChange={set('stt_language')}
-              placeholder="en-US"
-            />
+            <TextField {...field('stt_language')} label="Language" placeholder="en-US" />
             <SelectField
-              name="tts_provider"
+              {...field('tts_provider')}
               label="Text to speech"
-              value={draft.tts_provider}
-              onChange={set('tts_provider')}
               options={[{ value: 'tts_vendor_1', label: 'tts_vendor_1 (streaming)' }]}
             />
             <TextField
-              name="tts_voice"
+              {...field('tts_voice')}
               label="Voice (optional)"
-              value={draft.tts_voice}
-              onChange={set('tts_voice')}
               hint="The vendor's voice id; empty uses its default."
             />
           </div>
         </Section>
         <Section title="Knowledge and MCP" id="knowledge">
           <div className="grid-2">
-            <TextField
-              name="knowledge_base_ids"
-              label="Knowledge base ids"
-              value={draft.knowledge_base_ids}
-              onChange={set('knowledge_base_ids')}
-              hint="Comma-separated."
-            />
-            <TextField
-              name="mcp_server_ids"
-              label="MCP server ids"
-              value={draft.mcp_server_ids}
-              onChange={set('mcp_server_ids')}
-              hint="Comma-separated."
-            />
+            <TextField {...field('knowledge_base_ids')} label="Knowledge base ids" hint="Comma-separated." />
+            <TextField {...field('mcp_server_ids')} label="MCP server ids" hint="Comma-separated." />
           </div>
         </Section>
       </Form>

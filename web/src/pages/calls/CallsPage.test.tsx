@@ -74,4 +74,27 @@ describe('CallsPage', () => {
     });
     expect(screen.getByText('Page 2 of 2')).toBeTruthy();
   });
+
+  it('reads its filters and page from the URL, so a filtered list survives a reload and can be linked to', async () => {
+    storeKey('pk_live_componenttestkey');
+    const { sent } = fakeApi([
+      { method: 'GET', path: '/api/v1/projects', reply: () => json(200, page([])) },
+      { method: 'GET', path: '/api/v1/calls', reply: () => json(200, page([])) },
+    ]);
+    render(
+      <MemoryRouter initialEntries={['/calls?status=failed&to=%2B14155550100&page=3&per_page=10&junk=1']}>
+        <CallsPage />
+      </MemoryRouter>,
+    );
+    expect(await screen.findByText('No calls match these filters.')).toBeTruthy();
+    const first = sent.find((s) => s.path === '/api/v1/calls')!;
+    expect(Object.fromEntries(first.query)).toEqual({
+      status: 'failed',
+      to: '+14155550100',
+      page: '3',
+      per_page: '10',
+    });
+    expect((screen.getByLabelText('Status') as HTMLSelectElement).value).toBe('failed');
+    expect((screen.getByLabelText('To') as HTMLInputElement).value).toBe('+14155550100');
+  });
 });

@@ -3,15 +3,13 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, call } from '../../api/client';
-import { usePagedList } from '../../api/hooks';
+import { useResourceList } from '../../api/list-query';
 import { useProjects } from '../../api/projects';
 import type { Call, Page } from '../../api/types';
 import { Badge } from '../../components/Badge';
-import { ErrorBanner, Loading } from '../../components/ErrorBanner';
-import { SelectField, TextField } from '../../components/fields';
 import { formatDuration, formatTime } from '../../components/format';
 import { PageHeader } from '../../components/PageHeader';
-import { Pager } from '../../components/Pager';
+import { ResourceList } from '../../components/ResourceList';
 import { PlaceCallForm } from './PlaceCallForm';
 
 const STATUSES = [
@@ -25,15 +23,15 @@ const STATUSES = [
   'cancelled',
 ];
 
+const FILTERS = ['project_id', 'direction', 'status', 'from', 'to'] as const;
+
 export function CallsPage() {
   const projects = useProjects();
-  const [filters, setFilters] = useState({ project_id: '', direction: '', status: '', from: '', to: '' });
   const [placing, setPlacing] = useState(false);
-  const list = usePagedList<Call>(
+  const list = useResourceList<Call, (typeof FILTERS)[number]>(
+    FILTERS,
     async (query) => (await call(api.GET('/api/v1/calls', { params: { query } }))) as Page<Call>,
-    filters,
   );
-  const set = (key: keyof typeof filters) => (value: string) => setFilters({ ...filters, [key]: value });
 
   return (
     <>
@@ -49,98 +47,43 @@ export function CallsPage() {
         }
       />
       {placing && <PlaceCallForm onCancel={() => setPlacing(false)} />}
-      <div className="toolbar" role="search" aria-label="Filter calls">
-        <SelectField
-          name="project"
-          label="Project"
-          value={filters.project_id}
-          onChange={set('project_id')}
-          options={projects.options}
-          emptyLabel="All projects"
-          className="field-inline"
-        />
-        <SelectField
-          name="direction"
-          label="Direction"
-          value={filters.direction}
-          onChange={set('direction')}
-          options={[
-            { value: 'inbound', label: 'Inbound' },
-            { value: 'outbound', label: 'Outbound' },
-          ]}
-          emptyLabel="Both"
-          className="field-inline"
-        />
-        <SelectField
-          name="status"
-          label="Status"
-          value={filters.status}
-          onChange={set('status')}
-          options={STATUSES.map((s) => ({ value: s, label: s.replace('_', ' ') }))}
-          emptyLabel="Any status"
-          className="field-inline"
-        />
-        <TextField
-          name="from"
-          label="From"
-          type="tel"
-          value={filters.from}
-          onChange={set('from')}
-          placeholder="+4930123456"
-          className="field-inline"
-        />
-        <TextField
-          name="to"
-          label="To"
-          type="tel"
-          value={filters.to}
-          onChange={set('to')}
-          placeholder="+14155550100"
-          className="field-inline"
-        />
-      </div>
-      {list.error && <ErrorBanner error={list.error} onRetry={list.reload} />}
-      {!list.data && list.loading && <Loading />}
-      {list.data && (
-        <div className="card card-flush">
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Call</th>
-                <th scope="col">Direction</th>
-                <th scope="col">From</th>
-                <th scope="col">To</th>
-                <th scope="col">Status</th>
-                <th scope="col">Hang-up reason</th>
-                <th scope="col" className="num">
-                  Duration
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((c) => (
-                <tr key={c.id}>
-                  <td>
-                    <Link to={`/calls/${c.id}`}>{formatTime(c.created_at)}</Link>
-                  </td>
-                  <td>
-                    <Badge value={c.direction} />
-                  </td>
-                  <td className="mono">{c.from}</td>
-                  <td className="mono">{c.to}</td>
-                  <td>
-                    <Badge value={c.status} />
-                  </td>
-                  <td>{c.hangup_reason?.replace(/_/g, ' ') ?? <span className="muted">—</span>}</td>
-                  <td className="num">{formatDuration(c.duration_seconds)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {list.data.data.length === 0 && <p className="empty">No calls match.</p>}
-          <Pager links={list.data.links} meta={list.data.meta} onFollow={list.follow} noun="calls" />
-        </div>
-      )}
+      <ResourceList
+        list={list}
+        noun="calls"
+        empty="No calls yet. Calls to your numbers, and calls you place, show up here."
+        filters={[
+          { key: 'project_id', label: 'Project', options: projects.options, anyLabel: 'All projects' },
+          {
+            key: 'direction',
+            label: 'Direction',
+            options: [
+              { value: 'inbound', label: 'Inbound' },
+              { value: 'outbound', label: 'Outbound' },
+            ],
+            anyLabel: 'Both',
+          },
+          {
+            key: 'status',
+            label: 'Status',
+            options: STATUSES.map((s) => ({ value: s, label: s.replace('_', ' ') })),
+            anyLabel: 'Any status',
+          },
+          { key: 'from', label: 'From', type: 'tel', placeholder: '+4930123456' },
+          { key: 'to', label: 'To', type: 'tel', placeholder: '+14155550100' },
+        ]}
+        columns={[
+          { header: 'Call', cell: (c) => <Link to={`/calls/${c.id}`}>{formatTime(c.created_at)}</Link> },
+          { header: 'Direction', cell: (c) => <Badge value={c.direction} /> },
+          { header: 'From', cell: (c) => c.from, className: 'mono' },
+          { header: 'To', cell: (c) => c.to, className: 'mono' },
+          { header: 'Status', cell: (c) => <Badge value={c.status} /> },
+          {
+            header: 'Hang-up reason',
+            cell: (c) => c.hangup_reason?.replace(/_/g, ' ') ?? <span className="muted">—</span>,
+          },
+          { header: 'Duration', cell: (c) => formatDuration(c.duration_seconds), num: true },
+        ]}
+      />
     </>
   );
 }

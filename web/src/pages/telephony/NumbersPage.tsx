@@ -3,14 +3,14 @@
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api, call } from '../../api/client';
-import { useLoad, usePagedList } from '../../api/hooks';
+import { useLoad } from '../../api/hooks';
+import { useResourceList } from '../../api/list-query';
 import { useProjects } from '../../api/projects';
 import type { Page, PhoneNumber } from '../../api/types';
-import { ErrorBanner, Loading } from '../../components/ErrorBanner';
-import { SelectField, TextField } from '../../components/fields';
-import { Form } from '../../components/Form';
+import { fieldBinder, SelectField, TextField } from '../../components/fields';
 import { PageHeader } from '../../components/PageHeader';
-import { Pager } from '../../components/Pager';
+import { ResourceList } from '../../components/ResourceList';
+import { FormCard } from '../../components/FormCard';
 
 export function NumbersPage() {
   const projects = useProjects();
@@ -18,14 +18,14 @@ export function NumbersPage() {
     async () => (await call(api.GET('/api/v1/sip-trunks', { params: { query: { per_page: 100 } } }))).data,
     [],
   );
-  const [projectId, setProjectId] = useState('');
   const [creating, setCreating] = useState(false);
   const [draft, setDraft] = useState({ number: '', label: '', sip_trunk_id: '', project_id: '' });
+  const field = fieldBinder(draft, setDraft);
   const navigate = useNavigate();
-  const list = usePagedList<PhoneNumber>(
+  const list = useResourceList<PhoneNumber, 'project_id'>(
+    ['project_id'],
     async (query) =>
       (await call(api.GET('/api/v1/phone-numbers', { params: { query } }))) as Page<PhoneNumber>,
-    { project_id: projectId },
   );
   const trunkOptions = (trunks.data ?? []).map((t) => ({ value: t.id, label: t.name }));
   const trunkName = (id: string) => trunks.data?.find((t) => t.id === id)?.name ?? id.slice(0, 8);
@@ -60,101 +60,70 @@ export function NumbersPage() {
         }
       />
       {creating && (
-        <div className="card">
-          <h2>Register a number</h2>
-          {trunks.data && trunks.data.length === 0 && (
-            <div className="banner banner-warn" role="status">
-              A number lives on a trunk: <Link to="/telephony/trunks">create a trunk</Link> first.
-            </div>
-          )}
-          <Form
-            label="Register a number"
-            submitLabel="Register number"
-            onSubmit={create}
-            onCancel={() => setCreating(false)}
-          >
-            <div className="grid-2">
-              <TextField
-                name="number"
-                label="Number (E.164)"
-                type="tel"
-                value={draft.number}
-                onChange={(number) => setDraft({ ...draft, number })}
-                placeholder="+14155550100"
-                autoFocus
-              />
-              <TextField
-                name="label"
-                label="Label (optional)"
-                value={draft.label}
-                onChange={(label) => setDraft({ ...draft, label })}
-                placeholder="Front desk"
-              />
-              <SelectField
-                name="sip_trunk_id"
-                label="Trunk"
-                value={chosenTrunk}
-                onChange={(sip_trunk_id) => setDraft({ ...draft, sip_trunk_id })}
-                options={trunkOptions}
-              />
-              <SelectField
-                name="project_id"
-                label="Project"
-                value={chosenProject}
-                onChange={(project_id) => setDraft({ ...draft, project_id })}
-                options={projects.options}
-              />
-            </div>
-          </Form>
-        </div>
+        <FormCard
+          title="Register a number"
+          submitLabel="Register number"
+          onSubmit={create}
+          onCancel={() => setCreating(false)}
+
+          notice={
+            <>
+              {trunks.data && trunks.data.length === 0 && (
+                <div className="banner banner-warn" role="status">
+                  A number lives on a trunk: <Link to="/telephony/trunks">create a trunk</Link> first.
+                </div>
+              )}
+            </>
+          }
+        >
+          <div className="grid-2">
+            <TextField
+              {...field('number')}
+              label="Number (E.164)"
+              type="tel"
+              placeholder="+14155550100"
+              autoFocus
+            />
+            <TextField {...field('label')} label="Label (optional)" placeholder="Front desk" />
+            <SelectField
+              name="sip_trunk_id"
+              label="Trunk"
+              value={chosenTrunk}
+              onChange={(sip_trunk_id) => setDraft({ ...draft, sip_trunk_id })}
+              options={trunkOptions}
+            />
+            <SelectField
+              name="project_id"
+              label="Project"
+              value={chosenProject}
+              onChange={(project_id) => setDraft({ ...draft, project_id })}
+              options={projects.options}
+            />
+          </div>
+        </FormCard>
       )}
-      <div className="toolbar">
-        <SelectField
-          name="filter-project"
-          label="Project"
-          value={projectId}
-          onChange={setProjectId}
-          options={projects.options}
-          emptyLabel="All projects"
-          className="field-inline"
-        />
-      </div>
-      {list.error && <ErrorBanner error={list.error} onRetry={list.reload} />}
-      {!list.data && list.loading && <Loading />}
-      {list.data && (
-        <div className="card card-flush">
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Number</th>
-                <th scope="col">Label</th>
-                <th scope="col">Project</th>
-                <th scope="col">Trunk</th>
-                <th scope="col" className="num">
-                  Rules
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((n) => (
-                <tr key={n.id}>
-                  <td>
-                    <Link to={`/telephony/numbers/${n.id}`} className="mono">
-                      {n.number}
-                    </Link>
-                  </td>
-                  <td>{n.label ?? <span className="muted">—</span>}</td>
-                  <td>{projects.nameOf(n.project_id)}</td>
-                  <td>{trunkName(n.sip_trunk_id)}</td>
-                  <td className="num">{n.dispatch_rules.length}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {list.data.data.length === 0 && <p className="empty">No numbers registered yet.</p>}
-          <Pager links={list.data.links} meta={list.data.meta} onFollow={list.follow} noun="numbers" />
-        </div>
-      )}
+      <ResourceList
+        list={list}
+        noun="numbers"
+        empty="No numbers registered yet."
+        filters={[
+          { key: 'project_id', label: 'Project', options: projects.options, anyLabel: 'All projects' },
+        ]}
+        columns={[
+          {
+            header: 'Number',
+            cell: (n) => (
+              <Link to={`/telephony/numbers/${n.id}`} className="mono">
+                {n.number}
+              </Link>
+            ),
+          },
+          { header: 'Label', cell: (n) => n.label ?? <span className="muted">—</span> },
+          { header: 'Project', cell: (n) => projects.nameOf(n.project_id) },
+          { header: 'Trunk', cell: (n) => trunkName(n.sip_trunk_id) },
+          { header: 'Rules', cell: (n) => n.dispatch_rules.length, num: true },
+        ]}
+      />
     </>
   );
 }

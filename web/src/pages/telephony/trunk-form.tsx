@@ -1,6 +1,6 @@
 // The fields of a SIP trunk, shared by "New trunk" and a trunk's edit form. The password is
 // write-only: the API never returns it, so the edit form starts blank and sends it only when typed.
-import { SelectField, TextArea, TextField } from '../../components/fields';
+import { CheckboxField, fieldBinder, SelectField, TextArea, TextField } from '../../components/fields';
 
 export interface TrunkDraft {
   name: string;
@@ -10,6 +10,9 @@ export interface TrunkDraft {
   auth_username: string;
   auth_password: string;
   allowed_ips: string;
+  register: boolean;
+  registrar_uri: string;
+  health_check: boolean;
 }
 
 export const EMPTY_TRUNK: TrunkDraft = {
@@ -20,7 +23,19 @@ export const EMPTY_TRUNK: TrunkDraft = {
   auth_username: '',
   auth_password: '',
   allowed_ips: '',
+  register: false,
+  registrar_uri: '',
+  health_check: false,
 };
+
+/** The registration and health settings as the API takes them (create and edit alike). */
+export function registrationBody(draft: TrunkDraft) {
+  return {
+    register: draft.register,
+    registrar_uri: draft.register && draft.registrar_uri.trim() ? draft.registrar_uri.trim() : null,
+    health_check: draft.health_check,
+  };
+}
 
 /** "10.0.0.0/8, 192.0.2.1/32" or one per line, as the list the API takes. */
 export function cidrList(text: string): string[] {
@@ -39,26 +54,16 @@ export function TrunkFields({
   onChange: (d: TrunkDraft) => void;
   editing?: boolean;
 }) {
-  const set =
-    <K extends keyof TrunkDraft>(key: K) =>
-    (value: TrunkDraft[K]) =>
-      onChange({ ...draft, [key]: value });
+  const field = fieldBinder(draft, onChange);
   return (
     <>
       <div className="grid-3">
-        <TextField
-          name="name"
-          label="Name"
-          value={draft.name}
-          onChange={set('name')}
-          autoFocus={!editing}
-          placeholder="Main carrier"
-        />
+        <TextField {...field('name')} label="Name" autoFocus={!editing} placeholder="Main carrier" />
         <SelectField
           name="provider"
           label="Provider"
           value={draft.provider}
-          onChange={(v) => set('provider')(v as TrunkDraft['provider'])}
+          onChange={field('provider').onChange}
           options={[
             { value: 'generic', label: 'Generic SIP' },
             { value: 'carrier_a', label: 'Carrier A (elastic SIP trunking)' },
@@ -70,7 +75,7 @@ export function TrunkFields({
           name="transport"
           label="Transport"
           value={draft.transport}
-          onChange={(v) => set('transport')(v as TrunkDraft['transport'])}
+          onChange={field('transport').onChange}
           options={[
             { value: 'udp', label: 'UDP (port 5060)' },
             { value: 'tcp', label: 'TCP (port 5060)' },
@@ -79,27 +84,17 @@ export function TrunkFields({
         />
       </div>
       <TextField
-        name="termination_uri"
+        {...field('termination_uri')}
         label="Termination URI"
-        value={draft.termination_uri}
-        onChange={set('termination_uri')}
-        placeholder="sip:mytrunk.pstn.example.com"
+        placeholder="sip:mytrunk.pstn.twilio.com"
         hint="The carrier's host that outbound calls are sent to."
       />
       <div className="grid-2">
+        <TextField {...field('auth_username')} label="Username" autoComplete="off" />
         <TextField
-          name="auth_username"
-          label="Username"
-          value={draft.auth_username}
-          onChange={set('auth_username')}
-          autoComplete="off"
-        />
-        <TextField
-          name="auth_password"
+          {...field('auth_password')}
           label="Password"
           type="password"
-          value={draft.auth_password}
-          onChange={set('auth_password')}
           autoComplete="new-password"
           hint={
             editing
@@ -109,14 +104,37 @@ export function TrunkFields({
         />
       </div>
       <TextArea
-        name="allowed_ips"
+        {...field('allowed_ips')}
         label="Allowed source IPs (optional)"
         rows={2}
-        value={draft.allowed_ips}
-        onChange={set('allowed_ips')}
         placeholder="203.0.113.0/24, 198.51.100.7/32"
         hint="CIDR ranges the carrier sends from, separated by commas or new lines. Empty: any source, authenticated by SIP domain."
       />
+      <fieldset className="fieldset">
+        <legend>Registration and health</legend>
+        <CheckboxField
+          name="register"
+          label="Register with the carrier"
+          checked={draft.register}
+          onChange={(register) => onChange({ ...draft, register })}
+          hint="For carriers that send calls only to a registered contact: the service keeps a SIP REGISTER binding with these credentials."
+        />
+        {draft.register && (
+          <TextField
+            {...field('registrar_uri')}
+            label="Registrar URI (optional)"
+            placeholder="sip:registrar.example.com"
+            hint="Empty: the termination URI's host."
+          />
+        )}
+        <CheckboxField
+          name="health_check"
+          label="Check that the carrier is up"
+          checked={draft.health_check}
+          onChange={(health_check) => onChange({ ...draft, health_check })}
+          hint="Pings the termination host with SIP OPTIONS; while it is down, outbound calls fail at once (trunk_unreachable)."
+        />
+      </fieldset>
     </>
   );
 }

@@ -3,17 +3,16 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, call } from '../../api/client';
-import { usePagedList } from '../../api/hooks';
+import { useResourceList } from '../../api/list-query';
 import { useProjects } from '../../api/projects';
 import type { Body, Page, WebhookEndpoint } from '../../api/types';
 import { Badge } from '../../components/Badge';
 import { SecretOnce } from '../../components/CopyButton';
-import { ErrorBanner, Loading } from '../../components/ErrorBanner';
-import { CheckboxGroup, SelectField, TextField } from '../../components/fields';
-import { Form } from '../../components/Form';
+import { fieldBinder, CheckboxGroup, SelectField, TextField } from '../../components/fields';
 import { PageHeader } from '../../components/PageHeader';
-import { Pager } from '../../components/Pager';
+import { ResourceList } from '../../components/ResourceList';
 import { EVENT_TYPES } from './events';
+import { FormCard } from '../../components/FormCard';
 
 type EventType = NonNullable<Body<'/api/v1/webhook-endpoints', 'post'>>['events'][number];
 
@@ -21,14 +20,14 @@ const EMPTY = { project_id: '', url: '', description: '', events: ['call.ended',
 
 export function WebhooksPage() {
   const projects = useProjects();
-  const [projectId, setProjectId] = useState('');
   const [creating, setCreating] = useState(false);
   const [draft, setDraft] = useState(EMPTY);
+  const field = fieldBinder(draft, setDraft);
   const [created, setCreated] = useState<{ id: string; secret: string } | null>(null);
-  const list = usePagedList<WebhookEndpoint>(
+  const list = useResourceList<WebhookEndpoint, 'project_id'>(
+    ['project_id'],
     async (query) =>
       (await call(api.GET('/api/v1/webhook-endpoints', { params: { query } }))) as Page<WebhookEndpoint>,
-    { project_id: projectId },
   );
   const chosenProject = draft.project_id || projects.options[0]?.value || '';
 
@@ -73,101 +72,74 @@ export function WebhooksPage() {
         </SecretOnce>
       )}
       {creating && (
-        <div className="card">
-          <h2>New endpoint</h2>
-          <Form
-            label="New webhook endpoint"
-            submitLabel="Add endpoint"
-            onSubmit={create}
-            onCancel={() => setCreating(false)}
-          >
-            <div className="grid-2">
-              <TextField
-                name="url"
-                label="URL"
-                type="url"
-                value={draft.url}
-                onChange={(url) => setDraft({ ...draft, url })}
-                placeholder="https://example.com/hooks/switchboard"
-                autoFocus
-                hint="https, or http to an address in WEBHOOK_ALLOWED_CIDRS."
-              />
-              <SelectField
-                name="project_id"
-                label="Project"
-                value={chosenProject}
-                onChange={(project_id) => setDraft({ ...draft, project_id })}
-                options={projects.options}
-              />
-            </div>
-            <CheckboxGroup
-              name="events"
-              legend="Events"
-              options={EVENT_TYPES}
-              value={draft.events}
-              onChange={(events) => setDraft({ ...draft, events })}
-            />
+        <FormCard
+          title="New endpoint"
+          formLabel="New webhook endpoint"
+          submitLabel="Add endpoint"
+          onSubmit={create}
+          onCancel={() => setCreating(false)}
+        >
+          <div className="grid-2">
             <TextField
-              name="description"
-              label="Description (optional)"
-              value={draft.description}
-              onChange={(description) => setDraft({ ...draft, description })}
-              placeholder="CRM sync"
+              {...field('url')}
+              label="URL"
+              type="url"
+              placeholder="https://example.com/hooks/switchboard"
+              autoFocus
+              hint="https, or http to an address in WEBHOOK_ALLOWED_CIDRS."
             />
-          </Form>
-        </div>
+            <SelectField
+              name="project_id"
+              label="Project"
+              value={chosenProject}
+              onChange={(project_id) => setDraft({ ...draft, project_id })}
+              options={projects.options}
+            />
+          </div>
+          <CheckboxGroup
+            name="events"
+            legend="Events"
+            options={EVENT_TYPES}
+            value={draft.events}
+            onChange={(events) => setDraft({ ...draft, events })}
+          />
+          <TextField {...field('description')} label="Description (optional)" placeholder="CRM sync" />
+        </FormCard>
       )}
-      <div className="toolbar">
-        <SelectField
-          name="filter-project"
-          label="Project"
-          value={projectId}
-          onChange={setProjectId}
-          options={projects.options}
-          emptyLabel="All projects"
-          className="field-inline"
-        />
-      </div>
-      {list.error && <ErrorBanner error={list.error} onRetry={list.reload} />}
-      {!list.data && list.loading && <Loading />}
-      {list.data && (
-        <div className="card card-flush">
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">URL</th>
-                <th scope="col">Project</th>
-                <th scope="col">Events</th>
-                <th scope="col">Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((e) => (
-                <tr key={e.id}>
-                  <td>
-                    <Link to={`/webhooks/${e.id}`} className="mono">
-                      {e.url}
-                    </Link>
-                    {e.description && <div className="muted">{e.description}</div>}
-                  </td>
-                  <td>{projects.nameOf(e.project_id)}</td>
-                  <td className="mono">{e.events.join(', ')}</td>
-                  <td>
-                    <Badge value={e.status} />
-                    {e.failing_since && (
-                      <div className="muted">
-                        failing since {new Date(e.failing_since).toLocaleDateString()}
-                      </div>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {list.data.data.length === 0 && <p className="empty">No endpoints yet.</p>}
-          <Pager links={list.data.links} meta={list.data.meta} onFollow={list.follow} noun="endpoints" />
-        </div>
-      )}
+      <ResourceList
+        list={list}
+        noun="endpoints"
+        empty="No endpoints yet."
+        filters={[
+          { key: 'project_id', label: 'Project', options: projects.options, anyLabel: 'All projects' },
+        ]}
+        columns={[
+          {
+            header: 'URL',
+            cell: (e) => (
+              <>
+                <Link to={`/webhooks/${e.id}`} className="mono">
+                  {e.url}
+                </Link>
+                {e.description && <div className="muted">{e.description}</div>}
+              </>
+            ),
+          },
+          { header: 'Project', cell: (e) => projects.nameOf(e.project_id) },
+          { header: 'Events', cell: (e) => e.events.join(', '), className: 'mono' },
+          {
+            header: 'Status',
+            cell: (e) => (
+              <>
+                <Badge value={e.status} />
+                {e.failing_since && (
+                  <div className="muted">failing since {new Date(e.failing_since).toLocaleDateString()}</div>
+                )}
+              </>
+            ),
+          },
+        ]}
+      />
     </>
   );
 }

@@ -3,26 +3,25 @@
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api, call } from '../../api/client';
-import { usePagedList } from '../../api/hooks';
+import { useResourceList } from '../../api/list-query';
 import { useProjects } from '../../api/projects';
 import type { Page, Workflow } from '../../api/types';
 import { Badge } from '../../components/Badge';
-import { ErrorBanner, Loading } from '../../components/ErrorBanner';
-import { TextField, SelectField } from '../../components/fields';
+import { fieldBinder, TextField, SelectField } from '../../components/fields';
 import { Form } from '../../components/Form';
 import { formatTime } from '../../components/format';
 import { PageHeader } from '../../components/PageHeader';
-import { Pager } from '../../components/Pager';
+import { ResourceList } from '../../components/ResourceList';
 
 export function WorkflowsPage() {
   const projects = useProjects();
-  const [projectId, setProjectId] = useState('');
   const [creating, setCreating] = useState(false);
   const [draft, setDraft] = useState({ name: '', project_id: '' });
+  const field = fieldBinder(draft, setDraft);
   const navigate = useNavigate();
-  const list = usePagedList<Workflow>(
+  const list = useResourceList<Workflow, 'project_id'>(
+    ['project_id'],
     async (query) => (await call(api.GET('/api/v1/workflows', { params: { query } }))) as Page<Workflow>,
-    { project_id: projectId },
   );
 
   const create = async () => {
@@ -54,13 +53,7 @@ export function WorkflowsPage() {
             onCancel={() => setCreating(false)}
           >
             <div className="grid-2">
-              <TextField
-                name="name"
-                label="Name"
-                value={draft.name}
-                onChange={(name) => setDraft({ ...draft, name })}
-                autoFocus
-              />
+              <TextField {...field('name')} label="Name" autoFocus />
               <SelectField
                 name="project_id"
                 label="Project"
@@ -72,55 +65,28 @@ export function WorkflowsPage() {
           </Form>
         </div>
       )}
-      <div className="toolbar">
-        <SelectField
-          name="filter-project"
-          label="Project"
-          value={projectId}
-          onChange={setProjectId}
-          options={projects.options}
-          emptyLabel="All projects"
-          className="field-inline"
-        />
-      </div>
-      {list.error && <ErrorBanner error={list.error} onRetry={list.reload} />}
-      {!list.data && list.loading && <Loading />}
-      {list.data && (
-        <div className="card card-flush">
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Project</th>
-                <th scope="col">Published</th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((w) => (
-                <tr key={w.id}>
-                  <td>
-                    <Link to={`/workflows/${w.id}`}>{w.name}</Link>
-                  </td>
-                  <td>{projects.nameOf(w.project_id)}</td>
-                  <td>
-                    {w.published_version ? (
-                      <Badge value={`v${w.published_version}`} tone="good" />
-                    ) : (
-                      <Badge value="draft" />
-                    )}
-                  </td>
-                  <td>{formatTime(w.updated_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {list.data.data.length === 0 && (
-            <p className="empty">No workflows yet. Create one to start building.</p>
-          )}
-          <Pager links={list.data.links} meta={list.data.meta} onFollow={list.follow} noun="workflows" />
-        </div>
-      )}
+      <ResourceList
+        list={list}
+        noun="workflows"
+        empty="No workflows yet. Create one to start building."
+        filters={[
+          { key: 'project_id', label: 'Project', options: projects.options, anyLabel: 'All projects' },
+        ]}
+        columns={[
+          { header: 'Name', cell: (w) => <Link to={`/workflows/${w.id}`}>{w.name}</Link> },
+          { header: 'Project', cell: (w) => projects.nameOf(w.project_id) },
+          {
+            header: 'Published',
+            cell: (w) =>
+              w.published_version ? (
+                <Badge value={`v${w.published_version}`} tone="good" />
+              ) : (
+                <Badge value="draft" />
+              ),
+          },
+          { header: 'Updated', cell: (w) => formatTime(w.updated_at) },
+        ]}
+      />
     </>
   );
 }

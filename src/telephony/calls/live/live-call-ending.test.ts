@@ -1,0 +1,52 @@
+// LiveCall's ending, on the fakes of testing/live-call-setup.ts: one ending per call whoever asks
+// (the workflow, the caller's BYE), then usage metered (a warm transfer's announcement included)
+// and the media closed.
+import { describe, expect, it } from 'vitest';
+import { blind, setup } from '../testing/live-call-setup.js';
+
+describe('LiveCall: one ending, then usage metered', () => {
+  it('the workflow ending hangs up once (BYE + record), then meters usage and closes the media', async () => {
+    const t = setup();
+    await t.run();
+    expect(t.session.live.started).toBe(true);
+    t.session.finish();
+    await t.call.closed;
+    expect(t.ends).toEqual(['workflow']);
+    await t.call.hangup('workflow');
+    await t.call.remoteEnded();
+    expect(t.ends).toEqual(['workflow']);
+    expect(t.usage).toEqual([
+      { metric: 'tts_characters', quantity: 42 },
+      { metric: 'stt_seconds', quantity: 2 },
+    ]);
+    expect(t.counts()).toEqual({ rtpClosed: 1, channelClosed: 1 });
+  });
+
+  it("the caller's BYE records `remote` and ends the running session as caller_hangup", async () => {
+    const t = setup();
+    await t.run();
+    await t.call.remoteEnded();
+    await t.call.closed;
+    expect(t.ends).toEqual(['remote']);
+    expect(t.session.ends).toEqual(['caller_hangup']);
+  });
+
+  it("a warm transfer's announcement is metered with the call's tts_characters", async () => {
+    let endBridge!: () => void;
+    const t = setup({
+      transferer: async (ctx) => {
+        ctx.meterTts?.('A caller for you'.length);
+        return { status: 'success', bridged: new Promise<void>((r) => (endBridge = r)) };
+      },
+    });
+    await t.run();
+    await t.control().transfer('sip:human@example.com', { ...blind, mode: 'warm' });
+    t.session.finish();
+    endBridge();
+    await t.call.closed;
+    expect(t.usage).toEqual([
+      { metric: 'tts_characters', quantity: 42 + 16 },
+      { metric: 'stt_seconds', quantity: 2 },
+    ]);
+  });
+});

@@ -1,0 +1,207 @@
+// The SIP part of a node (roles `all` and `sip`): the SipStack with the call host as its
+// transaction user, RTP ports from RTP_PORT_MIN..RTP_PORT_MAX on one shared frame timer, a phone
+// channel per call with the configured TTS (tts_vendor_1, else espeak-ng, prompts cached) and STT
+// (stt_vendor_1 when a key or base URL is configured, else the embedded recogniser),
+// transfers (REFER and warm), the SipDialer for POST /calls, and the drain that SIGTERM runs. main.ts and the e2e tests both start
+// calls through this, so the tests run the wiring the service runs.
+import { PhoneChannel } from '../../../channels/phone-channel.js';
+import type { ServiceDeps } from '../../../modules/context.js';
+import { emitTelemetry } from '../../../shared/telemetry.js';
+import type { SessionHost } from '../../../modules/sessions/session-host.js';
+import { createSttProvider } from '../../../providers/stt/registry.js';
+import type { SttProvider } from '../../../providers/stt/stt.types.js';
+import { CachingTtsProvider } from '../../../providers/tts/cache.js';
+import { createTtsProvider } from '../../../providers/tts/registry.js';
+import type { TtsProvider } from '../../../providers/tts/tts.types.js';
+import { RtpPortAllocator } from '../../media/port-allocator.js';
+import { SharedPacer } from '../../media/shared-pacer.js';
+import { OverloadGate, processLoadSignals, type OverloadLimits } from '../../sip/overload.js';
+import { SipStack, type SipStackOptions } from '../../sip/stack.js';
+import { CallDrain, DRAIN_LIMIT_MS } from './call-drain.js';
+import { CallHost } from './call-host.js';
+import { advertisedAddress, type MediaEnv } from '../call-media/call-media-setup.js';
+import type { CallHostDeps, PhoneChannelFactory } from '../live/live-call.js';
+import type { SipDialer } from '../outbound/sip-dialer.js';
+import type { Transferer } from '../transfer/transfer-context.js';
+import { createTransferer } from '../transfer/transfer.js';
+import { TrunkManager, type TrunkManagerOptions } from '../trunks/trunk-manager.js';
+
+export interface TelephonyNodeOptions {
+  deps: ServiceDeps;
+  sessions: SessionHost;
+  /** SIP over UDP+TCP on this port (0: a free one). Default config.sip.port. */
+  port?: number;
+  tls?: SipStackOptions['tls'];
+  /** Default: RTP_PORT_MIN..RTP_PORT_MAX. */
+  ports?: RtpPortAllocator;
+  /** Default: from config (tts_vendor_1 or espeak-ng, cached). */
+  tts?: TtsProvider;
+  /** Default: stt_vendor_1 when configured, else null. */
+  stt?: SttProvider | null;
+  /** The espeak-ng or vendor voice prompts are spoken with (agent nodes pass their own). */
+  voice?: string;
+  /** Default: blind (REFER) and warm transfers (transfer.ts), announcements in `voice`. */
+  transferer?: Transferer;
+  drainLimitMs?: number;
+  /** Tests: another channel over the call's media. */
+  newChannel?: PhoneChannelFactory;
+  /** Tests: SIP timers. */
+  timers?: SipStackOptions['timers'];
+  /**
+   * Tests and the benchmark: admission limits instead of MAX_CONCURRENT_CALLS and
+   * MAX_CALLS_PER_SECOND (tests fix them, so a loaded test machine never refuses their calls).
+   */
+  admission?: OverloadLimits;
+  /** Tests and the benchmark: the per-source flood throttle (default SIP_FLOOD_*). */
+  throttle?: SipStackOptions['throttle'];
+  /** Tests: where outbound INVITEs to a termination host go (a carrier's name pointed at sipp). */
+  resolve?: CallHostDeps['resolve'];
+  /** Trunk registration and OPTIONS pings (trunks/trunk-manager.ts); false: none (tests). */
+  trunks?: Pick<TrunkManagerOptions, 'syncMs' | 'ping' | 'binding'> | false;
+}
+
+/** stt_vendor_1 as configured, or the embedded recogniser standing in for it. */
+export function configuredStt(deps: Pick<ServiceDeps, 'config'>): SttProvider | null {
+  return createSttProvider(deps.config);
+}
+
+/** The limits that are set; an unset one is derived by the gate. */
+function definedLimits(a: ServiceDeps['config']['admission']): {
+  maxConcurrentCalls?: number;
+  maxCallsPerSecond?: number;
+} {
+  return {
+    ...(a.maxConcurrentCalls !== undefined ? { maxConcurrentCalls: a.maxConcurrentCalls } : {}),
+    ...(a.maxCallsPerSecond !== undefined ? { maxCallsPerSecond: a.maxCallsPerSecond } : {}),
+  };
+}
+
+export class TelephonyNode {
+  private constructor(
+    readonly stack: SipStack,
+    readonly calls: CallHost,
+    readonly drainer: CallDrain,
+    readonly ports: RtpPortAllocator,
+    /** Overload control: the admission limits in force (MAX_CONCURRENT_CALLS, MAX_CALLS_PER_SECOND). */
+    readonly overload: OverloadGate,
+    private readonly stopSignals: () => void,
+    readonly address: { host: string; udp: number; tcp?: number; tls?: number },
+    /** Registrations and OPTIONS pings of the trunks that ask for them; null when turned off. */
+    readonly trunks: TrunkManager | null,
+  ) {}
+
+  static async start(o: TelephonyNodeOptions): Promise<TelephonyNode> {
+    const { deps } = o;
+    const { config, clock } = deps;
+    const drainer = new CallDrain(deps, o.drainLimitMs ?? DRAIN_LIMIT_MS);
+    let host: CallHost | null = null;
+    const ports = o.ports ?? new RtpPortAllocator(config.sip.rtpPortMin, config.sip.rtpPortMax);
+    const pacer = new SharedPacer(clock);
+    // Overload control (src/telephony/sip/overload.ts): every port pair is one call at most.
+    const signals = processLoadSignals(() => pacer.skipped);
+    const gate = new OverloadGate(
+      clock,
+      {
+        concurrentCeiling: ports.available + ports.inUse,
+        ...(o.admission ?? definedLimits(config.admission)),
+      },
+      () => host?.size ?? 0,
+      signals,
+      (s) =>
+        emitTelemetry({
+          kind: 'admission.limits',
+          concurrentCalls: s.concurrentLimit,
+          callsPerSecond: s.rateLimit,
+          loopDelaySeconds: s.loopDelayP99Ms / 1000,
+        }),
+    );
+    const stack = new SipStack({
+      clock,
+      host: config.sip.host,
+      port: o.port ?? config.sip.port,
+      ...(o.tls ? { tls: o.tls } : {}),
+      ...(o.timers ? { timers: o.timers } : {}),
+      serverName: 'Switchboard',
+      throttle: o.throttle ?? config.sip.flood,
+      maxWriteQueueBytes: config.sip.maxWriteQueueBytes,
+      admission: gate,
+      onRequest: (req, tx, source) => host?.onRequest(req, tx, source) ?? false,
+    });
+    const listening = await stack.listen();
+    gate.start();
+    const sipHost = advertisedAddress(config.sip.host);
+    const media: MediaEnv = {
+      clock,
+      ports,
+      bindHost: config.sip.host,
+      address: sipHost,
+      pacer,
+      onError: (err) => deps.logger.debug?.({ err }, 'rtp error'),
+      // SIP_CODECS: every offer and answer of this node's calls follows this order.
+      codecs: config.sip.codecs,
+    };
+    const tts = o.tts ?? new CachingTtsProvider(createTtsProvider(config));
+    const stt = o.stt === undefined ? configuredStt(deps) : o.stt;
+    const voice = o.voice ?? 'en';
+    const newChannel: PhoneChannelFactory =
+      o.newChannel ??
+      (({ media: callMedia, control }) =>
+        new PhoneChannel({ clock, media: callMedia, control, tts, voice, stt, logger: deps.logger }));
+    const address = {
+      host: sipHost,
+      udp: listening.udp ?? 0,
+      ...(listening.tcp ? { tcp: listening.tcp } : {}),
+      ...(listening.tls ? { tls: listening.tls } : {}),
+    };
+    const trunks =
+      o.trunks === false
+        ? null
+        : new TrunkManager({
+            deps,
+            stack,
+            local: address,
+            ...(o.resolve ? { resolve: o.resolve } : {}),
+            ...(o.trunks ?? {}),
+          });
+    host = new CallHost({
+      deps,
+      sessions: o.sessions,
+      newChannel,
+      providers: { tts: tts.id, stt: stt?.id ?? null },
+      transferer: o.transferer ?? createTransferer({ announcer: { tts, voice } }),
+      stack,
+      local: { host: sipHost, port: listening.udp ?? listening.tls ?? 0 },
+      media,
+      draining: drainer.draining,
+      ...(o.resolve ? { resolve: o.resolve } : {}),
+      ...(trunks ? { trunkOfRequest: (req, source) => trunks.trunkOfRequest(req, source) } : {}),
+    });
+    // Bindings start (and a restarted node registers again) before the node takes calls.
+    await trunks?.start();
+    return new TelephonyNode(stack, host, drainer, ports, gate, () => signals.close(), address, trunks);
+  }
+
+  /** The Dialer for POST /calls. */
+  get dialer(): SipDialer {
+    return this.calls.dialer;
+  }
+
+  /**
+   * SIGTERM: new INVITEs get 503, calls in progress may finish up to the drain limit, then the
+   * rest are hung up (`shutdown`) and the store swept; then the SIP sockets close.
+   */
+  close(): Promise<{ hungUp: boolean; swept: number }> {
+    this.closing ??= (async () => {
+      const result = await this.drainer.drain(this.calls.drainHooks());
+      this.overload.stop();
+      this.stopSignals();
+      // Unregisters (at most 2 s) while the sockets are still open.
+      await this.trunks?.stop();
+      await this.stack.close();
+      return result;
+    })();
+    return this.closing;
+  }
+
+  private closing: Promise<{ hungUp: boolean; swept: number }> | null = null;
+}

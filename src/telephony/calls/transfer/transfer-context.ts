@@ -1,0 +1,84 @@
+// The seam between the call host (call-host.ts) and transfers (transfer*.ts): what a transferer
+// gets to work with when a workflow's transfer_call (blind, REFER) or transfer_to_human (warm: a
+// second leg, an announcement, a bridge) runs on a live call. The call host owns the caller's leg
+// and media; a transferer borrows them for the hand-off and reports how it went.
+import type { TransferOptions, TransferOutcome } from '../../../channels/channel.js';
+import type { ServiceDeps } from '../../../modules/context.js';
+import type { CallRecord, CallRecords } from '../../../modules/calls/call-records.service.js';
+import type { RtpPortAllocator } from '../../media/port-allocator.js';
+import type { RtpSession } from '../../media/rtp-session.js';
+import type { SharedPacer } from '../../media/shared-pacer.js';
+import type { DialogRequests } from '../../sip/dialog-requests.js';
+import type { SipStack } from '../../sip/stack.js';
+
+export type { TransferOptions, TransferOutcome } from '../../../channels/channel.js';
+
+/** Everything a transfer of one live call may use. */
+export interface TransferContext {
+  /**
+   * The caller's leg (inbound: our UAS leg; outbound: our UAC leg), established. Send REFER or a
+   * re-INVITE with `sendInDialog`; to see the far end's NOTIFYs, install a handler with
+   * `onRequest` and give the previous one back when done: the call host's own handler (INFO DTMF,
+   * re-INVITE, UPDATE) is `restoreRequests`.
+   */
+  leg: DialogRequests;
+  /** Puts the call host's in-dialog handler back on `leg` (after the transfer took it over). */
+  restoreRequests: () => void;
+  /** The caller's media: bound, started, with the negotiated codec. */
+  rtp: RtpSession;
+  /** The call row as it was when the call connected (id, workspace, numbers, trunk's number). */
+  call: CallRecord;
+  /** Where the trunk of the call is looked up (default: the call records service over deps). */
+  records?: CallRecords;
+  /** The store, clock, ids, config, secret box (trunk passwords) and logger. */
+  deps: ServiceDeps;
+  /** The SIP stack, for a second leg (warm transfer). */
+  stack: SipStack;
+  /** Our SIP address as peers see it (Via sent-by, Contact). */
+  local: { host: string; port: number };
+  /** RTP ports and the node's frame timer, for the second leg's media. */
+  ports: RtpPortAllocator;
+  pacer?: SharedPacer;
+  /**
+   * Aborted when the caller hangs up (their BYE) or the process hangs the call up (shutdown): a
+   * transferer stops what it is doing, and a bridge tears down its second leg.
+   */
+  callerGone: AbortSignal;
+  /**
+   * Stops the call host's own use of the caller's media (the phone channel's playback and
+   * listening) while a warm transfer bridges it; `resume` gives it back when the transfer failed.
+   */
+  suspendMedia: () => void;
+  resumeMedia: () => void;
+  /** Characters the transfer sent to TTS (a warm transfer's announcement), metered with the call. */
+  meterTts?: (characters: number) => void;
+  /**
+   * The caller's key presses, RFC 4733 and SIP INFO alike (a press sent both ways is one), go to
+   * `listener` instead of the phone channel until the returned function is called (a bridge
+   * passes them to the other party while the call's own media is suspended).
+   */
+  callerDigits?: (listener: (digit: string) => void) => () => void;
+}
+
+/** What a transfer reports. */
+export interface TransferResult extends TransferOutcome {
+  /**
+   * Warm transfers that bridged: the transferer now owns the caller's leg and media and resolves
+   * this when the bridge is over (either party hung up; it has sent any BYE it needed). The call
+   * host then records the call `completed` / `transferred` and closes the caller's media.
+   * Without it, a `success` means the caller has been handed off (blind: REFER accepted): the call
+   * host records `completed` / `transferred` at once, sends BYE if the dialog is still up, and
+   * closes the media.
+   */
+  bridged?: Promise<void>;
+}
+
+/** What the call host calls for a transfer node (options.mode says blind or warm). */
+export type Transferer = (
+  ctx: TransferContext,
+  destination: string,
+  options: TransferOptions,
+) => Promise<TransferResult>;
+
+/** The outcome without a transferer configured. */
+export const TRANSFER_UNAVAILABLE: TransferOutcome = { status: 'failed', reason: 'transfer_unavailable' };
