@@ -301,7 +301,7 @@ describe.runIf(Boolean(dbUrl && redisUrl))('two SIP nodes behind Kamailio (deplo
           // Kamailio brings every caller's traffic from one address: not a flood.
           SIP_FLOOD_EXEMPT: '127.0.0.1',
         });
-      const sips = sipNodes.map(startSip);
+      const sips = sipNodes.map((n) => startSip(n));
       const api2 = serve('api-2', 'api', { HOST: '127.0.0.1', PORT: String(apiPorts[1]) });
       serve('worker-1', 'worker', {});
 

@@ -22,8 +22,8 @@ import { CallHost } from './call-host.js';
 import { advertisedAddress, type MediaEnv } from '../call-media/call-media-setup.js';
 import type { CallHostDeps, PhoneChannelFactory } from '../live/live-call.js';
 import type { SipDialer } from '../outbound/sip-dialer.js';
-import type { Transferer } from '../transfer/transfer-context.js';
-import { createTransferer } from '../transfer/transfer.js';
+import type { SecondLegDialler, Transferer } from '../transfer/transfer-context.js';
+import { createSecondLegDialler, createTransferer } from '../transfer/transfer.js';
 import { TrunkManager, type TrunkManagerOptions } from '../trunks/trunk-manager.js';
 
 export interface TelephonyNodeOptions {
@@ -42,6 +42,8 @@ export interface TelephonyNodeOptions {
   voice?: string;
   /** Default: blind (REFER) and warm transfers (transfer.ts), announcements in `voice`. */
   transferer?: Transferer;
+  /** The dial node's second legs (default: createSecondLegDialler()). */
+  dialler?: SecondLegDialler;
   drainLimitMs?: number;
   /** Tests: another channel over the call's media. */
   newChannel?: PhoneChannelFactory;
@@ -169,6 +171,7 @@ export class TelephonyNode {
       newChannel,
       providers: { tts: tts.id, stt: stt?.id ?? null },
       transferer: o.transferer ?? createTransferer({ announcer: { tts, voice } }),
+      dialler: o.dialler ?? createSecondLegDialler(),
       stack,
       local: { host: sipHost, port: listening.udp ?? listening.tls ?? 0 },
       media,
