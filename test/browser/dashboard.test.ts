@@ -103,6 +103,7 @@ journey('dashboard journeys in chromium', () => {
     expect(browser.problems, `CSP and page errors by ${name}`).toEqual([]);
     await browser.shot(name);
     await browser.shot(name, 390);
+    expect(browser.problems, `${name} at 390 px`).toEqual([]);
   };
   const heading = (text: string) => page.getByRole('heading', { level: 1, name: text }).waitFor();
   const nav = (name: string) =>

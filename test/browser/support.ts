@@ -137,7 +137,7 @@ export interface Browser {
   context: BrowserContext;
   page: Page;
   shots: string;
-  /** Content-Security-Policy violations and page errors seen so far. */
+  /** Content-Security-Policy violations, page errors, and pages wider than a narrow shot's width. */
   problems: string[];
   /** A full-page screenshot; with `width` (e.g. 390, a phone) taken at that width, then the desktop's restored. */
   shot(name: string, width?: number): Promise<string>;
@@ -185,6 +185,11 @@ export async function openBrowser(
       const desktop = page.viewportSize();
       if (width) await page.setViewportSize({ width, height: 844 });
       try {
+        if (width) {
+          // Nothing may widen the page past a phone's screen (it would scroll sideways).
+          const wide = (await page.evaluate('document.documentElement.scrollWidth')) as number;
+          if (wide > width) problems.push(`${name} is ${wide} px wide at ${width} px`);
+        }
         await page.screenshot({ path: file, fullPage: true });
       } finally {
         if (width && desktop) await page.setViewportSize(desktop);
