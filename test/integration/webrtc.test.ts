@@ -100,6 +100,10 @@ describe.each(storeKinds())('browser voice (WebRTC) on $name', (kind) => {
       text: 'Connecting you to sales, Ann.',
     });
     expect(await c.waitFor((f) => f.type === 'ended')).toMatchObject({ end_reason: 'completed' });
+    // The ended frame waited for the end to be stored: read at once, the session is ended.
+    expect((await t.call('GET', `/api/v1/sessions/${s.id}`)).data).toMatchObject({
+      data: { status: 'ended', end_reason: 'completed' },
+    });
     expect(tts.texts).toContain('Connecting you to sales, Ann.');
 
     const usage = await eventually(async () => {
