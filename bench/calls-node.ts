@@ -10,10 +10,11 @@ import { systemClock } from '../src/shared/clock.js';
 import { silentLogger } from '../src/shared/logger.js';
 import { migrateToLatest, openStore } from '../src/store/database.js';
 import { TelephonyNode } from '../src/telephony/calls/node/telephony-node.js';
+import type { OverloadLimits } from '../src/telephony/sip/overload.js';
 import { createWiring } from '../src/wiring/wiring.js';
 import { DIALLED, MENU_WORKFLOW as WORKFLOW } from './calls-scenarios.js';
 
-export async function startNode(dataDir: string) {
+export async function startNode(dataDir: string, options: { admission?: OverloadLimits } = {}) {
   const store = await openStore({ sqlitePath: path.join(dataDir, 'switchboard.db') });
   await migrateToLatest(store.db);
   const config = loadConfig({
@@ -31,6 +32,11 @@ export async function startNode(dataDir: string) {
     deps,
     sessions: wiring.sessionHost,
     port: 0,
+    // sipp plays the carrier from 127.0.0.1: a trunk's address, exempt from the per-source flood
+    // throttle as SIP_FLOOD_EXEMPT would make it, so the offered load is never capped below the
+    // node's own limits. Admission limits: fixed far above capacity unless a part sets them.
+    throttle: { ratePerSecond: 500, burst: 1000, exempt: ['127.0.0.1'] },
+    admission: options.admission ?? { maxConcurrentCalls: 100_000, maxCallsPerSecond: 100_000 },
     tts: wiring.providers.tts,
     stt: wiring.providers.stt,
   });

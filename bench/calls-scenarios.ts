@@ -160,3 +160,88 @@ export const HOLD_SCENARIO = `<?xml version="1.0" encoding="ISO-8859-1" ?>
   </send>
 </scenario>
 `;
+
+/**
+ * The carrier at more than the node takes (the overload part): the set-up scenario, except that a
+ * 503 is a refusal, not a failure: sipp ACKs it and the call ends there. The benchmark times
+ * both answers from sipp's message trace (-trace_msg), per Call-ID.
+ */
+export const OVERLOAD_SCENARIO = `<?xml version="1.0" encoding="ISO-8859-1" ?>
+<scenario name="bench: a call offered to an overloaded node: answered, or refused 503">
+  <send retrans="500" start_rtd="invite">
+    <![CDATA[
+
+      INVITE sip:${DIALLED}@__DOMAIN__ SIP/2.0
+      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
+      From: <sip:+4930888[call_number]@carrier.test>;tag=[pid]SIPpTag00[call_number]
+      To: <sip:${DIALLED}@__DOMAIN__>
+      Call-ID: [call_id]
+      CSeq: 1 INVITE
+      Contact: <sip:sipp@[local_ip]:[local_port]>
+      Max-Forwards: 70
+      Content-Type: application/sdp
+      Content-Length: [len]
+
+      v=0
+      o=carrier 1 1 IN IP[local_ip_type] [local_ip]
+      s=-
+      c=IN IP[media_ip_type] [media_ip]
+      t=0 0
+      m=audio [media_port] RTP/AVP 0 101
+      a=rtpmap:0 PCMU/8000
+      a=rtpmap:101 telephone-event/8000
+
+    ]]>
+  </send>
+  <recv response="100" optional="true"></recv>
+  <recv response="180" optional="true"></recv>
+  <recv response="503" optional="true" next="refused"></recv>
+  <recv response="200" rtd="invite"></recv>
+  <send>
+    <![CDATA[
+
+      ACK sip:${DIALLED}@__DOMAIN__ SIP/2.0
+      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
+      From: <sip:+4930888[call_number]@carrier.test>;tag=[pid]SIPpTag00[call_number]
+      To: <sip:${DIALLED}@__DOMAIN__>[peer_tag_param]
+      Call-ID: [call_id]
+      CSeq: 1 ACK
+      Max-Forwards: 70
+      Content-Length: 0
+
+    ]]>
+  </send>
+  <pause milliseconds="1000"/>
+  <send retrans="500">
+    <![CDATA[
+
+      BYE sip:${DIALLED}@__DOMAIN__ SIP/2.0
+      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
+      From: <sip:+4930888[call_number]@carrier.test>;tag=[pid]SIPpTag00[call_number]
+      To: <sip:${DIALLED}@__DOMAIN__>[peer_tag_param]
+      Call-ID: [call_id]
+      CSeq: 2 BYE
+      Max-Forwards: 70
+      Content-Length: 0
+
+    ]]>
+  </send>
+  <recv response="200" crlf="true" next="done"></recv>
+  <label id="refused"/>
+  <send>
+    <![CDATA[
+
+      ACK sip:${DIALLED}@__DOMAIN__ SIP/2.0
+      [last_Via:]
+      [last_From:]
+      [last_To:]
+      [last_Call-ID:]
+      CSeq: 1 ACK
+      Max-Forwards: 70
+      Content-Length: 0
+
+    ]]>
+  </send>
+  <label id="done"/>
+</scenario>
+`;

@@ -13,7 +13,11 @@
 //   each way and the loss of sipp's audio as our receivers count it (RFC 3550 expected vs
 //   received, plus packets dropped as late), and how many calls took the digit's branch.
 //
-//   npm run bench:calls   (CALLS_BENCH_CALLS=3000, CALLS_BENCH_HOLD_CALLS=1000, CALLS_BENCH_PART=1|2,
+// Part 3, overload (calls-overload.ts): the node's set-up capacity found in the same run, then
+//   MAX_CALLS_PER_SECOND at it and 3× that offered: goodput, admitted calls' INVITE→200 p99, the
+//   time to each refusal's 503, failed calls.
+//
+//   npm run bench:calls   (CALLS_BENCH_CALLS=3000, CALLS_BENCH_HOLD_CALLS=1000, CALLS_BENCH_PART=1|2|3,
 //                          CALLS_BENCH_RECORD=1 to record every call)
 // Targets on a 2-core machine: ≥ 100 calls/s set up, ≥ 300 concurrent calls held with < 1% loss,
 // INVITE-to-200 p99 < 20 ms.
@@ -24,6 +28,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { heldCalls } from './calls-held.js';
 import { startNode } from './calls-node.js';
+import { overload } from './calls-overload.js';
 import { setupRate } from './calls-setup-rate.js';
 
 const PART = process.env.CALLS_BENCH_PART;
@@ -32,8 +37,9 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(`${tmpdir()}/bench-calls-`);
   const n = await startNode(dataDir);
   try {
-    if (PART !== '2') await setupRate(n);
-    if (PART !== '1') await heldCalls(n);
+    if (PART === undefined || PART === '1') await setupRate(n);
+    if (PART === undefined || PART === '2') await heldCalls(n);
+    if (PART === undefined || PART === '3') await overload(n);
   } finally {
     await n.close();
     rmSync(dataDir, { recursive: true, force: true });

@@ -2,6 +2,7 @@
 // service's): N node-datachannel peers that offer Opus, connect, and then take turns with the
 // service — speak a second of tone, fall silent, time the first packet of the answer. Driven by
 // the parent over IPC; reports connect times, answer latencies and late packets when told to stop.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { ClientPeer } from '../src/webrtc/client-peer.js';
 import { SharedPacer } from '../src/telephony/media/shared-pacer.js';
 import { systemClock } from '../src/shared/clock.js';
@@ -12,6 +13,9 @@ type FromParent =
   | { type: 'stop' };
 
 const pacer = new SharedPacer(systemClock);
+// This process's own event-loop delay: the baseline of what the machine does to a frame clock.
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+loopDelay.enable();
 const peers = new Map<number, ClientPeer>();
 const connectMs: number[] = [];
 const answerMs: number[] = [];
@@ -102,9 +106,22 @@ process.on('message', (m: FromParent) => {
     pendingAnswers.get(m.id)?.(m.sdp);
   } else if (m.type === 'stop') {
     stopping = true;
-    let skipped = 0;
-    for (const p of peers.values()) skipped += p.skippedFrames;
-    send({ type: 'report', connectMs, answerMs, packets, latePackets, browserSkipped: skipped });
+    let holes = 0;
+    let sent = 0;
+    for (const p of peers.values()) {
+      holes += p.holeFrames;
+      sent += p.framesSent;
+    }
+    send({
+      type: 'report',
+      connectMs,
+      answerMs,
+      packets,
+      latePackets,
+      browserHoles: holes,
+      browserSent: sent,
+      browserLoopP99: loopDelay.percentile(99) / 1e6,
+    });
     setTimeout(() => {
       for (const p of peers.values()) p.close();
       process.exit(0);

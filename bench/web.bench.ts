@@ -5,16 +5,22 @@
 // then take turns (a second of tone, silence, the service's answer). Providers are fakes with
 // fixed delays, so what is left of the answer time is the platform's own.
 //
-// Per step (N sessions) it prints: sessions connected, connect time (offer → connected, measured
-// by the browser) p50/p95, packets the browsers got late (> 60 ms after the previous one inside a
-// talk spurt), frames the service never sent (the frame clock skipped them), the answer time
-// (end of the browser's speech → first packet of the answer) p50/p99, and the platform-added
-// part (answer time minus endpointing and the fake STT and TTS delays) p50/p99, and the service
-// process's CPU. Baselines in the same run: a lone peer pair's connect time in one process (the
-// library with nothing around it), and the step with one session.
-//   WEB_BENCH_STEPS=1,50,100,150  WEB_BENCH_SECONDS=12
+// It ramps the sessions (WEB_BENCH_STEPS) and stops at the first step past the target (a failed
+// connect, or ≥ 1% of frames lost or late), so the last line shows what happens past the limit.
+// Per step: sessions connected / failed, connect time (offer → connected, measured by the
+// browser) p50/p95; loss: frames the service owed whose time passed unsent (its frame clock
+// stalled with audio queued; idle ticks owe nothing), plus for each failed connect as many frames
+// as a connected session sent; late: packets the browsers got > 60 ms after the previous one
+// inside a talk spurt; the answer time (end of the browser's speech → first packet of the answer)
+// p50/p99 and its platform-added part (minus endpointing and the fake STT and TTS delays);
+// event-loop delay p99 of both processes; the service process's CPU.
+// Baselines in the same run: the browsers' own frame clock (the same RtpSender on the same
+// machine with no service around it: what the machine alone does to a 20 ms clock), a lone peer
+// pair's connect time in one process, and the step with one session.
+//   WEB_BENCH_STEPS=1,25,50,75,100,125,150,200  WEB_BENCH_SECONDS=12  WEB_BENCH_DEBUG=1 (raw counts)
 import { fork, type ChildProcess } from 'node:child_process';
 import { setMaxListeners } from 'node:events';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EnergyVad } from '../src/audio/vad.js';
@@ -26,9 +32,9 @@ import type { TtsProvider, TtsRequest } from '../src/providers/tts/tts.types.js'
 import { systemClock } from '../src/shared/clock.js';
 import { ClientPeer } from '../src/webrtc/client-peer.js';
 import { WebRtcPeer } from '../src/webrtc/peer.js';
-import { createWebPeerFactory } from '../src/webrtc/web-peers.js';
+import { SharedPacer } from '../src/telephony/media/shared-pacer.js';
 
-const STEPS = (process.env.WEB_BENCH_STEPS ?? '1,50,100,150').split(',').map(Number);
+const STEPS = (process.env.WEB_BENCH_STEPS ?? '1,25,50,75,100,125,150,200').split(',').map(Number);
 const SECONDS = Number(process.env.WEB_BENCH_SECONDS ?? 12);
 const ENDPOINT_MS = 300;
 const STT_DELAY_MS = 40;
@@ -125,14 +131,27 @@ interface Report {
   answerMs: number[];
   packets: number;
   latePackets: number;
-  browserSkipped: number;
+  browserHoles: number;
+  browserSent: number;
+  browserLoopP99: number;
 }
 
-async function step(n: number): Promise<void> {
+interface StepResult {
+  n: number;
+  failedConnects: number;
+  lossPct: number;
+  latePct: number;
+}
+
+const TARGET_LOSS_PCT = 1;
+
+async function step(n: number): Promise<StepResult> {
   const made: WebRtcPeer[] = [];
-  const inner = createWebPeerFactory({ clock: systemClock, host: '127.0.0.1' });
+  // The one frame clock of this node's sessions, as createWebPeerFactory makes it, kept in hand
+  // so its own stalls can be read beside the per-session figures.
+  const pacer = new SharedPacer(systemClock);
   const peers: WebPeerFactory = () => {
-    const p = inner() as WebRtcPeer;
+    const p = new WebRtcPeer({ clock: systemClock, host: '127.0.0.1', pacer });
     made.push(p);
     return p;
   };
@@ -165,39 +184,60 @@ async function step(n: number): Promise<void> {
       }
     });
   });
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
   const cpu0 = process.cpuUsage();
   const wall0 = performance.now();
   child.send({ type: 'start', n, speakMs: 1000 });
   await sleep(SECONDS * 1000);
   const cpu = process.cpuUsage(cpu0);
   const wall = performance.now() - wall0;
+  loopDelay.disable();
   child.send({ type: 'stop' });
   const r = await report;
   stop.abort();
   let sent = 0;
-  let skipped = 0;
+  let holes = 0;
+  let idleSkips = 0;
   for (const p of made) {
     sent += p.stats.packetsOut;
-    skipped += p.stats.skippedFrames;
+    holes += p.stats.holeFrames;
+    idleSkips += p.stats.skippedFrames - p.stats.holeFrames;
   }
   for (const c of channels.values()) await c.close();
+  const connected = r.connectMs.length;
+  const failedConnects = n - connected;
+  // A session that never connected lost everything it would have sent: as many frames as the
+  // average connected session sent and lost in the same step.
+  const perSession = connected ? (sent + holes) / connected : 0;
+  const owed = sent + holes + failedConnects * perSession;
+  const lossPct = owed ? (100 * (holes + failedConnects * perSession)) / owed : failedConnects ? 100 : 0;
+  const latePct = r.packets ? (100 * r.latePackets) / r.packets : 0;
+  const baseHoles =
+    r.browserSent + r.browserHoles ? (100 * r.browserHoles) / (r.browserSent + r.browserHoles) : NaN;
   const platform = r.answerMs.map((ms) => ms - ENDPOINT_MS - STT_DELAY_MS - TTS_DELAY_MS);
-  const late = r.packets ? (100 * r.latePackets) / r.packets : NaN;
-  const never = sent + skipped ? (100 * skipped) / (sent + skipped) : NaN;
   console.log(
     [
       String(n).padStart(8),
-      String(r.connectMs.length).padStart(9),
+      `${connected}/${failedConnects}`.padStart(11),
       `${f(pct(r.connectMs, 50))}/${f(pct(r.connectMs, 95))}`.padStart(13),
-      `${late.toFixed(2)}%`.padStart(7),
-      `${never.toFixed(2)}%`.padStart(11),
+      `${lossPct.toFixed(2)}%`.padStart(7),
+      `${latePct.toFixed(2)}%`.padStart(7),
+      `${baseHoles.toFixed(2)}%`.padStart(9),
       `${f(pct(r.answerMs, 50))}/${f(pct(r.answerMs, 99))}`.padStart(12),
       `${f(pct(platform, 50))}/${f(pct(platform, 99))}`.padStart(14),
-      String(r.answerMs.length).padStart(7),
-      `${((100 * (cpu.user + cpu.system)) / 1000 / wall).toFixed(0)}%`.padStart(6),
+      String(r.answerMs.length).padStart(6),
+      `${f(loopDelay.percentile(99) / 1e6)}/${f(r.browserLoopP99)}`.padStart(10),
+      `${((100 * (cpu.user + cpu.system)) / 1000 / wall).toFixed(0)}%`.padStart(5),
     ].join(' '),
   );
+  if (process.env.WEB_BENCH_DEBUG) {
+    console.log(
+      `         frames sent ${sent}, holes ${holes}, idle ticks skipped ${idleSkips} (not counted), shared clock skipped ${pacer.skipped}, browsers sent ${r.browserSent} holes ${r.browserHoles}`,
+    );
+  }
   if (failures.length) console.log(`         ${failures.length} failures, first: ${failures[0]}`);
+  return { n, failedConnects, lossPct, latePct };
 }
 
 /** The service's side of one session: a greeting, then an answer to every turn. */
@@ -210,16 +250,40 @@ async function converse(channel: WebChannel, signal: AbortSignal): Promise<void>
 }
 
 console.log(
-  `browser voice: ${STEPS.join(', ')} sessions, ${SECONDS} s each; endpointing ${ENDPOINT_MS} ms, fake STT ${STT_DELAY_MS} ms, fake TTS ${TTS_DELAY_MS} ms`,
+  `browser voice: ramp ${STEPS.join(', ')} sessions (stops at the first step past the target), ${SECONDS} s each; endpointing ${ENDPOINT_MS} ms, fake STT ${STT_DELAY_MS} ms, fake TTS ${TTS_DELAY_MS} ms`,
 );
 console.log(`baseline: a lone peer pair in one process connects in ${f(await baselineConnect())} ms (p50)\n`);
 console.log(
-  ' sessions connected  connect p50/95  late  never sent  answer p50/99  platform p50/99  turns   CPU',
+  ' sessions  ok/failed  connect p50/95   loss    late  baseline  answer p50/99  platform p50/99  turns  loop p99    CPU',
 );
-for (const n of STEPS) await step(n);
+const results: StepResult[] = [];
+for (const n of STEPS) {
+  const r = await step(n);
+  results.push(r);
+  if (r.failedConnects > 0 || r.lossPct >= TARGET_LOSS_PCT || r.latePct >= TARGET_LOSS_PCT) break;
+}
+const within = results.filter(
+  (r) => r.failedConnects === 0 && r.lossPct < TARGET_LOSS_PCT && r.latePct < TARGET_LOSS_PCT,
+);
+const past = results.find((r) => !within.includes(r));
 console.log(
-  '\nlate: packets the browsers got > 60 ms after the previous one of a talk spurt; never sent: frames the',
+  `\nlimit: ${within.length ? within[within.length - 1]!.n : 0} sessions within ${TARGET_LOSS_PCT}% loss and late` +
+    (past
+      ? `; at ${past.n}: ${past.failedConnects} failed connects, ${past.lossPct.toFixed(2)}% lost, ${past.latePct.toFixed(2)}% late`
+      : '; the ramp ended before a step missed the target'),
 );
-console.log("service's frame clock skipped; platform: answer time minus endpointing and the fake delays.");
+console.log(
+  '\nloss: frames the service had to send whose time passed unsent (its frame clock stalled), plus, for each',
+);
+console.log(
+  'failed connect, as many frames as a connected session sent; late: packets the browsers got > 60 ms after',
+);
+console.log(
+  "the previous one of a talk spurt; baseline: the browsers' own frame clock's holes in the same run (same",
+);
+console.log(
+  'sender, same machine, no service around it); loop p99: event-loop delay of the service / the browsers (ms);',
+);
+console.log('platform: answer time minus endpointing and the fake delays.');
 console.log('Figures from a shared, loaded 2-core machine are provisional.');
 process.exit(0);

@@ -2,10 +2,6 @@
 // An ESLint rule of our own: outside those, production code may not build a Kysely query
 // (selectFrom, insertInto, updateTable, deleteFrom, replaceInto, mergeInto), write a `sql`
 // template, or import `sql` from kysely. test/lint/sql-in-repos.test.ts proves it bites.
-//
-// PENDING lists the production files that still query the store and are yet to hand their SQL to
-// a repo. It only shrinks: a file on it that no longer queries is reported too, so the list stays
-// true, and a new file can never join it unnoticed.
 
 const QUERY_STARTS = new Set([
   'selectFrom',
@@ -15,20 +11,6 @@ const QUERY_STARTS = new Set([
   'replaceInto',
   'mergeInto',
 ]);
-
-/** Files (relative to the repository) whose queries have yet to move to a repo. */
-export const PENDING = [
-  'src/api/plugins/idempotency.ts',
-  'src/engine/conversation-recorder.ts',
-  'src/engine/usage-meter.ts',
-  'src/events/delivery-claim.ts',
-  'src/events/delivery-record.ts',
-  'src/events/delivery-retention.ts',
-  'src/events/outbox.ts',
-  'src/events/worker-recorder.ts',
-  'src/modules/usage/quota.service.ts',
-  'src/modules/workflows/workflows.service.ts',
-];
 
 /** True for a file where SQL belongs: a repo, or the store itself. */
 export function sqlAllowed(file) {
@@ -48,19 +30,13 @@ const rule = {
     docs: { description: 'Kysely queries only in *.repo.ts files and src/store' },
     messages: {
       query: '{{what}} outside a repo: move the query to a *.repo.ts file (or src/store).',
-      stale: 'This file no longer queries the store: take it off PENDING in lint/sql-in-repos.js.',
     },
     schema: [],
   },
   create(context) {
     const file = relative(context);
     if (sqlAllowed(file)) return {};
-    const pending = PENDING.includes(file);
-    let found = false;
-    const report = (node, what) => {
-      found = true;
-      if (!pending) context.report({ node, messageId: 'query', data: { what } });
-    };
+    const report = (node, what) => context.report({ node, messageId: 'query', data: { what } });
     return {
       CallExpression(node) {
         const callee = node.callee;
@@ -81,9 +57,6 @@ const rule = {
             report(s, "sql from 'kysely'");
           }
         }
-      },
-      'Program:exit'(node) {
-        if (pending && !found) context.report({ node, messageId: 'stale' });
       },
     };
   },

@@ -8,6 +8,7 @@ import { toDbTime, type Executor } from '../store/database.js';
 import { newId as defaultNewId, type IdGenerator } from '../shared/ids.js';
 import { storableText } from '../shared/text.js';
 import type { EngineEvent, EventStream } from './events.js';
+import { sessionRecordingRepo as repo } from './session-recording.repo.js';
 import { WriteQueue } from './write-queue.js';
 
 export interface RecorderOptions {
@@ -74,47 +75,26 @@ export class ConversationRecorder {
     };
     this.queue.push(async () => {
       const conversationId = this.conversationId!;
-      await this.options.db
-        .insertInto('messages')
-        .values({ id: this.newId(), conversation_id: conversationId, ...row })
-        .execute();
+      const { db } = this.options;
+      await repo.insertMessage(db, { id: this.newId(), conversation_id: conversationId, ...row });
       for (const [name, seqs] of backfill) {
         if (seqs.length === 0) continue;
-        await this.options.db
-          .updateTable('messages')
-          .set({ agent_name: name })
-          .where('conversation_id', '=', conversationId)
-          .where('sequence', 'in', seqs)
-          .execute();
+        await repo.nameAgent(db, conversationId, name, seqs);
       }
-      await this.options.db
-        .updateTable('conversations')
-        .set({ updated_at: row.spoken_at })
-        .where('id', '=', conversationId)
-        .execute();
+      await repo.touchConversation(db, conversationId, row.spoken_at);
     });
   }
 
   private async ensureConversation(now: number): Promise<void> {
     const { db, sessionId } = this.options;
     const at = toDbTime(now);
-    await db
-      .insertInto('conversations')
-      .values({
-        id: this.newId(),
-        workspace_id: this.options.workspaceId,
-        project_id: this.options.projectId,
-        session_id: sessionId,
-        created_at: at,
-        updated_at: at,
-      })
-      .onConflict((oc) => oc.column('session_id').doNothing())
-      .execute();
-    const row = await db
-      .selectFrom('conversations')
-      .select(['id'])
-      .where('session_id', '=', sessionId)
-      .executeTakeFirstOrThrow();
-    this.conversationId = row.id;
+    this.conversationId = await repo.ensureConversation(db, {
+      id: this.newId(),
+      workspace_id: this.options.workspaceId,
+      project_id: this.options.projectId,
+      session_id: sessionId,
+      created_at: at,
+      updated_at: at,
+    });
   }
 }

@@ -126,6 +126,34 @@ describe('RealtimeConnection', () => {
     expect(frames.at(-1)).toEqual({ type: 'ended', end_reason: 'completed', duration_seconds: 0 });
   });
 
+  it('holds the ended frame until the end is stored, then closes', async () => {
+    const clock = new FakeClock();
+    const session = new SessionRegistry().create({
+      sessionId: 's2',
+      clock,
+      channel: new TextChannel({ clock }),
+      graph: flow,
+    });
+    const frames: ServerMessage[] = [];
+    let store: () => void = () => undefined;
+    const stored = new Promise<void>((resolve) => (store = resolve));
+    let closed = false;
+    const conn = new RealtimeConnection(session, (f) => frames.push(JSON.parse(f) as ServerMessage), {
+      endStored: () => stored,
+      onEnded: () => (closed = true),
+    });
+    await settle();
+    conn.receive('{"type":"end"}');
+    await session.done;
+    await settle();
+    expect(frames.map((f) => f.type)).not.toContain('ended');
+    expect(closed).toBe(false);
+    store();
+    await settle();
+    expect(frames.at(-1)).toMatchObject({ type: 'ended', end_reason: 'client_ended' });
+    expect(closed).toBe(true);
+  });
+
   it('answers errors and pings; end ends the session as client_ended', async () => {
     const { frames, conn, session } = connect();
     conn.receive('{"type":"bogus"}');

@@ -176,6 +176,11 @@ export interface RealtimeConnectionOptions {
   endOnClose?: boolean;
   /** Called right after the `ended` frame was sent: the route closes the socket (1000). */
   onEnded?: () => void;
+  /**
+   * Resolves once the session's end is stored (its row, usage and session.ended event). The
+   * `ended` frame waits for it, so a client that reads the session on `ended` finds it ended.
+   */
+  endStored?: () => Promise<unknown>;
 }
 
 /**
@@ -199,11 +204,16 @@ export class RealtimeConnection {
   ) {
     this.unsubscribe = session.subscribe((event) => {
       const msg = toServerMessage(event);
-      if (msg) this.emit(msg);
       if (event.type === 'session.ended') {
         this.unsubscribe();
-        this.options.onEnded?.();
+        const stored = this.options.endStored?.().catch(() => undefined) ?? Promise.resolve();
+        void stored.then(() => {
+          if (msg) this.emit(msg);
+          this.options.onEnded?.();
+        });
+        return;
       }
+      if (msg) this.emit(msg);
     });
     attached.set(session, (attached.get(session) ?? 0) + 1);
     const channel = session.channel;

@@ -7,6 +7,7 @@
 import { toDbTime, type Executor } from '../store/database.js';
 import { newId as defaultNewId, type IdGenerator } from '../shared/ids.js';
 import type { EngineEvent, EventStream } from './events.js';
+import { sessionRecordingRepo } from './session-recording.repo.js';
 import { WriteQueue } from './write-queue.js';
 
 export interface UsageMeterOptions {
@@ -56,7 +57,7 @@ export class UsageMeter {
       occurred_at: toDbTime(at),
     };
     this.queue.push(async () => {
-      await this.options.db.insertInto('usage_events').values(row).execute();
+      await sessionRecordingRepo.insertUsage(this.options.db, row);
     });
   }
 }

@@ -3,7 +3,7 @@ import { toDbTime, type Store } from '../store/database.js';
 import { storeKinds } from '../../test/support/stores.js';
 import { seedEndpoint, seedWorkspace } from '../../test/support/webhook-fixtures.js';
 import type { AttemptOutcome } from './deliver.js';
-import { claimDue } from './delivery-claim.js';
+import { claimDue } from './delivery-claim.repo.js';
 import { recordResults } from './delivery-record.js';
 import { emitEvent } from './outbox.js';
 

@@ -2,6 +2,7 @@
 // retention are deleted, then events no delivery refers to any more. Pending deliveries are never
 // pruned. The worker runs this hourly (worker-pruner.ts).
 import { toDbTime, type Db } from '../store/database.js';
+import { deliveriesRepo } from './deliveries.repo.js';
 
 const DAY_MS = 24 * 3_600_000;
 
@@ -33,38 +34,11 @@ export async function pruneDeliveryLog(
   ];
   for (const pass of passes) {
     for (;;) {
-      const ids = (
-        await db
-          .selectFrom('webhook_deliveries')
-          .select('id')
-          .where('status', '<>', 'pending')
-          .where('status', 'in', pass.statuses)
-          .where('updated_at', '<=', pass.before)
-          .orderBy('updated_at')
-          .limit(chunk)
-          .execute()
-      ).map((r) => r.id);
+      const ids = await deliveriesRepo.finishedIds(db, pass.statuses, pass.before, chunk);
       if (ids.length === 0) break;
       await db.transaction().execute(async (trx) => {
         // Re-checked inside the transaction: a delivery redelivered since the select is kept.
-        const gone = await trx
-          .deleteFrom('webhook_deliveries')
-          .where('id', 'in', ids)
-          .where('status', 'in', pass.statuses)
-          .where('updated_at', '<=', pass.before)
-          .returning('id')
-          .execute();
-        if (gone.length > 0) {
-          await trx
-            .deleteFrom('webhook_attempts')
-            .where(
-              'delivery_id',
-              'in',
-              gone.map((g) => g.id),
-            )
-            .execute();
-        }
-        deliveries += gone.length;
+        deliveries += await deliveriesRepo.deleteFinished(trx, ids, pass.statuses, pass.before);
       });
       if (ids.length < chunk) break;
       await new Promise<void>((resolve) => setImmediate(resolve));
@@ -73,18 +47,9 @@ export async function pruneDeliveryLog(
   let events = 0;
   const eventsBefore = toDbTime(now - Math.min(retention.succeededMs, retention.finishedMs));
   for (;;) {
-    const orphans = db
-      .selectFrom('webhook_events as e')
-      .select('e.id')
-      .where('e.created_at', '<=', eventsBefore)
-      .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom('webhook_deliveries as d').select('d.id').whereRef('d.event_id', '=', 'e.id'))),
-      )
-      .orderBy('e.created_at')
-      .limit(chunk);
-    const gone = await db.deleteFrom('webhook_events').where('id', 'in', orphans).returning('id').execute();
-    events += gone.length;
-    if (gone.length < chunk) break;
+    const gone = await deliveriesRepo.deleteOrphanEvents(db, eventsBefore, chunk);
+    events += gone;
+    if (gone < chunk) break;
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
   return { deliveries, events };

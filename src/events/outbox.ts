@@ -10,6 +10,7 @@ import { isoSeconds } from '../shared/clock.js';
 import { newId as defaultNewId, type IdGenerator } from '../shared/ids.js';
 import { parseJson, toDbTime, type Executor } from '../store/database.js';
 import { ENDPOINT_PAUSED_ERROR, isEventType, type EventType } from './event-types.js';
+import { outboxRepo } from './outbox.repo.js';
 
 export interface EmitEventInput {
   workspaceId: string;
@@ -52,49 +53,39 @@ export async function emitEvent(
   const id = input.id ?? newId();
   const at = toDbTime(input.now);
   const body = serializeEvent(id, input.type, input.now, input.projectId, input.data);
-  await trx
-    .insertInto('webhook_events')
-    .values({
-      id,
-      workspace_id: input.workspaceId,
-      project_id: input.projectId,
-      type: input.type,
-      body,
-      created_at: at,
-    })
-    .execute();
-  const endpoints = await trx
-    .selectFrom('webhook_endpoints')
-    .select(['id', 'status', 'events'])
-    .where('workspace_id', '=', input.workspaceId)
-    .where('project_id', '=', input.projectId)
-    .execute();
+  await outboxRepo.insertEvent(trx, {
+    id,
+    workspace_id: input.workspaceId,
+    project_id: input.projectId,
+    type: input.type,
+    body,
+    created_at: at,
+  });
+  const endpoints = await outboxRepo.projectEndpoints(trx, input.workspaceId, input.projectId);
   const subscribed = endpoints.filter((e) => parseJson<string[]>(e.events, []).includes(input.type));
   if (subscribed.length > 0) {
-    await trx
-      .insertInto('webhook_deliveries')
-      .values(
-        subscribed.map((e) => {
-          const active = e.status === 'active';
-          return {
-            id: newId(),
-            workspace_id: input.workspaceId,
-            endpoint_id: e.id,
-            event_id: id,
-            event_type: input.type,
-            status: active ? 'pending' : 'failed',
-            attempt_count: 0,
-            round_start: 0,
-            next_attempt_at: active ? at : null,
-            lease_owner: null,
-            last_status_code: null,
-            last_error: active ? null : ENDPOINT_PAUSED_ERROR,
-            created_at: at,
-            updated_at: at,
-          };
-        }),
-      )
-      .execute();
+    await outboxRepo.insertDeliveries(
+      trx,
+      subscribed.map((e) => {
+        const active = e.status === 'active';
+        return {
+          id: newId(),
+          workspace_id: input.workspaceId,
+          endpoint_id: e.id,
+          event_id: id,
+          event_type: input.type,
+          status: active ? 'pending' : 'failed',
+          attempt_count: 0,
+          round_start: 0,
+          next_attempt_at: active ? at : null,
+          lease_owner: null,
+          last_status_code: null,
+          last_error: active ? null : ENDPOINT_PAUSED_ERROR,
+          created_at: at,
+          updated_at: at,
+        };
+      }),
+    );
   }
   const pending = subscribed.filter((e) => e.status === 'active').length;
   return { id, body, pending, paused: subscribed.length - pending };

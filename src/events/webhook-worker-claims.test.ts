@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { storeKinds } from '../../test/support/stores.js';
 import { seedEndpoint, seedWorkspace } from '../../test/support/webhook-fixtures.js';
-import { claimDue } from './delivery-claim.js';
+import { claimDue } from './delivery-claim.repo.js';
 import { clock, emit, receiver, store, worker, workerSuite } from './testing/worker-suite.js';
 import { DEFAULT_PER_ENDPOINT_CONCURRENCY } from './webhook-worker.js';
 import { HELD_PER_CAP } from './worker-slots.js';

@@ -12,7 +12,7 @@ import { newId as uuidv7, type IdGenerator } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
 import type { Store } from '../store/database.js';
 import { sendAttempt } from './deliver.js';
-import { claimDue, releaseClaims, type ClaimedDelivery } from './delivery-claim.js';
+import { claimDue, releaseClaims, type ClaimedDelivery } from './delivery-claim.repo.js';
 import type { DeliveryResult } from './delivery-record.js';
 import type { LogRetention } from './delivery-retention.js';
 import { ENDPOINT_PAUSED_ERROR } from './event-types.js';

@@ -5,6 +5,7 @@
 import type { Db } from '../store/database.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
+import { deliveriesRepo } from './deliveries.repo.js';
 import { recordResults, type DeliveryResult, type PausedEndpoint } from './delivery-record.js';
 import type { OwnerNotifier } from './owner-notifier.js';
 
@@ -85,17 +86,13 @@ export class ResultRecorder {
 
   private async notifyPaused(p: PausedEndpoint): Promise<void> {
     try {
-      const ws = await this.o.db
-        .selectFrom('workspaces')
-        .select('owner_email')
-        .where('id', '=', p.workspaceId)
-        .executeTakeFirst();
+      const to = await deliveriesRepo.ownerEmail(this.o.db, p.workspaceId);
       this.o.logger.warn(
         { endpoint_id: p.endpointId, failing_since: p.failingSince },
         'webhook endpoint auto-paused',
       );
       await this.o.notifier.endpointPaused({
-        to: ws?.owner_email ?? null,
+        to,
         workspaceId: p.workspaceId,
         endpointId: p.endpointId,
         url: p.url,

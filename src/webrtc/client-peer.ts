@@ -14,6 +14,7 @@ import { decodeRtp, RtpPacket, RtpStatus } from '../telephony/media/rtp-packet.j
 import { MediaReceiver } from '../telephony/media/rtp-receiver.js';
 import { RtpSender } from '../telephony/media/rtp-sender.js';
 import type { SharedPacer } from '../telephony/media/shared-pacer.js';
+import type { IceServer } from '../channels/web-media.js';
 
 export interface ClientPeerOptions {
   clock?: Clock;
@@ -27,6 +28,10 @@ export interface ClientPeerOptions {
   onAudio?: (pcm: Int16Array, at: number) => void;
   /** Called for every RTP packet received, before the jitter buffer (arrival, monotonic). */
   onPacket?: (at: number) => void;
+  /** STUN/TURN servers as a browser takes them (the `ready` frame's `ice_servers`). */
+  iceServers?: readonly IceServer[];
+  /** Gather relay candidates only (a browser's `iceTransportPolicy: 'relay'`): TURN or nothing. */
+  relayOnly?: boolean;
 }
 
 const PAYLOAD = { opus: 111, PCMU: 0, PCMA: 8 } as const;
@@ -51,7 +56,8 @@ export class ClientPeer {
     this.clock = options.clock ?? systemClock;
     // Negotiation is ours to start: the data channel would otherwise start it before we listen.
     this.pc = new nodeDataChannel.PeerConnection('browser', {
-      iceServers: [],
+      iceServers: (options.iceServers ?? []).flatMap(toLibraryIceServers),
+      ...(options.relayOnly ? { iceTransportPolicy: 'relay' as const } : {}),
       bindAddress: options.host ?? '127.0.0.1',
       disableAutoNegotiation: true,
     });
@@ -189,12 +195,27 @@ export class ClientPeer {
     return this.sender?.stats.skippedFrames ?? 0;
   }
 
+  /** Frames this stand-in had to send whose time passed unsent (its frame clock stalled). */
+  get holeFrames(): number {
+    return this.sender?.stats.holeFrames ?? 0;
+  }
+
+  /** Audio frames sent so far. */
+  get framesSent(): number {
+    return this.sender?.stats.packets ?? 0;
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;
     this.sender?.stop();
     this.receiver?.stop();
     this.pc.close();
+  }
+
+  /** The kind of local candidate the connection runs on (`host`, `srflx`, `relay`), once connected. */
+  selectedCandidateType(): string | null {
+    return this.pc.getSelectedCandidatePair()?.local.type ?? null;
   }
 
   private onPacket(buf: Buffer): void {
@@ -205,4 +226,25 @@ export class ClientPeer {
     this.options.onPacket?.(at);
     this.receiver.handle(this.packet, at);
   }
+}
+
+/**
+ * An RTCIceServer in libdatachannel's terms: one entry per URL, `stun:host[:port]` or
+ * `turn(s):host[:port][?transport=udp|tcp]` with the server's username and credential.
+ */
+export function toLibraryIceServers(server: IceServer): (string | nodeDataChannel.IceServer)[] {
+  const urls = typeof server.urls === 'string' ? [server.urls] : server.urls;
+  return urls.map((url) => {
+    const m = /^(stun|turns?):([^?]+?)(?::(\d+))?(?:\?transport=(udp|tcp))?$/.exec(url);
+    if (!m) throw new Error(`Not a STUN or TURN URL: ${url}`);
+    const [, scheme, hostname, port, transport] = m;
+    if (scheme === 'stun') return `stun:${hostname}:${port ?? 3478}`;
+    return {
+      hostname: hostname!,
+      port: Number(port ?? (scheme === 'turns' ? 5349 : 3478)),
+      ...(server.username !== undefined ? { username: server.username } : {}),
+      ...(server.credential !== undefined ? { password: server.credential } : {}),
+      relayType: scheme === 'turns' ? 'TurnTls' : transport === 'tcp' ? 'TurnTcp' : 'TurnUdp',
+    };
+  });
 }

@@ -46,8 +46,10 @@ export interface WebRtcPeerOptions {
 export interface WebRtcPeerStats {
   packetsIn: number;
   packetsOut: number;
-  /** Frames whose sending time passed unsent (the frame clock stalled). */
+  /** Frame times that passed while the frame clock stalled, idle ones included. */
   skippedFrames: number;
+  /** Of those, the ones with audio to send: holes the browser hears (frames never sent). */
+  holeFrames: number;
   rtcpIn: number;
   malformed: number;
 }
@@ -88,6 +90,7 @@ export class WebRtcPeer implements WebPeer {
       packetsIn: this.counters.packetsIn,
       packetsOut: s?.packets ?? 0,
       skippedFrames: s?.skippedFrames ?? 0,
+      holeFrames: s?.holeFrames ?? 0,
       rtcpIn: this.counters.rtcpIn,
       malformed: this.counters.malformed,
     };

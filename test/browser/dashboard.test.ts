@@ -102,6 +102,8 @@ journey('dashboard journeys in chromium', () => {
     expect(await seriousViolations(page), `axe on ${name}`).toEqual([]);
     expect(browser.problems, `CSP and page errors by ${name}`).toEqual([]);
     await browser.shot(name);
+    await browser.shot(name, 390);
+    expect(browser.problems, `${name} at 390 px`).toEqual([]);
   };
   const heading = (text: string) => page.getByRole('heading', { level: 1, name: text }).waitFor();
   const nav = (name: string) =>
@@ -331,6 +333,11 @@ journey('dashboard journeys in chromium', () => {
   }, 90_000);
 
   it('shows every other page without serious axe violations', async () => {
+    // A few sessions beside the call the carrier made, so Usage has something to chart.
+    for (let i = 0; i < 3; i++) {
+      const r = await server.api('POST', '/sessions', { project_id: projectId, workflow_id: workflowId });
+      expect(r.status).toBe(201);
+    }
     for (const [link, title] of [
       ['Workflows', 'Workflows'],
       ['Agents', 'Agents'],
@@ -340,6 +347,10 @@ journey('dashboard journeys in chromium', () => {
     ] as const) {
       await nav(link);
       await heading(title);
+      if (title === 'Usage') {
+        // The chart and the tables show this workspace's real numbers: the call and four sessions.
+        await page.getByRole('region', { name: 'Usage table' }).first().waitFor();
+      }
       await check(title.toLowerCase());
     }
     await page.goto(`${server.base}/agents/new`);

@@ -137,9 +137,10 @@ export interface Browser {
   context: BrowserContext;
   page: Page;
   shots: string;
-  /** Content-Security-Policy violations and page errors seen so far. */
+  /** Content-Security-Policy violations, page errors, and pages wider than a narrow shot's width. */
   problems: string[];
-  shot(name: string): Promise<string>;
+  /** A full-page screenshot; with `width` (e.g. 390, a phone) taken at that width, then the desktop's restored. */
+  shot(name: string, width?: number): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -179,9 +180,20 @@ export async function openBrowser(
     page,
     shots,
     problems,
-    async shot(name: string) {
-      const file = path.join(shots, `${String(++n).padStart(2, '0')}-${name}.png`);
-      await page.screenshot({ path: file, fullPage: true });
+    async shot(name: string, width?: number) {
+      const file = path.join(shots, `${String(++n).padStart(2, '0')}-${name}${width ? `-${width}` : ''}.png`);
+      const desktop = page.viewportSize();
+      if (width) await page.setViewportSize({ width, height: 844 });
+      try {
+        if (width) {
+          // Nothing may widen the page past a phone's screen (it would scroll sideways).
+          const wide = (await page.evaluate('document.documentElement.scrollWidth')) as number;
+          if (wide > width) problems.push(`${name} is ${wide} px wide at ${width} px`);
+        }
+        await page.screenshot({ path: file, fullPage: true });
+      } finally {
+        if (width && desktop) await page.setViewportSize(desktop);
+      }
       return file;
     },
     async close() {

@@ -3,7 +3,8 @@
 // handle elements with the mouse, configured through the schema-generated forms; a missing
 // `save_to_variable` shown on its step and field and publish refused; fixed and published;
 // simulated with the path lit on the canvas; versions listed, viewed read-only, diffed and rolled
-// back; and "Talk to it" over the realtime text socket. Each wait is on the page's saved state or
+// back; a step renamed and edits undone and redone (Ctrl+Z, Ctrl+Shift+Z, the header's buttons);
+// and "Talk to it" over the realtime text socket. Each wait is on the page's saved state or
 // on what the server holds, never on a timing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -213,6 +214,47 @@ journey('the workflow editor in chromium', () => {
     const v1 = await server.api<{ data: { graph: Graph } }>('GET', `/workflows/${workflowId}/versions/1`);
     const v3 = await server.api<{ data: { graph: Graph } }>('GET', `/workflows/${workflowId}/versions/3`);
     expect(v3.body.data.graph).toEqual(v1.body.data.graph);
+  }, 60_000);
+
+  it('renames a step with its connections, and undoes and redoes by keyboard', async () => {
+    const linked = (g: Graph, id: string) =>
+      g.nodes.some((n) => n.id === id) &&
+      g.edges.some((e) => e.source === 'dtmf' && e.source_handle === 'success' && e.target === id) &&
+      g.edges.some((e) => e.source === id && e.target === 'end');
+    await tab('Step');
+    await pick('speak');
+    // An id another step has is refused beside the field; the step keeps its name.
+    await panel().getByLabel('Step id').fill('end');
+    await panel().getByLabel('Step id').press('Enter');
+    await panel().getByText('Another step is already called end.').waitFor();
+    await panel().getByLabel('Step id').fill('thanks');
+    await panel().getByLabel('Step id').press('Enter');
+    await nodeEl('thanks').waitFor();
+    await saved((g) => linked(g, 'thanks') && !g.nodes.some((n) => n.id === 'speak'), 'the renamed step');
+
+    // Ctrl+Z on the canvas (a text box keeps its own undo) takes the rename back; Ctrl+Shift+Z redoes it.
+    await nodeEl('thanks').focus();
+    await page.keyboard.press('Control+z');
+    await nodeEl('speak').waitFor();
+    await saved((g) => linked(g, 'speak') && !g.nodes.some((n) => n.id === 'thanks'), 'the old name back');
+    await nodeEl('speak').focus();
+    await page.keyboard.press('Control+Shift+z');
+    await nodeEl('thanks').waitFor();
+    await saved((g) => linked(g, 'thanks'), 'the rename again');
+
+    // A step added and typed into, then undone: the typing first (one undo step), then the step.
+    await page.getByRole('button', { name: /^Add Hang up/ }).click();
+    await nodeEl('hangup').waitFor();
+    await saved((g) => g.nodes.some((n) => n.id === 'hangup'), 'the new step');
+    await nodeEl('hangup').focus();
+    await page.getByRole('button', { name: 'Undo' }).click();
+    await nodeEl('hangup').waitFor({ state: 'detached' });
+    await saved((g) => !g.nodes.some((n) => n.id === 'hangup') && linked(g, 'thanks'), 'the step gone');
+    await page.getByRole('button', { name: 'Redo' }).click();
+    await nodeEl('hangup').waitFor();
+    await page.getByRole('button', { name: 'Undo' }).click();
+    await nodeEl('hangup').waitFor({ state: 'detached' });
+    await saved((g) => !g.nodes.some((n) => n.id === 'hangup'), 'the step gone again');
   }, 60_000);
 
   it('talks to the published version over the realtime text socket', async () => {

@@ -5,11 +5,11 @@
 // its peer connection) and the bad input the socket must refuse without losing the session.
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import type { TtsProvider, TtsRequest } from '../../src/providers/tts/tts.types.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { ClientPeer } from '../../src/webrtc/client-peer.js';
 import { startTestApi, type TestApi } from '../support/api.js';
+import { eventually, realtimeSocket as socket, trickle } from '../support/realtime-socket.js';
 import { createProject, createPublishedWorkflow } from '../support/fixtures.js';
 import { storeKinds } from '../support/stores.js';
 
@@ -36,52 +36,6 @@ function loud(pcm: Int16Array): boolean {
   let sum = 0;
   for (const s of pcm) sum += s * s;
   return Math.sqrt(sum / pcm.length) > 1500;
-}
-
-interface Frame {
-  type: string;
-  [k: string]: unknown;
-}
-
-/** A realtime socket whose first frames are sent as it opens; waits for frames by predicate. */
-function socket(url: string, first: object[] = []) {
-  const ws = new WebSocket(url);
-  const frames: Frame[] = [];
-  const waiters: { pred: (f: Frame) => boolean; resolve: (f: Frame) => void }[] = [];
-  ws.on('open', () => {
-    for (const m of first) ws.send(JSON.stringify(m));
-  });
-  ws.on('message', (data) => {
-    const f = JSON.parse(String(data)) as Frame;
-    frames.push(f);
-    for (const w of [...waiters]) {
-      if (!w.pred(f)) continue;
-      waiters.splice(waiters.indexOf(w), 1);
-      w.resolve(f);
-    }
-  });
-  const waitFor = (pred: (f: Frame) => boolean) =>
-    new Promise<Frame>((resolve) => {
-      const hit = frames.find(pred);
-      if (hit) resolve(hit);
-      else waiters.push({ pred, resolve });
-    });
-  return { ws, frames, waitFor, send: (m: object) => ws.send(typeof m === 'string' ? m : JSON.stringify(m)) };
-}
-
-/** The browser's candidates as trickle ICE frames, then the end of them. */
-function trickle(c: { send(m: object): void }, browser: ClientPeer): void {
-  for (const candidate of browser.candidates()) c.send({ type: 'ice_candidate', candidate, sdp_mid: '0' });
-  c.send({ type: 'ice_candidate', candidate: null });
-}
-
-/** Polls `read` until it returns something defined (store rows written after the session ends). */
-async function eventually<T>(read: () => Promise<T | undefined>): Promise<T> {
-  for (;;) {
-    const v = await read();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe.each(storeKinds())('browser voice (WebRTC) on $name', (kind) => {
@@ -146,6 +100,10 @@ describe.each(storeKinds())('browser voice (WebRTC) on $name', (kind) => {
       text: 'Connecting you to sales, Ann.',
     });
     expect(await c.waitFor((f) => f.type === 'ended')).toMatchObject({ end_reason: 'completed' });
+    // The ended frame waited for the end to be stored: read at once, the session is ended.
+    expect((await t.call('GET', `/api/v1/sessions/${s.id}`)).data).toMatchObject({
+      data: { status: 'ended', end_reason: 'completed' },
+    });
     expect(tts.texts).toContain('Connecting you to sales, Ann.');
 
     const usage = await eventually(async () => {

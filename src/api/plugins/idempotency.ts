@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceDeps } from '../../modules/context.js';
 import { toDbTime } from '../../store/database.js';
 import { sendError } from './errors.js';
+import { idempotencyRepo } from './idempotency.repo.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -43,41 +44,27 @@ export function registerIdempotency(app: FastifyInstance, deps: ServiceDeps): vo
     const now = deps.clock.now();
 
     for (let attempt = 0; attempt < 2; attempt++) {
-      const inserted = await deps.db
-        .insertInto('idempotency_keys')
-        .values({
-          workspace_id: workspaceId,
-          key,
-          request_hash: hash,
-          state: 'processing',
-          response_status: null,
-          response_body: null,
-          created_at: toDbTime(now),
-          expires_at: toDbTime(now + TTL_MS),
-        })
-        .onConflict((oc) => oc.columns(['workspace_id', 'key']).doNothing())
-        .executeTakeFirst();
-      if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) {
+      const taken = await idempotencyRepo.take(deps.db, {
+        workspace_id: workspaceId,
+        key,
+        request_hash: hash,
+        state: 'processing',
+        response_status: null,
+        response_body: null,
+        created_at: toDbTime(now),
+        expires_at: toDbTime(now + TTL_MS),
+      });
+      if (taken) {
         request.idempotency = { workspaceId, key };
         return;
       }
-      const existing = await deps.db
-        .selectFrom('idempotency_keys')
-        .selectAll()
-        .where('workspace_id', '=', workspaceId)
-        .where('key', '=', key)
-        .executeTakeFirst();
+      const existing = await idempotencyRepo.find(deps.db, workspaceId, key);
       if (!existing) continue; // freed in between: try to take it again
       const stale =
         Date.parse(existing.expires_at) <= now ||
         (existing.state === 'processing' && Date.parse(existing.created_at) <= now - STALE_PROCESSING_MS);
       if (stale) {
-        await deps.db
-          .deleteFrom('idempotency_keys')
-          .where('workspace_id', '=', workspaceId)
-          .where('key', '=', key)
-          .where('created_at', '=', existing.created_at)
-          .execute();
+        await idempotencyRepo.deleteTakenAt(deps.db, workspaceId, key, existing.created_at);
         continue;
       }
       if (existing.state === 'processing') {
@@ -102,20 +89,16 @@ export function registerIdempotency(app: FastifyInstance, deps: ServiceDeps): vo
     const idem = request.idempotency;
     if (!idem) return payload;
     request.idempotency = null;
-    const where = deps.db
-      .updateTable('idempotency_keys')
-      .where('workspace_id', '=', idem.workspaceId)
-      .where('key', '=', idem.key);
     if (reply.statusCode >= 200 && reply.statusCode < 300) {
-      await where
-        .set({ state: 'done', response_status: reply.statusCode, response_body: String(payload ?? '') })
-        .execute();
+      await idempotencyRepo.settle(
+        deps.db,
+        idem.workspaceId,
+        idem.key,
+        reply.statusCode,
+        String(payload ?? ''),
+      );
     } else {
-      await deps.db
-        .deleteFrom('idempotency_keys')
-        .where('workspace_id', '=', idem.workspaceId)
-        .where('key', '=', idem.key)
-        .execute();
+      await idempotencyRepo.delete(deps.db, idem.workspaceId, idem.key);
     }
     return payload;
   };

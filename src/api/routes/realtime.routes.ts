@@ -64,7 +64,9 @@ export async function realtimeRoutes(
         connection = new RealtimeConnection(session, (frame) => socket.send(frame), {
           initialFrames: pending.splice(0),
           awaitMedia: (request.query as { media?: string }).media === 'webrtc',
-          // After the `ended` frame the socket has nothing more to carry.
+          // After the `ended` frame the socket has nothing more to carry; the frame waits until the
+          // end is stored, so the page's "Call ended" and GET /sessions/{id} agree.
+          endStored: () => host.endStored(session),
           onEnded: () => socket.close(1000, 'session ended'),
         });
       } catch (err) {

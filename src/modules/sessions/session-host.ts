@@ -70,6 +70,8 @@ export class SessionHost implements LiveSessionControl {
   private readonly fetch: FetchLike;
   /** Endings still being written to the store, so close() can wait for them. */
   private readonly finishing = new Set<Promise<void>>();
+  /** Each live session's end being stored (row, usage, events): see endStored(). */
+  private readonly stored = new WeakMap<LiveSession, Promise<void>>();
 
   constructor(
     private readonly deps: ServiceDeps,
@@ -200,6 +202,7 @@ export class SessionHost implements LiveSessionControl {
       options.onFinished?.(summary);
     });
     this.finishing.add(finished);
+    this.stored.set(session, finished);
     void finished.then(() => this.finishing.delete(finished));
     return session;
   }
@@ -286,6 +289,11 @@ export class SessionHost implements LiveSessionControl {
       provider: stt?.id ?? null,
       quantity: Math.ceil(voice.sttSeconds),
     });
+  }
+
+  /** Resolves once the session's end is stored, so the `ended` frame never runs ahead of it. */
+  endStored(session: LiveSession): Promise<void> {
+    return this.stored.get(session) ?? Promise.resolve();
   }
 
   /** Shutdown: ends every live session here and waits until their endings are stored. */

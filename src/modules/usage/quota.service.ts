@@ -7,7 +7,6 @@
 // transaction-scoped advisory lock per workspace before counting, so the second waits for the
 // first to commit and then sees its usage row. SQLite transactions start with BEGIN IMMEDIATE
 // (src/store/database.ts) and are therefore already serialized.
-import { sql } from 'kysely';
 import { isoSeconds } from '../../shared/clock.js';
 import { startOfNextUtcMonth, startOfUtcMonth } from '../../shared/calendar-dates.js';
 import { NotFoundError, QuotaExceededError } from '../../shared/errors.js';
@@ -18,9 +17,6 @@ import { recordUsage } from './usage.service.js';
 import { usageRepo } from './usage.repo.js';
 
 export type QuotaKind = 'sessions' | 'calls';
-
-/** First key of the two-int advisory lock: keeps quota locks apart from any other use. */
-const QUOTA_LOCK_CLASS = 0x51554f54; // "QUOT"
 
 interface Allowance {
   metric: 'sessions' | 'calls' | 'voice_minutes';
@@ -79,11 +75,7 @@ export async function assertQuota(
 ): Promise<void> {
   const allowances = await allowancesFor(trx, workspaceId, kind);
   if (allowances.length === 0) return;
-  if (deps.dialect === 'postgres') {
-    await sql`select pg_advisory_xact_lock(${sql.lit(QUOTA_LOCK_CLASS)}, hashtext(${workspaceId}::text))`.execute(
-      trx,
-    );
-  }
+  if (deps.dialect === 'postgres') await usageRepo.lockQuota(trx, workspaceId);
   const period = quotaPeriod(deps.clock.now());
   const range = { from: toDbTime(period.start), to: toDbTime(period.resetsAt) };
   for (const a of allowances) {

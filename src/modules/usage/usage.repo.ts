@@ -6,6 +6,9 @@ import type { Executor } from '../../store/database.js';
 import type { UsageEventTable } from '../../store/schema.js';
 import { USAGE_METRICS, type UsageMetric } from './usage-metrics.js';
 
+/** First key of the two-int advisory lock: keeps quota locks apart from any other use. */
+const QUOTA_LOCK_CLASS = 0x51554f54; // "QUOT"
+
 export type UsageGrouping = 'metric' | 'day' | 'project' | 'provider';
 
 export interface UsageSumRow {
@@ -29,6 +32,16 @@ function keyExpression(groupBy: Exclude<UsageGrouping, 'metric'>): RawBuilder<st
 }
 
 export const usageRepo = {
+  /**
+   * PostgreSQL only: takes the workspace's transaction-scoped quota lock, held until `trx` ends, so
+   * a second quota check of the workspace waits for the first transaction to commit.
+   */
+  async lockQuota(trx: Executor, workspaceId: string): Promise<void> {
+    await sql`select pg_advisory_xact_lock(${sql.lit(QUOTA_LOCK_CLASS)}, hashtext(${workspaceId}::text))`.execute(
+      trx,
+    );
+  },
+
   async insert(ex: Executor, row: UsageEventTable): Promise<void> {
     await ex.insertInto('usage_events').values(row).execute();
   },

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { pageParams, type PageParams } from '../../shared/paging.js';
 import { AddressPolicy } from '../../events/address-policy.js';
-import { failPendingDeliveries } from '../../events/delivery-record.js';
+import { deliveriesRepo } from '../../events/deliveries.repo.js';
 import { systemResolver, type Resolver } from '../../events/ssrf-guard.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../shared/errors.js';
 import { apiTime } from '../../shared/time.js';
@@ -161,7 +161,7 @@ export class WebhookEndpointsService {
       };
       if (input.status === 'paused' && row.status !== 'paused') {
         Object.assign(next, { status: 'paused', paused_reason: 'manual', paused_at: now });
-        await failPendingDeliveries(trx, id, nowMs);
+        await deliveriesRepo.failPending(trx, id, nowMs);
       } else if (input.status === 'active' && row.status !== 'active') {
         // A resumed endpoint starts a fresh streak; otherwise its next failure would re-pause it.
         Object.assign(next, { status: 'active', paused_reason: null, paused_at: null, failing_since: null });

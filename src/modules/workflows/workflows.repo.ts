@@ -1,8 +1,16 @@
 // SQL for workflows and their frozen versions.
+import type { PageParams } from '../../shared/paging.js';
 import type { Executor } from '../../store/database.js';
+import { paginate } from '../../store/paginate.js';
 import type { WorkflowTable, WorkflowVersionTable } from '../../store/schema.js';
 
 export const workflowsRepo = {
+  list(ex: Executor, workspaceId: string, filter: { project_id?: string }, page: PageParams) {
+    let base = ex.selectFrom('workflows').where('workspace_id', '=', workspaceId);
+    if (filter.project_id) base = base.where('project_id', '=', filter.project_id);
+    return paginate(base, page, (qb) => qb.selectAll());
+  },
+
   find(ex: Executor, workspaceId: string, id: string): Promise<WorkflowTable | undefined> {
     return ex
       .selectFrom('workflows')
@@ -15,6 +23,49 @@ export const workflowsRepo = {
   /** A workflow by id in any workspace: for the operator's CLI (`chat`), never for the API. */
   findById(ex: Executor, id: string): Promise<WorkflowTable | undefined> {
     return ex.selectFrom('workflows').selectAll().where('id', '=', id).executeTakeFirst();
+  },
+
+  async insert(ex: Executor, row: WorkflowTable): Promise<void> {
+    await ex.insertInto('workflows').values(row).execute();
+  },
+
+  async updateDraft(
+    ex: Executor,
+    workspaceId: string,
+    id: string,
+    changes: Pick<WorkflowTable, 'name' | 'graph' | 'updated_at'>,
+  ): Promise<void> {
+    await ex
+      .updateTable('workflows')
+      .set(changes)
+      .where('id', '=', id)
+      .where('workspace_id', '=', workspaceId)
+      .execute();
+  },
+
+  /** Deletes the workflow and its versions; the caller runs both in one transaction. */
+  async delete(ex: Executor, workspaceId: string, id: string): Promise<void> {
+    await ex.deleteFrom('workflow_versions').where('workflow_id', '=', id).execute();
+    await ex.deleteFrom('workflows').where('id', '=', id).where('workspace_id', '=', workspaceId).execute();
+  },
+
+  /** Freezes a version and marks it the workflow's published one; the caller's transaction holds both. */
+  async insertVersion(ex: Executor, version: WorkflowVersionTable): Promise<void> {
+    await ex.insertInto('workflow_versions').values(version).execute();
+    await ex
+      .updateTable('workflows')
+      .set({ published_version: version.version, published_at: version.published_at })
+      .where('id', '=', version.workflow_id)
+      .execute();
+  },
+
+  listVersions(ex: Executor, workflowId: string, page: PageParams) {
+    return paginate(
+      ex.selectFrom('workflow_versions').where('workflow_id', '=', workflowId),
+      page,
+      (qb) => qb.select(['version', 'published_at', 'published_by', 'schema_version']),
+      { created: 'version', id: 'version' },
+    );
   },
 
   findVersion(ex: Executor, workflowId: string, version: number): Promise<WorkflowVersionTable | undefined> {

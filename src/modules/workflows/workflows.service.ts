@@ -4,7 +4,6 @@ import type { PageParams } from '../../shared/paging.js';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../../shared/errors.js';
 import { apiTime } from '../../shared/time.js';
 import { inTransaction, parseJson, toDbTime, type Executor } from '../../store/database.js';
-import { paginate } from '../../store/paginate.js';
 import type { WorkflowTable } from '../../store/schema.js';
 import { SCHEMA_VERSION } from '../../workflow/graph.types.js';
 import { validateGraph, type ValidationResult } from '../../workflow/validate.js';
@@ -48,9 +47,7 @@ export class WorkflowsService {
   constructor(private readonly deps: ServiceDeps) {}
 
   async list(actor: Actor, filter: { project_id?: string }, page: PageParams) {
-    let base = this.deps.db.selectFrom('workflows').where('workspace_id', '=', actor.workspaceId);
-    if (filter.project_id) base = base.where('project_id', '=', filter.project_id);
-    const { rows, total } = await paginate(base, page, (qb) => qb.selectAll());
+    const { rows, total } = await workflowsRepo.list(this.deps.db, actor.workspaceId, filter, page);
     return { items: rows.map(toWorkflow), total };
   }
 
@@ -81,7 +78,7 @@ export class WorkflowsService {
         created_at: now,
         updated_at: now,
       };
-      await trx.insertInto('workflows').values(row).execute();
+      await workflowsRepo.insert(trx, row);
       return toWorkflow(row);
     });
   }
@@ -95,12 +92,11 @@ export class WorkflowsService {
         graph: input.graph !== undefined ? JSON.stringify(input.graph) : row.graph,
         updated_at: toDbTime(this.deps.clock.now()),
       };
-      await trx
-        .updateTable('workflows')
-        .set({ name: next.name, graph: next.graph, updated_at: next.updated_at })
-        .where('id', '=', id)
-        .where('workspace_id', '=', actor.workspaceId)
-        .execute();
+      await workflowsRepo.updateDraft(trx, actor.workspaceId, id, {
+        name: next.name,
+        graph: next.graph,
+        updated_at: next.updated_at,
+      });
       return toWorkflow(next);
     });
   }
@@ -115,12 +111,7 @@ export class WorkflowsService {
           { phone_numbers: numbers },
         );
       }
-      await trx.deleteFrom('workflow_versions').where('workflow_id', '=', id).execute();
-      await trx
-        .deleteFrom('workflows')
-        .where('id', '=', id)
-        .where('workspace_id', '=', actor.workspaceId)
-        .execute();
+      await workflowsRepo.delete(trx, actor.workspaceId, id);
     });
   }
 
@@ -153,35 +144,22 @@ export class WorkflowsService {
       if (!result.valid) throw new PublishRejectedError(result);
       const next = (await workflowsRepo.maxVersion(trx, id)) + 1;
       const now = toDbTime(this.deps.clock.now());
-      await trx
-        .insertInto('workflow_versions')
-        .values({
-          workflow_id: id,
-          version: next,
-          workspace_id: actor.workspaceId,
-          graph: graphText,
-          schema_version: SCHEMA_VERSION,
-          published_at: now,
-          published_by: `api_key:${actor.keyId}`,
-        })
-        .execute();
-      await trx
-        .updateTable('workflows')
-        .set({ published_version: next, published_at: now })
-        .where('id', '=', id)
-        .execute();
+      await workflowsRepo.insertVersion(trx, {
+        workflow_id: id,
+        version: next,
+        workspace_id: actor.workspaceId,
+        graph: graphText,
+        schema_version: SCHEMA_VERSION,
+        published_at: now,
+        published_by: `api_key:${actor.keyId}`,
+      });
       return { id, name: row.name, published_version: next, published_at: apiTime(now) };
     });
   }
 
   async versions(actor: Actor, id: string, page: PageParams) {
     await this.require(this.deps.db, actor, id);
-    const { rows, total } = await paginate(
-      this.deps.db.selectFrom('workflow_versions').where('workflow_id', '=', id),
-      page,
-      (qb) => qb.select(['version', 'published_at', 'published_by', 'schema_version']),
-      { created: 'version', id: 'version' },
-    );
+    const { rows, total } = await workflowsRepo.listVersions(this.deps.db, id, page);
     const items: VersionItem[] = rows.map((r) => ({ ...r, published_at: apiTime(r.published_at) }));
     return { items, total };
   }

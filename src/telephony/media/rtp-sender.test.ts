@@ -6,6 +6,7 @@ import { PipelineCodec } from '../../audio/codecs/pipeline-codec.js';
 import { DtmfReceiver, parseTelephoneEvent } from './dtmf.js';
 import { parseRtp, type RtpPacket } from './rtp-packet.js';
 import { RtpSender, type RtpSenderOptions } from './rtp-sender.js';
+import type { SharedPacer } from './shared-pacer.js';
 
 function setup(options: Partial<RtpSenderOptions> = {}) {
   const clock = new FakeClock();
@@ -42,6 +43,28 @@ describe('RtpSender', () => {
     expect(sent.slice(1).some((s) => s.p.marker)).toBe(false);
     expect(sender.stats).toMatchObject({ packets: 30001, octets: 30001 * 160, skippedFrames: 0 });
     expect(sender.timestampAt(600_000)).toBe((0xfffff000 + 30000 * 160) >>> 0);
+  });
+
+  it('counts ticks a stall skipped as holes only when there was audio to send', () => {
+    // A frame clock driven by hand: tick 0, then a stall that jumps to tick 6 (5 ticks skipped).
+    let fire: (index: number) => void = () => undefined;
+    const ticker = { running: true, start() {}, stop() {}, dueAt: (i: number) => i * 20 };
+    const pacer = {
+      subscribe(onTick: (index: number) => void) {
+        fire = onTick;
+        return ticker;
+      },
+    } as unknown as SharedPacer;
+    const { sender, sent } = setup({ idle: 'pause', pacer });
+    sender.start();
+    fire(0);
+    fire(6); // idle: nothing queued, so nothing was owed
+    expect(sender.stats).toMatchObject({ skippedFrames: 5, holeFrames: 0, packets: 0 });
+    sender.enqueue(new Int16Array(16000)); // a second of audio
+    fire(7);
+    fire(17); // 9 ticks of that second's time passed unsent
+    expect(sender.stats).toMatchObject({ skippedFrames: 14, holeFrames: 9, packets: 2 });
+    expect(sent.map((s) => s.p.timestamp - sent[0]!.p.timestamp)).toEqual([0, 10 * 160]);
   });
 
   it('sends queued audio in order, then silence', () => {

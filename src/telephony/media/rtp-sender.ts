@@ -42,8 +42,13 @@ export interface SenderStats {
   /** Payload octets, as the SR's sender octet count wants. */
   octets: number;
   eventPackets: number;
-  /** Frames the pacer skipped after a stall (their time passed unsent). */
+  /** Ticks the pacer skipped after a stall (their time passed), idle or not. */
   skippedFrames: number;
+  /**
+   * Skipped ticks that had something to send (audio queued, or idle 'silence'): holes in the
+   * stream the far end hears as lost frames. Skips while paused and idle are not counted here.
+   */
+  holeFrames: number;
   encodeErrors: number;
 }
 
@@ -54,7 +59,14 @@ interface PendingDigit {
 }
 
 export class RtpSender {
-  readonly stats: SenderStats = { packets: 0, octets: 0, eventPackets: 0, skippedFrames: 0, encodeErrors: 0 };
+  readonly stats: SenderStats = {
+    packets: 0,
+    octets: 0,
+    eventPackets: 0,
+    skippedFrames: 0,
+    holeFrames: 0,
+    encodeErrors: 0,
+  };
   private readonly pacer: FrameTicker;
   private samplesPerTick: number;
   private codec: PipelineCodec;
@@ -174,7 +186,12 @@ export class RtpSender {
   onSent: ((pcm: Int16Array) => void) | null = null;
 
   private tick(index: number): void {
-    this.stats.skippedFrames += Math.max(0, index - this.lastTick - 1);
+    const skipped = Math.max(0, index - this.lastTick - 1);
+    if (skipped > 0) {
+      this.stats.skippedFrames += skipped;
+      const hadAudio = this.options.idle !== 'pause' || this.queuedSamples - this.queueOffset > 0;
+      if (hadAudio && !this.paused) this.stats.holeFrames += skipped;
+    }
     this.lastTick = index;
     if (this.paused) {
       // On hold the clock runs on (timestamps keep time) but nothing is sent or dequeued.

@@ -186,4 +186,21 @@ describe('OverloadGate with derived limits', () => {
     expect(gate.state.concurrentLimit).toBe(100);
     gate.stop();
   });
+
+  it('takes new limits while running: a fixed rate stops the windows, derived ones start them again', () => {
+    const clock = new FakeClock();
+    const signals = new Signals();
+    const gate = new OverloadGate(clock, {}, () => 0, signals);
+    gate.start();
+    expect(clock.pending()).toBe(1);
+    gate.setLimits({ maxCallsPerSecond: 120, maxConcurrentCalls: 500 });
+    expect(clock.pending()).toBe(0);
+    expect(gate.state).toMatchObject({ rateLimit: 120, concurrentLimit: 500, derived: { rate: false } });
+    expect(offer(clock, gate, 1200, 3000)).toBeLessThanOrEqual(120 * 3 + 24);
+    gate.setLimits({ maxCallsPerSecond: 120 });
+    expect(clock.pending()).toBe(1);
+    expect(gate.state).toMatchObject({ rateLimit: 120, derived: { rate: false, concurrent: true } });
+    gate.stop();
+    expect(clock.pending()).toBe(0);
+  });
 });

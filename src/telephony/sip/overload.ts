@@ -70,9 +70,6 @@ export const MIN_CONCURRENT = 20;
 export const DEFAULT_CONCURRENT_CEILING = 10_000;
 
 export class OverloadGate {
-  private rate: number;
-  private concurrent: number;
-  private tokens: number;
   private refilledAt: number;
   private admittedInWindow = 0;
   private rateRefusedInWindow = 0;
@@ -80,9 +77,14 @@ export class OverloadGate {
   private lastDelay = 0;
   private overloaded = false;
   private timer: TimerHandle | null = null;
-  private readonly derivedRate: boolean;
-  private readonly derivedConcurrent: boolean;
-  private readonly ceiling: number;
+  private derivedRate = true;
+  private derivedConcurrent = true;
+  private ceiling = DEFAULT_CONCURRENT_CEILING;
+  private rate = INITIAL_RATE;
+  private concurrent = DEFAULT_CONCURRENT_CEILING;
+  private tokens = 0;
+  /** start() was called and stop() not since: windows run whenever a limit is derived. */
+  private started = false;
 
   constructor(
     private readonly clock: Clock,
@@ -93,17 +95,29 @@ export class OverloadGate {
     /** Told after every window (metrics). */
     private readonly onWindow?: (state: OverloadState) => void,
   ) {
+    this.refilledAt = clock.monotonic();
+    this.setLimits(limits);
+  }
+
+  /**
+   * Takes new limits, as at construction (the benchmark sets the rate it measured; an operator
+   * could too): derived ones start over from their initial values.
+   */
+  setLimits(limits: OverloadLimits): void {
+    const wasStarted = this.started;
+    this.stop();
     this.derivedRate = limits.maxCallsPerSecond === undefined;
     this.derivedConcurrent = limits.maxConcurrentCalls === undefined;
     this.ceiling = Math.max(MIN_CONCURRENT, limits.concurrentCeiling ?? DEFAULT_CONCURRENT_CEILING);
     this.rate = limits.maxCallsPerSecond ?? INITIAL_RATE;
     this.concurrent = limits.maxConcurrentCalls ?? this.ceiling;
     this.tokens = this.burst;
-    this.refilledAt = clock.monotonic();
+    if (wasStarted) this.start();
   }
 
   /** Starts the measuring windows (only needed when a limit is derived). */
   start(): void {
+    this.started = true;
     if (this.timer || !(this.derivedRate || this.derivedConcurrent)) return;
     this.skippedBefore = this.signals?.mediaFramesSkipped() ?? 0;
     this.signals?.loopDelayP99Ms();
@@ -115,6 +129,7 @@ export class OverloadGate {
   }
 
   stop(): void {
+    this.started = false;
     if (this.timer) this.clock.clearTimeout(this.timer);
     this.timer = null;
   }

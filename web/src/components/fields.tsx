@@ -219,6 +219,50 @@ export function CheckboxGroup({ name, legend, options, value, onChange, hint }: 
   );
 }
 
+/** One yes/no choice, its label beside the box; the API's errors for `name` below it. */
+export function CheckboxField({
+  name,
+  label,
+  checked,
+  onChange,
+  hint,
+}: {
+  name: string;
+  label: string;
+  checked: boolean;
+  onChange: (checked: boolean) => void;
+  hint?: ReactNode;
+}) {
+  const { messages, id } = useFieldErrors(name);
+  const describedBy = [hint && `${id}-hint`, messages.length && `${id}-error`].filter(Boolean).join(' ');
+  return (
+    <div className={`field ${messages.length ? 'field-invalid' : ''}`} data-field={name}>
+      <label className="checkbox">
+        <input
+          id={id}
+          type="checkbox"
+          name={name}
+          checked={checked}
+          onChange={(e) => onChange(e.target.checked)}
+          aria-invalid={messages.length > 0 || undefined}
+          aria-describedby={describedBy || undefined}
+        />
+        {label}
+      </label>
+      {hint && (
+        <div className="field-hint" id={`${id}-hint`}>
+          {hint}
+        </div>
+      )}
+      {messages.length > 0 && (
+        <div className="field-error" id={`${id}-error`}>
+          {messages.join(' ')}
+        </div>
+      )}
+    </div>
+  );
+}
+
 type StringKeys<D> = { [P in keyof D]: D[P] extends string ? P : never }[keyof D] & string;
 
 /**

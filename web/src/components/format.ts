@@ -31,3 +31,11 @@ export function relative(value: string | null | undefined, now = Date.now()): st
   if (seconds < 86400) return `${Math.floor(seconds / 3600)} h ago`;
   return `${Math.floor(seconds / 86400)} d ago`;
 }
+
+/** Who did something, as the API names them (`api_key:<uuid>`), short enough for a line. */
+export function formatActor(actor: string | null | undefined): string {
+  if (!actor) return 'unknown';
+  const [kind, id] = actor.split(':', 2);
+  if (kind === 'api_key' && id) return `API key ${id.slice(0, 8)}`;
+  return actor;
+}

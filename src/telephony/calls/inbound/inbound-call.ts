@@ -26,14 +26,13 @@ import {
 } from '../call-media/call-media-setup.js';
 import type { CallRecords } from '../../../modules/calls/call-records.service.js';
 import { inboundInviteOf } from './invite-fields.js';
-import { LiveCall, type LiveCallOptions, type LocalEnding } from '../live/live-call.js';
+import { LiveCall, type CallHostDeps, type LiveCallOptions, type LocalEnding } from '../live/live-call.js';
 import { RtpCallMedia } from '../call-media/rtp-call-media.js';
-import type { CallHostOptions } from '../node/call-host.js';
 import { openSpan, SpanKind, type OpenSpan } from '../../../shared/tracing.js';
 
 /** What an inbound call needs from the call host. */
 export interface InboundHost {
-  options: CallHostOptions;
+  options: CallHostDeps;
   records: CallRecords;
   /** Keeps the call as live until it is closed. */
   register(call: LiveCall): void;
@@ -144,7 +143,9 @@ export class InboundCall {
     if (!timer.ok)
       return this.refuse(timer.status, timer.reason, 'session interval too small', [...timer.headers]);
 
-    const invite = inboundInviteOf(this.req, this.source.address);
+    // An INVITE on a trunk's registered Contact belongs to that trunk (trunks/trunk-manager.ts).
+    const trunkId = options.trunkOfRequest?.(this.req, this.source);
+    const invite = inboundInviteOf(this.req, this.source.address, trunkId);
     if (probe && !probe.ok) invite.unusableOffer = probe.why;
     const admission = await records.admit(invite, options.draining);
     if (admission.kind === 'reject') {

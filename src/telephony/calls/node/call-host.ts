@@ -15,20 +15,13 @@ import {
 import type { DrainHooks } from './call-drain.js';
 import { InboundCall } from '../inbound/inbound-call.js';
 import { LiveCall, type CallHostDeps } from '../live/live-call.js';
-import { MediaSipLeg, type MediaSipLegOptions } from '../outbound/media-sip-leg.js';
+import { MediaSipLeg } from '../outbound/media-sip-leg.js';
 import type { OutboundCall } from '../outbound/outbound-call.js';
 import { SipDialer } from '../outbound/sip-dialer.js';
 
-export interface CallHostOptions extends CallHostDeps {
-  /** True from SIGTERM on: new INVITEs get 503 (CallDrain.draining). */
-  draining?: () => boolean;
-  /** Where outbound INVITEs to a termination host go (MediaSipLegOptions.resolve). */
-  resolve?: MediaSipLegOptions['resolve'];
-}
-
 export class CallHost {
   readonly records: CallRecords;
-  private readonly h: CallHostOptions & { records: CallRecords };
+  private readonly h: CallHostDeps & { records: CallRecords };
   readonly dialer: SipDialer;
   /** Connected (or answering) calls by call id. */
   private readonly live = new Map<string, LiveCall>();
@@ -39,7 +32,7 @@ export class CallHost {
   /** Counters for logs, tests and the benchmark. */
   readonly stats = { invites: 0, rejected: 0, answered: 0, outboundAnswered: 0 };
 
-  constructor(options: CallHostOptions) {
+  constructor(options: CallHostDeps) {
     this.records = options.records ?? new CallRecordsService(options.deps);
     this.h = { ...options, records: this.records };
     this.dialer = new SipDialer(
@@ -86,7 +79,7 @@ export class CallHost {
   };
 
   /** InboundHost: what inbound calls read. */
-  get options(): CallHostOptions {
+  get options(): CallHostDeps {
     return this.h;
   }
 

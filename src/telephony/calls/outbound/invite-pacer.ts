@@ -8,6 +8,8 @@ import type { Clock } from '../../../shared/clock.js';
 export class InvitePacer {
   /** Per host: when (monotonic ms) the next INVITE may leave. */
   private readonly next = new Map<string, number>();
+  /** INVITEs waiting for their slot now (tests and logs). */
+  waiting = 0;
 
   constructor(private readonly clock: Clock) {}
 
@@ -22,6 +24,12 @@ export class InvitePacer {
     if (this.next.size > 1000) for (const [k, t] of this.next) if (t <= now) this.next.delete(k);
     const wait = Math.ceil(at - now);
     if (wait <= 0) return Promise.resolve();
-    return new Promise((resolve) => this.clock.setTimeout(resolve, wait));
+    this.waiting++;
+    return new Promise((resolve) =>
+      this.clock.setTimeout(() => {
+        this.waiting--;
+        resolve();
+      }, wait),
+    );
   }
 }

@@ -54,6 +54,11 @@ export class SipDialer implements Dialer {
     void outbound.start();
   }
 
+  /** INVITEs held back by a carrier's call rate right now. */
+  get pacing(): number {
+    return this.pacer.waiting;
+  }
+
   /** Outbound calls of this process not yet ended. */
   get size(): number {
     return this.live.size;

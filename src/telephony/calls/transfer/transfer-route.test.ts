@@ -3,7 +3,7 @@ import { SecretBox } from '../../../shared/secret-box.js';
 import { deriveServerKeys } from '../../../shared/server-key.js';
 import type { TrunkRecord as SipTrunkTable } from '../../../modules/calls/call-records.service.js';
 import { TRUNK_WATCH_OFF } from '../../../modules/sip-trunks/sip-trunks.service.js';
-import { ourNumber, referToUri, telNumber, warmTarget } from './transfer-route.js';
+import { onTrunk, ourNumber, referToUri, telNumber, warmTarget } from './transfer-route.js';
 
 const box = new SecretBox(deriveServerKeys('master').secretBox);
 const trunk = (termination_uri: string, transport = 'udp'): SipTrunkTable => ({
@@ -35,6 +35,14 @@ describe('transfer routes', () => {
     expect(referToUri('mailto:x@y', undefined)).toBeNull();
     expect(telNumber('tel:+4930123456')).toBe('+4930123456');
     expect(telNumber('tel:030123456')).toBeNull();
+  });
+
+  it("a carrier_a trunk's REFER goes to +E164 at its edge host; onTrunk knows the trunk's host", () => {
+    expect(referToUri('tel:+15550123', trunk('sip:acme.pstn.ashburn.twilio.com'))).toBe(
+      'sip:+15550123@acme.pstn.ashburn.twilio.com;user=phone',
+    );
+    expect(onTrunk('ACME.pstn.ashburn.twilio.com', trunk('sip:acme.pstn.ashburn.twilio.com'))).toBe(true);
+    expect(onTrunk('pbx.example.com', trunk('sip:acme.pstn.ashburn.twilio.com'))).toBe(false);
   });
 
   it('our number is the dialled one inbound and the caller ID outbound', () => {

@@ -61,6 +61,11 @@ export interface DialTarget {
 
 const NO_CREDENTIALS: DigestCredentials = { username: '', password: '' };
 
+/** Whether a leg to `host` goes through the trunk (its termination host), so the carrier's rules apply. */
+export function onTrunk(host: string, trunk: Pick<TrunkRecord, 'termination_uri'>): boolean {
+  return parseTerminationUri(trunk.termination_uri)?.host.toLowerCase() === host.toLowerCase();
+}
+
 /** Where the second leg of a warm transfer goes, and with which credentials; null if nowhere. */
 export function warmTarget(
   destination: string,
@@ -79,7 +84,5 @@ export function warmTarget(
   const param = /;transport=(udp|tcp|tls)(?:;|$)/i.exec(parsed.params)?.[1]?.toLowerCase();
   const transport: SipTransport = parsed.scheme === 'sips' ? 'tls' : ((param as SipTransport) ?? 'udp');
   const target: SipTarget = { uri: destination, host: parsed.host, port: parsed.port, transport };
-  const trunkHost = trunk ? parseTerminationUri(trunk.termination_uri)?.host : undefined;
-  const sameHost = trunkHost !== undefined && trunkHost.toLowerCase() === parsed.host.toLowerCase();
-  return { target, auth: sameHost ? credentials() : NO_CREDENTIALS };
+  return { target, auth: trunk && onTrunk(parsed.host, trunk) ? credentials() : NO_CREDENTIALS };
 }

@@ -225,6 +225,18 @@ describe('warmTransfer', () => {
     expect(result).toEqual({ status: 'failed', reason: 'busy' });
   });
 
+  it("carries the trunk carrier's header fields (carrier_a: P-Asserted-Identity) on the human's INVITE", async () => {
+    const t = await setup('busy');
+    const pai = ['P-Asserted-Identity', '<sip:+15550100@sip.example.com>'] as const;
+    const result = await settled(t, warmTransfer(t.request({ carrierHeaders: [pai] })), 2000);
+    expect(result).toEqual({ status: 'failed', reason: 'busy' });
+    expect(getHeader(t.human.invites[0]!, 'P-Asserted-Identity')).toBe(pai[1]);
+    // Without them, none (a generic trunk, or a sip: destination off the trunk).
+    const plain = await setup('busy');
+    await settled(plain, warmTransfer(plain.request()), 2000);
+    expect(getHeader(plain.human.invites[0]!, 'P-Asserted-Identity')).toBeUndefined();
+  });
+
   it('the caller hanging up while the human rings cancels the human leg', async () => {
     const t = await setup('ring');
     const p = warmTransfer(t.request());

@@ -8,11 +8,11 @@ import { useAuth } from '../../auth/AuthContext';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { SecretOnce } from '../../components/CopyButton';
 import { ErrorBanner, Loading } from '../../components/ErrorBanner';
-import { CheckboxGroup, TextField } from '../../components/fields';
-import { Form } from '../../components/Form';
+import { fieldBinder, CheckboxGroup, TextField } from '../../components/fields';
 import { formatTime, relative } from '../../components/format';
 import { PageHeader } from '../../components/PageHeader';
 import { Pager } from '../../components/Pager';
+import { FormCard } from '../../components/FormCard';
 
 const SCOPES = [
   { value: 'read', label: 'read — every GET' },
@@ -26,6 +26,7 @@ export function ApiKeysPage() {
   const { key: signedInKey } = useAuth();
   const [creating, setCreating] = useState(false);
   const [draft, setDraft] = useState({ name: '', scopes: ['read'] });
+  const field = fieldBinder(draft, setDraft);
   const [created, setCreated] = useState<string | null>(null);
   const list = usePagedList<ApiKey>(
     async (query) => (await call(api.GET('/api/v1/api-keys', { params: { query } }))) as Page<ApiKey>,
@@ -65,31 +66,22 @@ export function ApiKeysPage() {
         </SecretOnce>
       )}
       {creating && (
-        <div className="card">
-          <h2>New key</h2>
-          <Form
-            label="New API key"
-            submitLabel="Create key"
-            onSubmit={create}
-            onCancel={() => setCreating(false)}
-          >
-            <TextField
-              name="name"
-              label="Name"
-              value={draft.name}
-              onChange={(name) => setDraft({ ...draft, name })}
-              placeholder="CRM integration"
-              autoFocus
-            />
-            <CheckboxGroup
-              name="scopes"
-              legend="Scopes"
-              options={SCOPES}
-              value={draft.scopes}
-              onChange={(scopes) => setDraft({ ...draft, scopes })}
-            />
-          </Form>
-        </div>
+        <FormCard
+          title="New key"
+          formLabel="New API key"
+          submitLabel="Create key"
+          onSubmit={create}
+          onCancel={() => setCreating(false)}
+        >
+          <TextField {...field('name')} label="Name" placeholder="CRM integration" autoFocus />
+          <CheckboxGroup
+            name="scopes"
+            legend="Scopes"
+            options={SCOPES}
+            value={draft.scopes}
+            onChange={(scopes) => setDraft({ ...draft, scopes })}
+          />
+        </FormCard>
       )}
       {list.error && <ErrorBanner error={list.error} onRetry={list.reload} />}
       {!list.data && list.loading && <Loading />}

@@ -6,14 +6,15 @@ import { useNavigate } from 'react-router';
 import { api, call } from '../../api/client';
 import { useLoad } from '../../api/hooks';
 import { useProjects } from '../../api/projects';
-import { SelectField, TextField } from '../../components/fields';
-import { Form } from '../../components/Form';
+import { fieldBinder, SelectField, TextField } from '../../components/fields';
 import { KeyValueEditor, objectOf, type Pair } from '../../components/KeyValueEditor';
+import { FormCard } from '../../components/FormCard';
 
 export function PlaceCallForm({ onCancel }: { onCancel: () => void }) {
   const projects = useProjects();
   const navigate = useNavigate();
   const [draft, setDraft] = useState({ project_id: '', workflow_id: '', from: '', to: '' });
+  const field = fieldBinder(draft, setDraft);
   const [variables, setVariables] = useState<Pair[]>([]);
   const projectId = draft.project_id || projects.options[0]?.value || '';
   const workflows = useLoad(
@@ -58,51 +59,46 @@ export function PlaceCallForm({ onCancel }: { onCancel: () => void }) {
   };
 
   return (
-    <div className="card">
-      <h2>Place a call</h2>
-      <Form label="Place a call" submitLabel="Call" busyLabel="Calling…" onSubmit={place} onCancel={onCancel}>
-        <div className="grid-2">
-          <SelectField
-            name="project_id"
-            label="Project"
-            value={projectId}
-            onChange={(project_id) => setDraft({ ...draft, project_id, workflow_id: '', from: '' })}
-            options={projects.options}
-          />
-          <SelectField
-            name="workflow_id"
-            label="Workflow"
-            value={draft.workflow_id || published[0]?.id || ''}
-            onChange={(workflow_id) => setDraft({ ...draft, workflow_id })}
-            options={published.map((w) => ({ value: w.id, label: `${w.name} (v${w.published_version})` }))}
-            hint={
-              published.length === 0
-                ? 'Publish a workflow in this project first.'
-                : 'Runs its latest published version.'
-            }
-          />
-          <SelectField
-            name="from"
-            label="From (your number)"
-            value={draft.from || numbers.data?.[0]?.number || ''}
-            onChange={(from) => setDraft({ ...draft, from })}
-            options={(numbers.data ?? []).map((n) => ({
-              value: n.number,
-              label: n.label ? `${n.number} · ${n.label}` : n.number,
-            }))}
-          />
-          <TextField
-            name="to"
-            label="To (E.164)"
-            type="tel"
-            value={draft.to}
-            onChange={(to) => setDraft({ ...draft, to })}
-            placeholder="+14155550123"
-            autoFocus
-          />
-        </div>
-        <KeyValueEditor name="variables" legend="Variables" pairs={variables} onChange={setVariables} />
-      </Form>
-    </div>
+    <FormCard
+      title="Place a call"
+      submitLabel="Call"
+      busyLabel="Calling…"
+      onSubmit={place}
+      onCancel={onCancel}
+    >
+      <div className="grid-2">
+        <SelectField
+          name="project_id"
+          label="Project"
+          value={projectId}
+          onChange={(project_id) => setDraft({ ...draft, project_id, workflow_id: '', from: '' })}
+          options={projects.options}
+        />
+        <SelectField
+          name="workflow_id"
+          label="Workflow"
+          value={draft.workflow_id || published[0]?.id || ''}
+          onChange={(workflow_id) => setDraft({ ...draft, workflow_id })}
+          options={published.map((w) => ({ value: w.id, label: `${w.name} (v${w.published_version})` }))}
+          hint={
+            published.length === 0
+              ? 'Publish a workflow in this project first.'
+              : 'Runs its latest published version.'
+          }
+        />
+        <SelectField
+          name="from"
+          label="From (your number)"
+          value={draft.from || numbers.data?.[0]?.number || ''}
+          onChange={(from) => setDraft({ ...draft, from })}
+          options={(numbers.data ?? []).map((n) => ({
+            value: n.number,
+            label: n.label ? `${n.number} · ${n.label}` : n.number,
+          }))}
+        />
+        <TextField {...field('to')} label="To (E.164)" type="tel" placeholder="+14155550123" autoFocus />
+      </div>
+      <KeyValueEditor name="variables" legend="Variables" pairs={variables} onChange={setVariables} />
+    </FormCard>
   );
 }

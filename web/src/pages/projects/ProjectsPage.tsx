@@ -7,7 +7,7 @@ import { invalidateProjects } from '../../api/projects';
 import type { Page, Project } from '../../api/types';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { ErrorBanner, Loading } from '../../components/ErrorBanner';
-import { TextField } from '../../components/fields';
+import { fieldBinder, TextField } from '../../components/fields';
 import { Form } from '../../components/Form';
 import { formatTime } from '../../components/format';
 import { PageHeader } from '../../components/PageHeader';
@@ -16,6 +16,7 @@ import { Pager } from '../../components/Pager';
 function ProjectRow({ p, onChanged }: { p: Project; onChanged: () => void }) {
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState({ name: p.name, description: p.description ?? '' });
+  const field = fieldBinder(draft, setDraft);
   if (editing) {
     return (
       <tr>
@@ -37,19 +38,8 @@ function ProjectRow({ p, onChanged }: { p: Project; onChanged: () => void }) {
             }}
           >
             <div className="grid-2">
-              <TextField
-                name="name"
-                label="Name"
-                value={draft.name}
-                onChange={(name) => setDraft({ ...draft, name })}
-                autoFocus
-              />
-              <TextField
-                name="description"
-                label="Description"
-                value={draft.description}
-                onChange={(description) => setDraft({ ...draft, description })}
-              />
+              <TextField {...field('name')} label="Name" autoFocus />
+              <TextField {...field('description')} label="Description" />
             </div>
           </Form>
         </td>
@@ -86,6 +76,7 @@ function ProjectRow({ p, onChanged }: { p: Project; onChanged: () => void }) {
 export function ProjectsPage() {
   const [creating, setCreating] = useState(false);
   const [draft, setDraft] = useState({ name: '', description: '' });
+  const field = fieldBinder(draft, setDraft);
   const list = usePagedList<Project>(
     async (query) => (await call(api.GET('/api/v1/projects', { params: { query } }))) as Page<Project>,
     {},
@@ -123,20 +114,8 @@ export function ProjectsPage() {
             onCancel={() => setCreating(false)}
           >
             <div className="grid-2">
-              <TextField
-                name="name"
-                label="Name"
-                value={draft.name}
-                onChange={(name) => setDraft({ ...draft, name })}
-                autoFocus
-                placeholder="Front desk"
-              />
-              <TextField
-                name="description"
-                label="Description (optional)"
-                value={draft.description}
-                onChange={(description) => setDraft({ ...draft, description })}
-              />
+              <TextField {...field('name')} label="Name" autoFocus placeholder="Front desk" />
+              <TextField {...field('description')} label="Description (optional)" />
             </div>
           </Form>
         </div>

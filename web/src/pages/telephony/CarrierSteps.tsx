@@ -3,6 +3,18 @@
 import type { SipTrunk } from '../../api/types';
 import { CopyButton } from '../../components/CopyButton';
 
+/** The named carrier's signalling gateways, one /30 per region: CARRIER_A_SIGNALLING_CIDRS of src/modules/sip-trunks/carrier-profile.ts (docs/carriers.md). */
+const CARRIER_A_SIGNALLING = [
+  '54.172.60.0/30',
+  '54.244.51.0/30',
+  '54.171.127.192/30',
+  '35.156.191.128/30',
+  '54.65.63.192/30',
+  '54.169.127.128/30',
+  '54.252.254.64/30',
+  '177.71.206.192/30',
+];
+
 export function CarrierSteps({ trunk }: { trunk: SipTrunk }) {
   return (
     <div>
@@ -23,6 +35,12 @@ export function CarrierSteps({ trunk }: { trunk: SipTrunk }) {
           <li>
             Set its <strong>termination SIP URI</strong> to <code>{trunk.termination_uri}</code>.
           </li>
+          {trunk.allowed_ips.length === 0 && (
+            <li data-testid="carrier-ranges">
+              Optional: accept calls only from the carrier&apos;s signalling ranges by setting this
+              trunk&apos;s allowed IPs to <code>{CARRIER_A_SIGNALLING.join(', ')}</code>.
+            </li>
+          )}
           <li>
             Add a <strong>credential list</strong> with username <code>{trunk.auth_username}</code> and the
             password you entered here: Switchboard signs outbound calls with them.
@@ -32,6 +50,11 @@ export function CarrierSteps({ trunk }: { trunk: SipTrunk }) {
               Enable <strong>secure trunking</strong> (TLS + SRTP): calls use port 5061.
             </li>
           )}
+          <li>
+            Under General, enable <strong>Call Transfer (SIP REFER)</strong>, and{' '}
+            <strong>PSTN transfer</strong> if workflows transfer to phone numbers: the Transfer Call node
+            hands callers over by REFER.
+          </li>
           <li>
             Assign your numbers to that trunk at the carrier, then register each one here under Phone numbers.
           </li>

@@ -7,10 +7,10 @@ import { useLoad } from '../../api/hooks';
 import { useResourceList } from '../../api/list-query';
 import { useProjects } from '../../api/projects';
 import type { Page, PhoneNumber } from '../../api/types';
-import { SelectField, TextField } from '../../components/fields';
-import { Form } from '../../components/Form';
+import { fieldBinder, SelectField, TextField } from '../../components/fields';
 import { PageHeader } from '../../components/PageHeader';
 import { ResourceList } from '../../components/ResourceList';
+import { FormCard } from '../../components/FormCard';
 
 export function NumbersPage() {
   const projects = useProjects();
@@ -20,6 +20,7 @@ export function NumbersPage() {
   );
   const [creating, setCreating] = useState(false);
   const [draft, setDraft] = useState({ number: '', label: '', sip_trunk_id: '', project_id: '' });
+  const field = fieldBinder(draft, setDraft);
   const navigate = useNavigate();
   const list = useResourceList<PhoneNumber, 'project_id'>(
     ['project_id'],
@@ -59,53 +60,47 @@ export function NumbersPage() {
         }
       />
       {creating && (
-        <div className="card">
-          <h2>Register a number</h2>
-          {trunks.data && trunks.data.length === 0 && (
-            <div className="banner banner-warn" role="status">
-              A number lives on a trunk: <Link to="/telephony/trunks">create a trunk</Link> first.
-            </div>
-          )}
-          <Form
-            label="Register a number"
-            submitLabel="Register number"
-            onSubmit={create}
-            onCancel={() => setCreating(false)}
-          >
-            <div className="grid-2">
-              <TextField
-                name="number"
-                label="Number (E.164)"
-                type="tel"
-                value={draft.number}
-                onChange={(number) => setDraft({ ...draft, number })}
-                placeholder="+14155550100"
-                autoFocus
-              />
-              <TextField
-                name="label"
-                label="Label (optional)"
-                value={draft.label}
-                onChange={(label) => setDraft({ ...draft, label })}
-                placeholder="Front desk"
-              />
-              <SelectField
-                name="sip_trunk_id"
-                label="Trunk"
-                value={chosenTrunk}
-                onChange={(sip_trunk_id) => setDraft({ ...draft, sip_trunk_id })}
-                options={trunkOptions}
-              />
-              <SelectField
-                name="project_id"
-                label="Project"
-                value={chosenProject}
-                onChange={(project_id) => setDraft({ ...draft, project_id })}
-                options={projects.options}
-              />
-            </div>
-          </Form>
-        </div>
+        <FormCard
+          title="Register a number"
+          submitLabel="Register number"
+          onSubmit={create}
+          onCancel={() => setCreating(false)}
+
+          notice={
+            <>
+              {trunks.data && trunks.data.length === 0 && (
+                <div className="banner banner-warn" role="status">
+                  A number lives on a trunk: <Link to="/telephony/trunks">create a trunk</Link> first.
+                </div>
+              )}
+            </>
+          }
+        >
+          <div className="grid-2">
+            <TextField
+              {...field('number')}
+              label="Number (E.164)"
+              type="tel"
+              placeholder="+14155550100"
+              autoFocus
+            />
+            <TextField {...field('label')} label="Label (optional)" placeholder="Front desk" />
+            <SelectField
+              name="sip_trunk_id"
+              label="Trunk"
+              value={chosenTrunk}
+              onChange={(sip_trunk_id) => setDraft({ ...draft, sip_trunk_id })}
+              options={trunkOptions}
+            />
+            <SelectField
+              name="project_id"
+              label="Project"
+              value={chosenProject}
+              onChange={(project_id) => setDraft({ ...draft, project_id })}
+              options={projects.options}
+            />
+          </div>
+        </FormCard>
       )}
       <ResourceList
         list={list}

@@ -10,7 +10,8 @@ import { ErrorBanner, Loading } from '../../components/ErrorBanner';
 import { Form } from '../../components/Form';
 import { PageHeader } from '../../components/PageHeader';
 import { CarrierSteps } from './CarrierSteps';
-import { cidrList, TrunkFields, type TrunkDraft } from './trunk-form';
+import { cidrList, registrationBody, TrunkFields, type TrunkDraft } from './trunk-form';
+import { TrunkStatusDetails } from './TrunkStatus';
 
 function draftOf(t: SipTrunk): TrunkDraft {
   return {
@@ -21,6 +22,9 @@ function draftOf(t: SipTrunk): TrunkDraft {
     auth_username: t.auth_username,
     auth_password: '',
     allowed_ips: t.allowed_ips.join(', '),
+    register: t.register,
+    registrar_uri: t.registrar_uri ?? '',
+    health_check: t.health_check,
   };
 }
 
@@ -50,6 +54,7 @@ export function TrunkPage() {
           termination_uri: draft.termination_uri,
           auth_username: draft.auth_username,
           allowed_ips: cidrList(draft.allowed_ips),
+          ...registrationBody(draft),
           ...(draft.auth_password ? { auth_password: draft.auth_password } : {}),
         },
       }),
@@ -93,8 +98,16 @@ export function TrunkPage() {
             <TrunkFields draft={draft} onChange={(d) => (setDraft(d), setSaved(false))} editing />
           </Form>
         </div>
-        <div className="card">
-          <CarrierSteps trunk={t} />
+        <div>
+          {(t.register || t.health_check) && (
+            <div className="card">
+              <h2>Status</h2>
+              <TrunkStatusDetails trunk={t} />
+            </div>
+          )}
+          <div className="card">
+            <CarrierSteps trunk={t} />
+          </div>
         </div>
       </div>
     </>

@@ -56,6 +56,9 @@ describe('TrunksPage', () => {
       auth_username: 'sb',
       auth_password: 'secret-pass',
       allowed_ips: ['203.0.113.0/24', '198.51.100.7/32'],
+      register: false,
+      registrar_uri: null,
+      health_check: false,
     });
 
     answer = json(201, { data: { id: '0190a1b2-0000-7000-8000-000000000001' } });
@@ -101,5 +104,85 @@ describe('TrunksPage', () => {
     await user.click(screen.getByRole('button', { name: 'Retry' }));
     expect(await screen.findByRole('link', { name: 'Carrier' })).toBeTruthy();
     expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it('asks the carrier for registration and health checks, and lists what the SIP node reports', async () => {
+    const user = userEvent.setup({ delay: null });
+    const trunk = (id: string, extra: object) => ({
+      id,
+      name: `Trunk ${id}`,
+      provider: 'generic',
+      transport: 'udp',
+      termination_uri: 'sip:x',
+      auth_username: 'u',
+      allowed_ips: [],
+      origination_uri: 'sip:ws.sip.localhost;transport=udp',
+      status: 'active',
+      register: false,
+      registrar_uri: null,
+      health_check: false,
+      registration_status: null,
+      registration_error: null,
+      registered_until: null,
+      health: null,
+      created_at: '',
+      updated_at: '',
+      ...extra,
+    });
+    const { sent } = fakeApi([
+      {
+        method: 'GET',
+        path: '/api/v1/sip-trunks',
+        reply: () =>
+          json(
+            200,
+            page([
+              trunk('a', {
+                register: true,
+                registration_status: 'registered',
+                health_check: true,
+                health: 'up',
+              }),
+              trunk('b', {
+                register: true,
+                registration_status: 'failed',
+                registration_error: '403 Forbidden',
+              }),
+              trunk('c', {}),
+            ]),
+          ),
+      },
+      {
+        method: 'POST',
+        path: '/api/v1/sip-trunks',
+        reply: () =>
+          json(422, {
+            message: 'registrar_uri: not a SIP URI',
+            errors: { registrar_uri: ['not a SIP URI'] },
+          }),
+      },
+    ]);
+    renderPage();
+    const rowOf = async (name: string) => (await screen.findByRole('link', { name })).closest('tr')!;
+    expect((await rowOf('Trunk a')).textContent).toContain('registered');
+    expect((await rowOf('Trunk a')).textContent).toContain('carrier up');
+    expect((await rowOf('Trunk b')).textContent).toContain('failed');
+    expect((await rowOf('Trunk c')).textContent).toContain('—');
+
+    await user.click(screen.getByRole('button', { name: 'New trunk' }));
+    const form = screen.getByRole('form', { name: 'New trunk' });
+    expect(within(form).queryByLabelText('Registrar URI (optional)')).toBeNull();
+    await user.click(within(form).getByLabelText('Register with the carrier'));
+    await user.type(within(form).getByLabelText('Registrar URI (optional)'), 'registrar.example');
+    await user.click(within(form).getByLabelText('Check that the carrier is up'));
+    await user.click(within(form).getByRole('button', { name: 'Create trunk' }));
+    const registrar = within(form).getByLabelText('Registrar URI (optional)');
+    expect(await within(form).findByText('not a SIP URI')).toBeTruthy();
+    expect(registrar.getAttribute('aria-invalid')).toBe('true');
+    expect(sent.find((s) => s.method === 'POST')!.body).toMatchObject({
+      register: true,
+      registrar_uri: 'registrar.example',
+      health_check: true,
+    });
   });
 });

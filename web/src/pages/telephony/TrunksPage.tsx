@@ -3,23 +3,22 @@
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api, call } from '../../api/client';
-import { usePagedList } from '../../api/hooks';
+import { useResourceList } from '../../api/list-query';
 import type { Page, SipTrunk } from '../../api/types';
-import { Badge } from '../../components/Badge';
 import { CopyButton } from '../../components/CopyButton';
-import { ErrorBanner, Loading } from '../../components/ErrorBanner';
-import { Form } from '../../components/Form';
 import { PageHeader } from '../../components/PageHeader';
-import { Pager } from '../../components/Pager';
-import { cidrList, EMPTY_TRUNK, TrunkFields } from './trunk-form';
+import { ResourceList } from '../../components/ResourceList';
+import { cidrList, EMPTY_TRUNK, registrationBody, TrunkFields } from './trunk-form';
+import { TrunkStatusBadges } from './TrunkStatus';
+import { FormCard } from '../../components/FormCard';
 
 export function TrunksPage() {
   const [creating, setCreating] = useState(false);
   const [draft, setDraft] = useState(EMPTY_TRUNK);
   const navigate = useNavigate();
-  const list = usePagedList<SipTrunk>(
+  const list = useResourceList<SipTrunk, never>(
+    [],
     async (query) => (await call(api.GET('/api/v1/sip-trunks', { params: { query } }))) as Page<SipTrunk>,
-    {},
   );
 
   const create = async () => {
@@ -33,6 +32,7 @@ export function TrunksPage() {
           auth_username: draft.auth_username,
           auth_password: draft.auth_password,
           ...(draft.allowed_ips.trim() ? { allowed_ips: cidrList(draft.allowed_ips) } : {}),
+          ...registrationBody(draft),
         },
       }),
     );
@@ -53,61 +53,35 @@ export function TrunksPage() {
         }
       />
       {creating && (
-        <div className="card">
-          <h2>New trunk</h2>
-          <Form
-            label="New trunk"
-            submitLabel="Create trunk"
-            onSubmit={create}
-            onCancel={() => setCreating(false)}
-          >
-            <TrunkFields draft={draft} onChange={setDraft} />
-          </Form>
-        </div>
+        <FormCard
+          title="New trunk"
+          submitLabel="Create trunk"
+          onSubmit={create}
+          onCancel={() => setCreating(false)}
+        >
+          <TrunkFields draft={draft} onChange={setDraft} />
+        </FormCard>
       )}
-      {list.error && <ErrorBanner error={list.error} onRetry={list.reload} />}
-      {!list.data && list.loading && <Loading />}
-      {list.data && (
-        <div className="card card-flush">
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Provider</th>
-                <th scope="col">Transport</th>
-                <th scope="col">Origination URI</th>
-                <th scope="col">Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((t) => (
-                <tr key={t.id}>
-                  <td>
-                    <Link to={`/telephony/trunks/${t.id}`}>{t.name}</Link>
-                  </td>
-                  <td>{t.provider === 'carrier_a' ? 'Carrier A' : 'Generic SIP'}</td>
-                  <td>{t.transport.toUpperCase()}</td>
-                  <td>
-                    <span className="copy-row">
-                      <code className="mono">{t.origination_uri}</code>
-                      <CopyButton value={t.origination_uri} label="Copy" />
-                    </span>
-                  </td>
-                  <td>
-                    <Badge value={t.status} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {list.data.data.length === 0 && (
-            <p className="empty">
-              No trunks yet. Create one with your carrier&apos;s termination host and credentials.
-            </p>
-          )}
-          <Pager links={list.data.links} meta={list.data.meta} onFollow={list.follow} noun="trunks" />
-        </div>
-      )}
+      <ResourceList
+        list={list}
+        noun="trunks"
+        empty="No trunks yet. Create one with your carrier's termination host and credentials."
+        columns={[
+          { header: 'Name', cell: (t) => <Link to={`/telephony/trunks/${t.id}`}>{t.name}</Link> },
+          { header: 'Provider', cell: (t) => (t.provider === 'carrier_a' ? 'Carrier A' : 'Generic SIP') },
+          { header: 'Transport', cell: (t) => t.transport.toUpperCase() },
+          {
+            header: 'Origination URI',
+            cell: (t) => (
+              <span className="copy-row">
+                <code className="mono">{t.origination_uri}</code>
+                <CopyButton value={t.origination_uri} label="Copy" />
+              </span>
+            ),
+          },
+          { header: 'Registration and health', cell: (t) => <TrunkStatusBadges trunk={t} /> },
+        ]}
+      />
     </>
   );
 }

@@ -1,6 +1,6 @@
 // The fields of a SIP trunk, shared by "New trunk" and a trunk's edit form. The password is
 // write-only: the API never returns it, so the edit form starts blank and sends it only when typed.
-import { fieldBinder, SelectField, TextArea, TextField } from '../../components/fields';
+import { CheckboxField, fieldBinder, SelectField, TextArea, TextField } from '../../components/fields';
 
 export interface TrunkDraft {
   name: string;
@@ -10,6 +10,9 @@ export interface TrunkDraft {
   auth_username: string;
   auth_password: string;
   allowed_ips: string;
+  register: boolean;
+  registrar_uri: string;
+  health_check: boolean;
 }
 
 export const EMPTY_TRUNK: TrunkDraft = {
@@ -20,7 +23,19 @@ export const EMPTY_TRUNK: TrunkDraft = {
   auth_username: '',
   auth_password: '',
   allowed_ips: '',
+  register: false,
+  registrar_uri: '',
+  health_check: false,
 };
+
+/** The registration and health settings as the API takes them (create and edit alike). */
+export function registrationBody(draft: TrunkDraft) {
+  return {
+    register: draft.register,
+    registrar_uri: draft.register && draft.registrar_uri.trim() ? draft.registrar_uri.trim() : null,
+    health_check: draft.health_check,
+  };
+}
 
 /** "10.0.0.0/8, 192.0.2.1/32" or one per line, as the list the API takes. */
 export function cidrList(text: string): string[] {
@@ -71,7 +86,7 @@ export function TrunkFields({
       <TextField
         {...field('termination_uri')}
         label="Termination URI"
-        placeholder="sip:mytrunk.pstn.example.com"
+        placeholder="sip:mytrunk.pstn.twilio.com"
         hint="The carrier's host that outbound calls are sent to."
       />
       <div className="grid-2">
@@ -95,6 +110,31 @@ export function TrunkFields({
         placeholder="203.0.113.0/24, 198.51.100.7/32"
         hint="CIDR ranges the carrier sends from, separated by commas or new lines. Empty: any source, authenticated by SIP domain."
       />
+      <fieldset className="fieldset">
+        <legend>Registration and health</legend>
+        <CheckboxField
+          name="register"
+          label="Register with the carrier"
+          checked={draft.register}
+          onChange={(register) => onChange({ ...draft, register })}
+          hint="For carriers that send calls only to a registered contact: the service keeps a SIP REGISTER binding with these credentials."
+        />
+        {draft.register && (
+          <TextField
+            {...field('registrar_uri')}
+            label="Registrar URI (optional)"
+            placeholder="sip:registrar.example.com"
+            hint="Empty: the termination URI's host."
+          />
+        )}
+        <CheckboxField
+          name="health_check"
+          label="Check that the carrier is up"
+          checked={draft.health_check}
+          onChange={(health_check) => onChange({ ...draft, health_check })}
+          hint="Pings the termination host with SIP OPTIONS; while it is down, outbound calls fail at once (trunk_unreachable)."
+        />
+      </fieldset>
     </>
   );
 }

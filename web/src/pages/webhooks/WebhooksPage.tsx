@@ -8,11 +8,11 @@ import { useProjects } from '../../api/projects';
 import type { Body, Page, WebhookEndpoint } from '../../api/types';
 import { Badge } from '../../components/Badge';
 import { SecretOnce } from '../../components/CopyButton';
-import { CheckboxGroup, SelectField, TextField } from '../../components/fields';
-import { Form } from '../../components/Form';
+import { fieldBinder, CheckboxGroup, SelectField, TextField } from '../../components/fields';
 import { PageHeader } from '../../components/PageHeader';
 import { ResourceList } from '../../components/ResourceList';
 import { EVENT_TYPES } from './events';
+import { FormCard } from '../../components/FormCard';
 
 type EventType = NonNullable<Body<'/api/v1/webhook-endpoints', 'post'>>['events'][number];
 
@@ -22,6 +22,7 @@ export function WebhooksPage() {
   const projects = useProjects();
   const [creating, setCreating] = useState(false);
   const [draft, setDraft] = useState(EMPTY);
+  const field = fieldBinder(draft, setDraft);
   const [created, setCreated] = useState<{ id: string; secret: string } | null>(null);
   const list = useResourceList<WebhookEndpoint, 'project_id'>(
     ['project_id'],
@@ -71,49 +72,39 @@ export function WebhooksPage() {
         </SecretOnce>
       )}
       {creating && (
-        <div className="card">
-          <h2>New endpoint</h2>
-          <Form
-            label="New webhook endpoint"
-            submitLabel="Add endpoint"
-            onSubmit={create}
-            onCancel={() => setCreating(false)}
-          >
-            <div className="grid-2">
-              <TextField
-                name="url"
-                label="URL"
-                type="url"
-                value={draft.url}
-                onChange={(url) => setDraft({ ...draft, url })}
-                placeholder="https://example.com/hooks/switchboard"
-                autoFocus
-                hint="https, or http to an address in WEBHOOK_ALLOWED_CIDRS."
-              />
-              <SelectField
-                name="project_id"
-                label="Project"
-                value={chosenProject}
-                onChange={(project_id) => setDraft({ ...draft, project_id })}
-                options={projects.options}
-              />
-            </div>
-            <CheckboxGroup
-              name="events"
-              legend="Events"
-              options={EVENT_TYPES}
-              value={draft.events}
-              onChange={(events) => setDraft({ ...draft, events })}
-            />
+        <FormCard
+          title="New endpoint"
+          formLabel="New webhook endpoint"
+          submitLabel="Add endpoint"
+          onSubmit={create}
+          onCancel={() => setCreating(false)}
+        >
+          <div className="grid-2">
             <TextField
-              name="description"
-              label="Description (optional)"
-              value={draft.description}
-              onChange={(description) => setDraft({ ...draft, description })}
-              placeholder="CRM sync"
+              {...field('url')}
+              label="URL"
+              type="url"
+              placeholder="https://example.com/hooks/switchboard"
+              autoFocus
+              hint="https, or http to an address in WEBHOOK_ALLOWED_CIDRS."
             />
-          </Form>
-        </div>
+            <SelectField
+              name="project_id"
+              label="Project"
+              value={chosenProject}
+              onChange={(project_id) => setDraft({ ...draft, project_id })}
+              options={projects.options}
+            />
+          </div>
+          <CheckboxGroup
+            name="events"
+            legend="Events"
+            options={EVENT_TYPES}
+            value={draft.events}
+            onChange={(events) => setDraft({ ...draft, events })}
+          />
+          <TextField {...field('description')} label="Description (optional)" placeholder="CRM sync" />
+        </FormCard>
       )}
       <ResourceList
         list={list}

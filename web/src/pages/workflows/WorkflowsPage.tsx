@@ -7,7 +7,7 @@ import { useResourceList } from '../../api/list-query';
 import { useProjects } from '../../api/projects';
 import type { Page, Workflow } from '../../api/types';
 import { Badge } from '../../components/Badge';
-import { TextField, SelectField } from '../../components/fields';
+import { fieldBinder, TextField, SelectField } from '../../components/fields';
 import { Form } from '../../components/Form';
 import { formatTime } from '../../components/format';
 import { PageHeader } from '../../components/PageHeader';
@@ -17,6 +17,7 @@ export function WorkflowsPage() {
   const projects = useProjects();
   const [creating, setCreating] = useState(false);
   const [draft, setDraft] = useState({ name: '', project_id: '' });
+  const field = fieldBinder(draft, setDraft);
   const navigate = useNavigate();
   const list = useResourceList<Workflow, 'project_id'>(
     ['project_id'],
@@ -52,13 +53,7 @@ export function WorkflowsPage() {
             onCancel={() => setCreating(false)}
           >
             <div className="grid-2">
-              <TextField
-                name="name"
-                label="Name"
-                value={draft.name}
-                onChange={(name) => setDraft({ ...draft, name })}
-                autoFocus
-              />
+              <TextField {...field('name')} label="Name" autoFocus />
               <SelectField
                 name="project_id"
                 label="Project"

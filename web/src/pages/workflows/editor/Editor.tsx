@@ -32,12 +32,15 @@ import {
   freshNodeId,
   linkEdge,
   newStepNode,
+  renameNode,
+  renameProblem,
   toFlow,
   toGraph,
   type Finding,
   type LinkEdge,
   type StepNode,
 } from './graph';
+import { EditHistory, snapshotOf, type Snapshot } from './history';
 import { Inspector } from './Inspector';
 import { DEFAULT_HANDLE, type NodeType } from './node-catalog';
 import { DRAG_TYPE, Palette } from './Palette';
@@ -118,11 +121,51 @@ function EditorInner({ workflow, schemas, agents, saveDelayMs }: Props) {
   const graph = useMemo(() => toGraph(nodes, edges, base.current), [nodes, edges]);
   const json = useMemo(() => stableJson(graph), [graph]);
   const lastJson = useRef(json);
+  // Undo and redo: each edit's "before" goes on the history; a drag counts once, when it ends.
+  const history = useRef(new EditHistory());
+  const committed = useRef(snapshotOf(initial.nodes, initial.edges));
+  const restoring = useRef<string | null>(null);
+  const [, setHistoryTick] = useState(0);
   useEffect(() => {
     if (json === lastJson.current) return;
+    if (nodes.some((n) => n.dragging)) return;
     lastJson.current = json;
+    const now = snapshotOf(nodes, edges);
+    if (restoring.current !== json) history.current.record(committed.current, now);
+    restoring.current = null;
+    committed.current = now;
+    setHistoryTick((t) => t + 1);
     saver.schedule(graph);
-  }, [json, graph, saver]);
+  }, [json, graph, saver, nodes, edges]);
+
+  const restore = (to: Snapshot | undefined) => {
+    if (!to) return;
+    const selected = nodes.find((n) => n.selected)?.id;
+    restoring.current = stableJson(toGraph(to.nodes, to.edges, base.current));
+    setNodes(to.nodes.map((n) => ({ ...n, selected: n.id === selected })));
+    setEdges(to.edges);
+    setHistoryTick((t) => t + 1);
+  };
+  const undo = () => !viewing && restore(history.current.undo(snapshotOf(nodes, edges)));
+  const redo = () => !viewing && restore(history.current.redo(snapshotOf(nodes, edges)));
+  const keys = useRef({ undo, redo });
+  keys.current = { undo, redo };
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (!(e.ctrlKey || e.metaKey) || e.altKey) return;
+      // Text boxes keep their own undo of what is typed in them.
+      const target = e.target as HTMLElement | null;
+      if (target?.closest('textarea, input:not([type=checkbox]):not([type=radio]), [contenteditable="true"]'))
+        return;
+      const key = e.key.toLowerCase();
+      if (key === 'z' && !e.shiftKey) keys.current.undo();
+      else if ((key === 'z' && e.shiftKey) || key === 'y') keys.current.redo();
+      else return;
+      e.preventDefault();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, []);
 
   const addNode = (type: NodeType, at?: { x: number; y: number }) => {
     if (viewing) return;
@@ -183,11 +226,22 @@ function EditorInner({ workflow, schemas, agents, saveDelayMs }: Props) {
     setNodes((ns) => ns.map((n) => (n.id === id ? { ...n, data: { ...n.data, node: after } } : n)));
     setEdges((es) => dropExits(es, id, exitsOf(before.data.node), exitsOf(after)));
   };
+  const rename = (from: string, to: string): string | null => {
+    const problem = renameProblem(nodes, from, to);
+    if (problem) return problem;
+    const renamed = renameNode(nodes, edges, from, to);
+    setNodes(renamed.nodes);
+    setEdges(renamed.edges);
+    // The findings name the old id until the next validation: move them along now.
+    setFindings((fs) => fs.map((f) => (f.node_id === from ? { ...f, node_id: to } : f)));
+    return null;
+  };
   const deleteNode = (id: string) => {
     setNodes((ns) => ns.filter((n) => n.id !== id));
     setEdges((es) => es.filter((e) => e.source !== id && e.target !== id));
   };
   const select = (id: string) => {
+    history.current.seal();
     setNodes((ns) => ns.map((n) => ({ ...n, selected: n.id === id })));
     setTab('step');
     const n = nodes.find((x) => x.id === id);
@@ -235,7 +289,10 @@ function EditorInner({ workflow, schemas, agents, saveDelayMs }: Props) {
   // Selecting a step, by pointer or by keyboard (Enter on a focused step), opens its form.
   const onDraftChange = useCallback(
     (changes: NodeChange<StepNode>[]) => {
-      if (changes.some((c) => c.type === 'select' && c.selected)) setTab('step');
+      if (changes.some((c) => c.type === 'select' && c.selected)) {
+        setTab('step');
+        history.current.seal();
+      }
       onNodesChange(changes);
     },
     [onNodesChange],
@@ -295,6 +352,28 @@ function EditorInner({ workflow, schemas, agents, saveDelayMs }: Props) {
         }
         actions={
           <>
+            <span className="btn-group" role="group" aria-label="History">
+              <button
+                type="button"
+                className="btn"
+                onClick={undo}
+                disabled={!!viewing || !history.current.canUndo}
+                aria-keyshortcuts="Control+Z"
+                title="Undo (Ctrl+Z)"
+              >
+                Undo
+              </button>
+              <button
+                type="button"
+                className="btn"
+                onClick={redo}
+                disabled={!!viewing || !history.current.canRedo}
+                aria-keyshortcuts="Control+Shift+Z"
+                title="Redo (Ctrl+Shift+Z)"
+              >
+                Redo
+              </button>
+            </span>
             <button type="button" className="btn" onClick={() => void validate()} disabled={!!viewing}>
               Validate
             </button>
@@ -399,6 +478,7 @@ function EditorInner({ workflow, schemas, agents, saveDelayMs }: Props) {
                 onConfig={setConfig}
                 onConnect={connect}
                 onDelete={deleteNode}
+                onRename={rename}
                 onSelect={select}
               />
             )}

@@ -2,6 +2,7 @@
 // select per exit: the keyboard way to connect steps), its configuration form generated from the
 // schema, and delete. With nothing selected it lists every finding of the graph, each a button
 // that selects the step it names.
+import { useState, type FormEvent } from 'react';
 import { handleLabel, isNodeType, NODE_KINDS } from './node-catalog';
 import { exitsOf, type Finding, type LinkEdge, type StepNode } from './graph';
 import { SchemaForm, type FormContext, type JsonSchema } from './schema-form';
@@ -18,6 +19,8 @@ interface Props {
   onConnect: (source: string, handle: string, target: string | null) => void;
   onDelete: (id: string) => void;
   onSelect: (id: string) => void;
+  /** Renames a step; answers why not, or null when done. */
+  onRename: (from: string, to: string) => string | null;
 }
 
 export function Inspector(p: Props) {
@@ -31,8 +34,9 @@ export function Inspector(p: Props) {
     <section className="inspector" aria-label={`Step ${graphNode.id}`}>
       <div className="inspector-head">
         <h2>{kind?.label ?? graphNode.type}</h2>
-        <span className="mono muted">{graphNode.id}</span>
+        {p.readOnly && <span className="mono muted">{graphNode.id}</span>}
       </div>
+      {!p.readOnly && <RenameStep key={graphNode.id} id={graphNode.id} onRename={p.onRename} />}
       {kind && <p className="muted">{kind.purpose}.</p>}
       {own.length > 0 && (
         <ul className="findings" aria-label="Findings on this step">
@@ -98,6 +102,43 @@ export function Inspector(p: Props) {
         </div>
       )}
     </section>
+  );
+}
+
+/** The step's id, editable: Enter or "Rename" renames it and every connection to it. */
+function RenameStep({ id, onRename }: { id: string; onRename: Props['onRename'] }) {
+  const [value, setValue] = useState(id);
+  const [problem, setProblem] = useState<string | null>(null);
+  const inputId = `rename-${id}`.replace(/[^\w-]/g, '_');
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    setProblem(onRename(id, value));
+  };
+  return (
+    <form className="rename-step" onSubmit={submit} aria-label="Rename step">
+      <div className={`field field-row ${problem ? 'field-invalid' : ''}`}>
+        <label htmlFor={inputId}>Step id</label>
+        <input
+          id={inputId}
+          className="mono"
+          value={value}
+          onChange={(e) => (setValue(e.target.value), setProblem(null))}
+          aria-invalid={problem ? true : undefined}
+          aria-describedby={problem ? `${inputId}-error` : undefined}
+          spellCheck={false}
+        />
+        {value !== id && (
+          <button type="submit" className="btn btn-small">
+            Rename
+          </button>
+        )}
+      </div>
+      {problem && (
+        <div className="field-error" id={`${inputId}-error`}>
+          {problem}
+        </div>
+      )}
+    </form>
   );
 }
 

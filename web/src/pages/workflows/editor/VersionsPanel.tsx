@@ -6,7 +6,7 @@ import { api, call } from '../../../api/client';
 import { useLoad } from '../../../api/hooks';
 import { ConfirmButton } from '../../../components/ConfirmButton';
 import { ErrorBanner, Loading } from '../../../components/ErrorBanner';
-import { formatTime } from '../../../components/format';
+import { formatActor, formatTime } from '../../../components/format';
 import { diffGraphs, isEmptyDiff } from './diff';
 import { asGraph, type Graph } from './graph';
 
@@ -65,7 +65,7 @@ export function VersionsPanel({ workflowId, generation, draft, viewing, onView, 
                 <strong>Version {v.version}</strong>
                 {v.version === list[0]!.version && <span className="badge badge-good">live</span>}
                 <div className="muted">
-                  {formatTime(v.published_at)} · {v.published_by}
+                  {formatTime(v.published_at)} · {formatActor(v.published_by)}
                 </div>
               </div>
               <div className="row-actions">

@@ -201,3 +201,44 @@ export function dropExits(edges: LinkEdge[], nodeId: string, before: string[], a
   if (gone.size === 0) return edges;
   return edges.filter((e) => !(e.source === nodeId && gone.has(e.sourceHandle ?? DEFAULT_HANDLE)));
 }
+
+/** Why `to` cannot be `from`'s new id, or null when it can (the API asks only for a unique, non-empty id). */
+export function renameProblem(nodes: StepNode[], from: string, to: string): string | null {
+  if (to.trim() === '') return 'A step needs an id.';
+  if (to !== to.trim()) return 'An id cannot start or end with a space.';
+  if (to !== from && nodes.some((n) => n.id === to)) return `Another step is already called ${to}.`;
+  return null;
+}
+
+/**
+ * Renames a step: its id, and every edge that leaves or enters it (each keeps its exit and the
+ * keys it was written with), so the flow runs as before under the new name.
+ */
+export function renameNode(
+  nodes: StepNode[],
+  edges: LinkEdge[],
+  from: string,
+  to: string,
+): { nodes: StepNode[]; edges: LinkEdge[] } {
+  if (from === to) return { nodes, edges };
+  const swap = (id: string) => (id === from ? to : id);
+  return {
+    nodes: nodes.map((n) =>
+      n.id === from ? { ...n, id: to, data: { ...n.data, node: { ...n.data.node, id: to } } } : n,
+    ),
+    edges: edges.map((e) => {
+      if (e.source !== from && e.target !== from) return e;
+      const source = swap(e.source);
+      const target = swap(e.target);
+      const handle = e.sourceHandle ?? DEFAULT_HANDLE;
+      const written = e.data?.edge;
+      return {
+        ...e,
+        id: edgeId(source, handle, target),
+        source,
+        target,
+        data: { edge: written ? { ...written, source, target } : newEdge(source, handle, target) },
+      };
+    }),
+  };
+}

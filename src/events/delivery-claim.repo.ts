@@ -1,7 +1,8 @@
-// Claiming from the delivery table, the worker's durable job queue: due deliveries are taken
-// under a lease (next_attempt_at moves to the lease's expiry, so a worker that dies holding rows
-// releases them by the clock alone), and claimed rows a worker will not send are handed back.
-// Recording what happened to a claim is delivery-record.ts; pruning the log, delivery-retention.ts.
+// SQL for claiming from the delivery table, the worker's durable job queue: due deliveries are
+// taken under a lease (next_attempt_at moves to the lease's expiry, so a worker that dies holding
+// rows releases them by the clock alone), and claimed rows a worker will not send are handed back.
+// Recording what happened to a claim is delivery-record.ts; pruning the log, delivery-retention.ts;
+// the SQL of both is deliveries.repo.ts.
 import { toDbTime, type Db, type Dialect } from '../store/database.js';
 import { preparedQuery, queryRows } from '../store/prepared.js';
 

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toDbTime, type Store } from '../store/database.js';
 import { storeKinds } from '../../test/support/stores.js';
-import { CLAIM_POSTGRES } from './delivery-claim.js';
+import { CLAIM_POSTGRES } from './delivery-claim.repo.js';
 
 const postgres = storeKinds().filter((k) => k.name === 'postgres');
 

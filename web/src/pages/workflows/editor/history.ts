@@ -1,0 +1,87 @@
+// The editor's undo and redo: a stack of the graph as it was before each edit. Consecutive edits of
+// one step's settings (typing a prompt, key by key) make one undo step, so Ctrl+Z takes back what
+// a person thinks of as one change (the editor records a drag once, when it ends).
+import type { LinkEdge, StepNode } from './graph';
+
+export interface Snapshot {
+  nodes: StepNode[];
+  edges: LinkEdge[];
+}
+
+const LIMIT = 100;
+
+/** What kind of edit turned `before` into `after`: 'config:<id>' when only that step's settings changed. */
+export function editKind(before: Snapshot, after: Snapshot): string | null {
+  if (before.edges !== after.edges && JSON.stringify(edgeKeys(before)) !== JSON.stringify(edgeKeys(after)))
+    return null;
+  if (before.nodes.length !== after.nodes.length) return null;
+  let changed: string | null = null;
+  for (let i = 0; i < after.nodes.length; i++) {
+    const a = before.nodes[i];
+    const b = after.nodes[i];
+    if (a.id !== b.id) return null;
+    if (a.position.x !== b.position.x || a.position.y !== b.position.y) return null;
+    if (a.data.node === b.data.node || JSON.stringify(a.data.node) === JSON.stringify(b.data.node)) continue;
+    if (changed !== null) return null;
+    changed = `config:${b.id}`;
+  }
+  return changed;
+}
+
+function edgeKeys(s: Snapshot): string[] {
+  return s.edges.map((e) => e.id);
+}
+
+/** Keeps only what the graph means: selection and drag state are not part of an undo step. */
+export function snapshotOf(nodes: StepNode[], edges: LinkEdge[]): Snapshot {
+  return {
+    nodes: nodes.map((n) => ({ ...n, selected: false, dragging: false })),
+    edges: edges.map((e) => ({ ...e, selected: false })),
+  };
+}
+
+export class EditHistory {
+  private past: Snapshot[] = [];
+  private future: Snapshot[] = [];
+  private lastKind: string | null = null;
+
+  /** `before` is the graph as it was before an edit that produced `after`. */
+  record(before: Snapshot, after: Snapshot): void {
+    const kind = editKind(before, after);
+    this.future = [];
+    // One step's settings typed key by key, or one step dragged, stays one undo step.
+    if (kind !== null && kind === this.lastKind && this.past.length > 0) return;
+    this.lastKind = kind;
+    this.past.push(before);
+    if (this.past.length > LIMIT) this.past.shift();
+  }
+
+  /** Ends the run of edits that merge into one step (after an undo, a redo or a selection). */
+  seal(): void {
+    this.lastKind = null;
+  }
+
+  undo(current: Snapshot): Snapshot | undefined {
+    const previous = this.past.pop();
+    if (!previous) return undefined;
+    this.future.push(current);
+    this.lastKind = null;
+    return previous;
+  }
+
+  redo(current: Snapshot): Snapshot | undefined {
+    const next = this.future.pop();
+    if (!next) return undefined;
+    this.past.push(current);
+    this.lastKind = null;
+    return next;
+  }
+
+  get canUndo(): boolean {
+    return this.past.length > 0;
+  }
+
+  get canRedo(): boolean {
+    return this.future.length > 0;
+  }
+}
