@@ -128,7 +128,10 @@ export class InboundCall {
     if (!checked) return;
     const { offer, late, keys, probe, timer } = checked;
 
-    const admission = await records.admit(inboundInviteOf(this.req, this.source.address), options.draining);
+    // An INVITE on a trunk's registered Contact belongs to that trunk (trunks/trunk-manager.ts).
+    const trunkId = options.trunkOfRequest?.(this.req, this.source);
+    const invite = inboundInviteOf(this.req, this.source.address, trunkId);
+    const admission = await records.admit(invite, options.draining);
     if (admission.kind === 'reject') return this.refuse(admission.status, admission.reason, admission.why);
     const id = admission.call.id;
     this.callId = id;

@@ -30,6 +30,7 @@ import { decideUasTimer, type SessionExpires } from '../../sip/extensions/sessio
 import { getHeader } from '../../sip/message/access.js';
 import type { HeaderInit } from '../../sip/message/build.js';
 import type { SipRequest } from '../../sip/message/types.js';
+import type { Source } from '../../sip/transport/routing.js';
 import { answerOffer } from '../../sip/sdp/answer.js';
 import type { LocalAudio, Origin } from '../../sip/sdp/session.js';
 import type { SipStack } from '../../sip/stack.js';
@@ -84,6 +85,8 @@ export interface CallHostDeps {
   draining?: () => boolean;
   /** Where outbound INVITEs to a termination host go (UacLegOptions.resolve). */
   resolve?: UacLegOptions['resolve'];
+  /** The trunk whose registered Contact an INVITE came on (TrunkManager.trunkOfRequest). */
+  trunkOfRequest?: (req: SipRequest, source: Source) => string | undefined;
 }
 
 /**

@@ -25,6 +25,7 @@ import type { CallHostDeps, PhoneChannelFactory } from '../live/live-call.js';
 import type { SipDialer } from '../outbound/sip-dialer.js';
 import type { SecondLegDialler, Transferer } from '../transfer/transfer-context.js';
 import { createSecondLegDialler, createTransferer } from '../transfer/transfer.js';
+import { TrunkManager, type TrunkManagerOptions } from '../trunks/trunk-manager.js';
 
 export interface TelephonyNodeOptions {
   deps: ServiceDeps;
@@ -58,6 +59,8 @@ export interface TelephonyNodeOptions {
   throttle?: SipStackOptions['throttle'];
   /** Tests: where outbound INVITEs to a termination host go (a carrier's name pointed at sipp). */
   resolve?: CallHostDeps['resolve'];
+  /** Trunk registration and OPTIONS pings (trunks/trunk-manager.ts); false: none (tests). */
+  trunks?: Pick<TrunkManagerOptions, 'syncMs' | 'ping' | 'binding'> | false;
 }
 
 /** stt_vendor_1 as configured, or the embedded recogniser standing in for it. */
@@ -86,6 +89,8 @@ export class TelephonyNode {
     readonly overload: OverloadGate,
     private readonly stopSignals: () => void,
     readonly address: { host: string; udp: number; tcp?: number; tls?: number },
+    /** Registrations and OPTIONS pings of the trunks that ask for them; null when turned off. */
+    readonly trunks: TrunkManager | null,
   ) {}
 
   static async start(o: TelephonyNodeOptions): Promise<TelephonyNode> {
@@ -145,6 +150,22 @@ export class TelephonyNode {
       o.newChannel ??
       (({ media: callMedia, control }) =>
         new PhoneChannel({ clock, media: callMedia, control, tts, voice, stt, logger: deps.logger }));
+    const address = {
+      host: sipHost,
+      udp: listening.udp ?? 0,
+      ...(listening.tcp ? { tcp: listening.tcp } : {}),
+      ...(listening.tls ? { tls: listening.tls } : {}),
+    };
+    const trunks =
+      o.trunks === false
+        ? null
+        : new TrunkManager({
+            deps,
+            stack,
+            local: address,
+            ...(o.resolve ? { resolve: o.resolve } : {}),
+            ...(o.trunks ?? {}),
+          });
     host = new CallHost({
       deps,
       sessions: o.sessions,
@@ -157,13 +178,11 @@ export class TelephonyNode {
       media,
       draining: drainer.draining,
       ...(o.resolve ? { resolve: o.resolve } : {}),
+      ...(trunks ? { trunkOfRequest: (req, source) => trunks.trunkOfRequest(req, source) } : {}),
     });
-    return new TelephonyNode(stack, host, drainer, ports, gate, () => signals.close(), {
-      host: sipHost,
-      udp: listening.udp ?? 0,
-      ...(listening.tcp ? { tcp: listening.tcp } : {}),
-      ...(listening.tls ? { tls: listening.tls } : {}),
-    });
+    // Bindings start (and a restarted node registers again) before the node takes calls.
+    await trunks?.start();
+    return new TelephonyNode(stack, host, drainer, ports, gate, () => signals.close(), address, trunks);
   }
 
   /** The Dialer for POST /calls. */
@@ -180,6 +199,8 @@ export class TelephonyNode {
       const result = await this.drainer.drain(this.calls.drainHooks());
       this.overload.stop();
       this.stopSignals();
+      // Unregisters (at most 2 s) while the sockets are still open.
+      await this.trunks?.stop();
       await this.stack.close();
       return result;
     })();
