@@ -158,7 +158,7 @@ export async function overload(n: BenchNode): Promise<void> {
   console.log(
     `  capacity    : ${capacity} calls/s; ` +
       (derived
-        ? `both limits derived (rate ${state.rateLimit}/s`
+        ? `both limits derived (rate ${state.rateLimit}/s, `
         : `MAX_CALLS_PER_SECOND=${capacity}, concurrency cap derived (`) +
       `${state.concurrentLimit} concurrent at the end; loop delay p99 ${state.loopDelayP99Ms.toFixed(1)} ms)`,
   );

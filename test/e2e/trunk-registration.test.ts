@@ -39,7 +39,7 @@ afterEach(async () => {
   for (const n of nodes.splice(0)) await n.close();
 });
 
-async function registeredWorld(registrarPort: number, password = PASSWORD) {
+async function registeredWorld(registrarPort: number, password = PASSWORD, transport = 'udp') {
   const n = await startCallNode({ trunks: { syncMs: 100, binding: { firstRetryMs: 60_000 } } });
   nodes.push(n);
   const world = await telephonyWorld(n, {
@@ -48,7 +48,7 @@ async function registeredWorld(registrarPort: number, password = PASSWORD) {
     password,
     graphs: { line: SAY_BYE },
   });
-  const patched = await n.api('PATCH', `/sip-trunks/${world.trunkId}`, { register: true });
+  const patched = await n.api('PATCH', `/sip-trunks/${world.trunkId}`, { register: true, transport });
   expect(patched.status).toBe(200);
   expect(patched.data.data.registration_status).toBe('registering');
   const trunk = async () => (await n.api('GET', `/sip-trunks/${world.trunkId}`)).data.data;
@@ -77,6 +77,26 @@ describe('e2e: trunk registration with sipp as the registrar', () => {
         const row = await n.store.db.selectFrom('calls').select('status').executeTakeFirstOrThrow();
         expect(row.status).toBe('completed');
       });
+    },
+    TIMEOUT,
+  );
+
+  peerTest(
+    'over TCP: registered on one connection, and the call comes in on that same connection',
+    async () => {
+      const port = await freeUdpPort();
+      const scenario = scenarioFile('registrar-call.xml', { PASSWORD, DIALLED: '+14155550123' }, 'trunks');
+      const args = sippUasArgs(scenario, port, await freeUdpPort());
+      args[args.indexOf('-t') + 1] = 't1';
+      const registrar = sipp(args);
+      const { n, trunk } = await registeredWorld(port, PASSWORD, 'tcp');
+      const result = await registrar.done;
+      expect(result.code, result.out).toBe(0);
+      expect((await trunk()).registration_status).toBe('registered');
+      // sipp with -t t1 as a server has only the connection it accepted from our REGISTER: its
+      // INVITE (and our answers and BYE) went over that one.
+      const calls = await n.store.db.selectFrom('calls').select(['direction', 'to_number']).execute();
+      expect(calls).toEqual([{ direction: 'inbound', to_number: '+14155550123' }]);
     },
     TIMEOUT,
   );

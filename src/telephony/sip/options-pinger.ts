@@ -46,12 +46,7 @@ export class OptionsPinger {
   private round = 0;
   private stopped = false;
   private health: PingHealth | null = null;
-  private readonly callId: string;
-  private cseq = 0;
-
-  constructor(private readonly o: PingerOptions) {
-    this.callId = `${o.newId()}@switchboard`;
-  }
+  constructor(private readonly o: PingerOptions) {}
 
   private get clock(): Clock {
     return this.o.stack.clock;
@@ -86,7 +81,7 @@ export class OptionsPinger {
       () => settle('no answer to OPTIONS'),
       o.timeoutMs ?? PING_DEFAULTS.timeoutMs,
     );
-    this.cseq++;
+    // Each ping its own Call-ID (an OPTIONS outside a dialog is a request of its own).
     const req = createRequest({
       method: 'OPTIONS',
       uri: o.uri,
@@ -95,8 +90,8 @@ export class OptionsPinger {
         ['Max-Forwards', '70'],
         ['From', `<sip:ping@${o.via}>;tag=${o.newId().slice(0, 16)}`],
         ['To', `<${o.uri}>`],
-        ['Call-ID', this.callId],
-        ['CSeq', `${this.cseq} OPTIONS`],
+        ['Call-ID', `${o.newId()}@switchboard`],
+        ['CSeq', '1 OPTIONS'],
         ['Accept', 'application/sdp'],
         ['User-Agent', 'Switchboard'],
       ],

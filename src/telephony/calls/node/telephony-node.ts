@@ -2,8 +2,9 @@
 // transaction user, RTP ports from RTP_PORT_MIN..RTP_PORT_MAX on one shared frame timer, a phone
 // channel per call with the configured TTS (tts_vendor_1, else espeak-ng, prompts cached) and STT
 // (stt_vendor_1 when a key or base URL is configured, else the embedded recogniser),
-// transfers (REFER and warm), the SipDialer for POST /calls, and the drain that SIGTERM runs. main.ts and the e2e tests both start
-// calls through this, so the tests run the wiring the service runs.
+// transfers (REFER and warm) and the dial node's second legs, the SipDialer for POST /calls, and
+// the drain that SIGTERM runs. main.ts and the e2e tests both start calls through this, so the
+// tests run the wiring the service runs.
 import { PhoneChannel } from '../../../channels/phone-channel.js';
 import type { ServiceDeps } from '../../../modules/context.js';
 import { emitTelemetry } from '../../../shared/telemetry.js';
