@@ -252,14 +252,7 @@ async function calledNumber(a: Admitting): Promise<Refusal | undefined> {
   if (invite.registeredTrunkId !== undefined) return trunkNumber(a, invite.registeredTrunkId);
   const number = called ? await phoneNumbersRepo.findByNumber(a.trx, workspaceId!, called) : undefined;
   if (number) {
-    a.number = number;
-    // Who is calling, as dispatch and every record of this call (a refusal's too) name them.
-    a.caller = dispatchCaller({
-      fromUser: invite.fromUser,
-      fromHost: invite.fromHost,
-      privacy: invite.privacy,
-      assertedUser: invite.assertedUser ?? null,
-    });
+    found(a, number);
     return undefined;
   }
   // Only a source some trunk of the workspace admits learns that the number is unknown;
@@ -281,8 +274,21 @@ async function trunkNumber(a: Admitting, trunkId: string): Promise<Refusal | und
   const named = a.called ? numbers.find((n) => n.number === a.called) : undefined;
   const number = named ?? (numbers.length === 1 ? numbers[0] : undefined);
   if (!number) return reject(404, `${a.called ?? 'the called user'} is not a number of trunk ${trunkId}`);
-  a.number = number;
+  found(a, number);
   return undefined;
+}
+
+/** The called number is ours: from here on every refusal is recorded, naming the caller. */
+function found(a: Admitting, number: PhoneNumberTable): void {
+  a.number = number;
+  const { invite } = a;
+  // Who is calling, as dispatch and every record of this call (a refusal's too) name them.
+  a.caller = dispatchCaller({
+    fromUser: invite.fromUser,
+    fromHost: invite.fromHost,
+    privacy: invite.privacy,
+    assertedUser: invite.assertedUser ?? null,
+  });
 }
 
 async function trunkAdmitsSource(a: Admitting): Promise<Refusal | undefined> {
