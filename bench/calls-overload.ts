@@ -2,7 +2,8 @@
 // found in this run (sipp offers rising rates for CALLS_BENCH_STEP_SECONDS each, on a node with no
 // admission limit; the capacity is the highest rate whose calls all succeeded with INVITE→200 p99
 // under 50 ms), then MAX_CALLS_PER_SECOND set to it (the concurrency cap left derived) and sipp
-// offering CALLS_BENCH_OVERLOAD× the capacity (default 3) for CALLS_BENCH_OVERLOAD_SECONDS.
+// offering CALLS_BENCH_OVERLOAD× the capacity (default 3) for CALLS_BENCH_OVERLOAD_SECONDS
+// (CALLS_BENCH_OVERLOAD_LIMITS=derived: no MAX_CALLS_PER_SECOND, the node's derived default).
 // Prints goodput (calls answered and completed a second, against the capacity), the admitted
 // calls' INVITE→200 p50/p99, the time to the 503 of refused ones (p50, p99, max, how many over
 // 10 ms), and how many calls failed. Targets: goodput ≥ 90% of capacity, p99 < 50 ms, every 503
@@ -128,7 +129,13 @@ async function findCapacity(n: BenchNode): Promise<number> {
 export async function overload(n: BenchNode): Promise<void> {
   console.log(`calls: overload — capacity first (steps of ${STEP_SECONDS} s, no admission limit)`);
   const capacity = await findCapacity(n);
-  n.node.overload.setLimits({ maxCallsPerSecond: capacity, concurrentCeiling: n.node.ports.available });
+  // CALLS_BENCH_OVERLOAD_LIMITS=derived leaves the rate derived too (the default a node runs
+  // without MAX_CALLS_PER_SECOND), to see how the derivation holds against the measured capacity.
+  const derived = process.env.CALLS_BENCH_OVERLOAD_LIMITS === 'derived';
+  n.node.overload.setLimits({
+    ...(derived ? {} : { maxCallsPerSecond: capacity }),
+    concurrentCeiling: n.node.ports.available,
+  });
   const offered = capacity * FACTOR;
   const calls = Math.round(offered * OVERLOAD_SECONDS);
   const dir = mkdtempSync(`${tmpdir()}/bc-over-`);
@@ -149,8 +156,11 @@ export async function overload(n: BenchNode): Promise<void> {
   const goodput = (admitted.length - failed) / (calls / offered);
   const slow = refused.filter((v) => v > 10).length;
   console.log(
-    `  capacity    : ${capacity} calls/s; MAX_CALLS_PER_SECOND=${capacity}, concurrency cap derived ` +
-      `(${state.concurrentLimit} at the end; loop delay p99 ${state.loopDelayP99Ms.toFixed(1)} ms)`,
+    `  capacity    : ${capacity} calls/s; ` +
+      (derived
+        ? `both limits derived (rate ${state.rateLimit}/s, `
+        : `MAX_CALLS_PER_SECOND=${capacity}, concurrency cap derived (`) +
+      `${state.concurrentLimit} concurrent at the end; loop delay p99 ${state.loopDelayP99Ms.toFixed(1)} ms)`,
   );
   console.log(`  offered     : ${offered} calls/s (${FACTOR}×) for ${OVERLOAD_SECONDS} s, ${calls} calls`);
   console.log(

@@ -27,6 +27,10 @@ export interface Config {
     rtpPortMax: number;
     /** `SIP_CODECS`: our audio codec preference, most preferred first (offers and answers). */
     codecs: SipCodecName[];
+    /** `SIP_TRUNK_SYNC_SECONDS`: how often a SIP node re-reads which trunks register or are pinged. */
+    trunkSyncSeconds: number;
+    /** `SIP_OPTIONS_INTERVAL_SECONDS`: between two OPTIONS pings of a trunk with health_check on. */
+    optionsIntervalSeconds: number;
     /**
      * Per-source flood throttle: `SIP_FLOOD_RATE` messages/s sustained and `SIP_FLOOD_BURST` at
      * once per source address (default 500 and 1000), nothing for `SIP_FLOOD_EXEMPT` (addresses
@@ -301,6 +305,8 @@ export function loadConfig(env: Env = process.env): Config {
       rtpPortMin,
       rtpPortMax,
       codecs: codecList(env, 'SIP_CODECS'),
+      trunkSyncSeconds: int(env, 'SIP_TRUNK_SYNC_SECONDS', 15, 1, 3600),
+      optionsIntervalSeconds: int(env, 'SIP_OPTIONS_INTERVAL_SECONDS', 30, 5, 3600),
       flood: {
         ratePerSecond: int(env, 'SIP_FLOOD_RATE', 500, 1),
         burst: int(env, 'SIP_FLOOD_BURST', 1000, 1),

@@ -1,4 +1,5 @@
-// SQL the metrics read when Prometheus scrapes: the webhook queue and this node's live calls.
+// SQL the metrics read when Prometheus scrapes: the webhook queue, this node's live calls and the
+// watched SIP trunks.
 // Both reach only rows that are pending or live right now, through the indexes the worker and the
 // restart sweep already use (webhook_deliveries_pending, calls_status).
 import { sql } from 'kysely';
@@ -35,5 +36,22 @@ export const metricsRepo = {
       .groupBy(['direction', 'status'])
       .execute();
     return rows.map((r) => ({ direction: r.direction, status: r.status, count: Number(r.count) }));
+  },
+
+  /** Trunks with registration or health checks on, and what the SIP nodes found. */
+  watchedTrunks(ex: Executor): Promise<
+    Array<{
+      id: string;
+      register: number;
+      health_check: number;
+      registration_status: string | null;
+      health: string | null;
+    }>
+  > {
+    return ex
+      .selectFrom('sip_trunks')
+      .select(['id', 'register', 'health_check', 'registration_status', 'health'])
+      .where((eb) => eb.or([eb('register', '=', 1), eb('health_check', '=', 1)]))
+      .execute();
   },
 };

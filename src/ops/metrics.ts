@@ -5,7 +5,8 @@
 // Where each figure comes from:
 // - counters and histograms of calls, media and webhook attempts: the telemetry events the call,
 //   media and webhook code emits (src/shared/telemetry.ts), observed here;
-// - gauges of what exists right now (this node's live calls, the webhook queue): read from the
+// - gauges of what exists right now (this node's live calls, the webhook queue, the health and
+//   registration of the trunks that ask for them): read from the
 //   store when Prometheus scrapes, so they are right after a restart and on every node at once;
 // - HTTP request durations: the API's onResponse hook calls observeRequest();
 // - refused calls, admission limits, throttled SIP messages and connections closed for a full
@@ -111,6 +112,38 @@ export function createMetrics(options: MetricsOptions): Metrics {
     async collect() {
       const q = await webhookQueue();
       this.set(q.oldest === null ? 0 : Math.max(0, clock.now() - Date.parse(q.oldest)) / 1000);
+    },
+  });
+  // The two trunk gauges share one read per scrape, as the webhook ones do.
+  let trunkRead: ReturnType<typeof metricsRepo.watchedTrunks> | null = null;
+  const watchedTrunks = () =>
+    (trunkRead ??= metricsRepo.watchedTrunks(db).finally(() => {
+      trunkRead = null;
+    }));
+  new Gauge({
+    name: 'switchboard_sip_trunk_up',
+    help: 'Trunks with health_check on: 1 while the termination host answers OPTIONS, 0 while it is down (absent until the first finding)',
+    labelNames: ['sip_trunk_id'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      for (const t of await watchedTrunks()) {
+        if (t.health_check === 1 && (t.health === 'up' || t.health === 'down'))
+          this.set({ sip_trunk_id: t.id }, t.health === 'up' ? 1 : 0);
+      }
+    },
+  });
+  new Gauge({
+    name: 'switchboard_sip_trunk_registered',
+    help: 'Trunks with register on: 1 while the carrier holds our binding, 0 while registering or failed',
+    labelNames: ['sip_trunk_id'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      for (const t of await watchedTrunks()) {
+        if (t.register === 1)
+          this.set({ sip_trunk_id: t.id }, t.registration_status === 'registered' ? 1 : 0);
+      }
     },
   });
   const delivery = new Histogram({

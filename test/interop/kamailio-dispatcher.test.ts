@@ -99,13 +99,18 @@ function start(name: string, cmd: string, args: string[], env: Record<string, st
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
   let expected = false;
-  const exited = new Promise<void>((resolve) =>
+  const exited = new Promise<void>((resolve) => {
     child.once('exit', (code, signal) => {
       if (!expected && !stopping)
         unexpectedExits.push(`${name} exited (${code ?? signal}):\n${out.slice(-4000)}`);
       resolve();
-    }),
-  );
+    });
+    // Not installed (CI without the peer): the test fails saying so.
+    child.once('error', (err) => {
+      unexpectedExits.push(`${name} could not start: ${err.message}`);
+      resolve();
+    });
+  });
   const proc: Proc = {
     name,
     child,

@@ -61,6 +61,8 @@ export interface CallNodeOptions {
   transferer?: Transferer;
   /** Live events with other nodes, wired as `serve` wires them (the node does not close it). */
   liveBus?: LiveBus;
+  /** Trunk registration and OPTIONS timing (TelephonyNodeOptions.trunks). */
+  trunks?: TelephonyNodeOptions['trunks'];
   /** Where outbound INVITEs to a termination host go (a carrier's host name pointed at sipp). */
   resolve?: TelephonyNodeOptions['resolve'];
 }
@@ -107,6 +109,7 @@ export async function startCallNode(options: CallNodeOptions = {}): Promise<Call
     ...(options.transferer ? { transferer: options.transferer } : {}),
     ...(options.newChannel ? { newChannel: options.newChannel } : {}),
     ...(options.drainLimitMs !== undefined ? { drainLimitMs: options.drainLimitMs } : {}),
+    ...(options.trunks !== undefined ? { trunks: options.trunks } : {}),
     ...(options.resolve ? { resolve: options.resolve } : {}),
   });
   const { app, services } = await buildApp({

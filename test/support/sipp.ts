@@ -33,7 +33,7 @@ const INTEROP = fileURLToPath(new URL('../interop/', import.meta.url));
 export function scenarioFile(
   name: string,
   vars: Record<string, string | number> = {},
-  folder: 'calls' | 'transfers' | 'kamailio' = 'calls',
+  folder: 'calls' | 'transfers' | 'kamailio' | 'trunks' = 'calls',
 ): string {
   let text = readFileSync(`${INTEROP}${folder}/${name}`, 'utf8');
   for (const [k, v] of Object.entries(vars)) text = text.replaceAll(`__${k}__`, String(v));

@@ -5,6 +5,7 @@
 // its end without time passing; what is under test is the SIP and call-record side.
 import type { CallControl } from '../../src/channels/call-media.js';
 import { DRAIN_LIMIT_MS } from '../../src/telephony/calls/node/call-drain.js';
+import type { OverloadLimits } from '../../src/telephony/sip/overload.js';
 import { TelephonyNode } from '../../src/telephony/calls/node/telephony-node.js';
 import type { PhoneChannelLike } from '../../src/telephony/calls/live/live-call.js';
 import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
@@ -40,7 +41,7 @@ export interface WiredNode {
 
 let rtpBase = 41000 + (process.pid % 40) * 100;
 
-export async function wiredNode(t: TestApi): Promise<WiredNode> {
+export async function wiredNode(t: TestApi, o: { admission?: OverloadLimits } = {}): Promise<WiredNode> {
   const min = rtpBase;
   rtpBase += 40;
   const node = await TelephonyNode.start({
@@ -49,7 +50,7 @@ export async function wiredNode(t: TestApi): Promise<WiredNode> {
     tts: t.wiring.providers.tts,
     port: 0,
     // Fixed and generous: a loaded test machine must not make the derived limits refuse calls.
-    admission: { maxConcurrentCalls: 10_000, maxCallsPerSecond: 10_000 },
+    admission: o.admission ?? { maxConcurrentCalls: 10_000, maxCallsPerSecond: 10_000 },
     ports: new RtpPortAllocator(min, min + 39),
     stt: null,
     newChannel: ({ control }) => instantChannel(control),

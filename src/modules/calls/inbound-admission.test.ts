@@ -376,4 +376,23 @@ describe.each(storeKinds())('inbound admission on $name', (kind) => {
       { kind: 'call.refused', reason: 'unknown_number' },
     ]);
   });
+  it('an INVITE on a registered Contact: the trunk names the workspace and, unnamed, its one number', async () => {
+    const contact = { requestUriHost: '192.0.2.10', requestUriUser: 'acct', toUser: 'acct' };
+    // Registration off: the trunk's id in our Contact admits nothing.
+    const off = await admitInbound(deps(), invite(w, { ...contact, registeredTrunkId: w.trunkId }));
+    expect(off).toMatchObject({ kind: 'reject', status: 404 });
+    await t.store.db.updateTable('sip_trunks').set({ register: 1 }).where('id', '=', w.trunkId).execute();
+    try {
+      const a = accepted(await admitInbound(deps(), invite(w, { ...contact, registeredTrunkId: w.trunkId })));
+      expect((await callRow(t, a.call.id)).to_number).toBe(w.number);
+      const named = accepted(
+        await admitInbound(deps(), invite(w, { requestUriHost: '192.0.2.10', registeredTrunkId: w.trunkId })),
+      );
+      expect((await callRow(t, named.call.id)).phone_number_id).toBe(w.numberId);
+      // Without the trunk, the same host names no workspace.
+      expect(await admitInbound(deps(), invite(w, contact))).toMatchObject({ kind: 'reject', status: 404 });
+    } finally {
+      await t.store.db.updateTable('sip_trunks').set({ register: 0 }).where('id', '=', w.trunkId).execute();
+    }
+  });
 });

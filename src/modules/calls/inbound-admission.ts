@@ -45,6 +45,11 @@ export interface InboundInvite {
   /** The INVITE's Call-ID, kept on the call record. */
   sipCallId: string;
   /**
+   * Set when the INVITE came on a trunk's registered Contact (the SIP node's trunk manager knows):
+   * the workspace is the trunk's, and the called number must be one of the trunk's.
+   */
+  registeredTrunkId?: string;
+  /**
    * The user part of P-Asserted-Identity (or else Remote-Party-ID), if any: the caller's number
    * when the From user is not one. A Privacy header still hides the caller (dispatchCaller).
    */
@@ -200,14 +205,23 @@ function notDraining(a: Admitting): Refusal | undefined {
 }
 
 function workspaceLabel(a: Admitting): Refusal | undefined {
+  a.called = e164FromSipUser(a.invite.requestUriUser) ?? e164FromSipUser(a.invite.toUser);
+  // A registered trunk's INVITE names our Contact, not a workspace host: the trunk says whose it is.
+  if (a.invite.registeredTrunkId !== undefined) return undefined;
   const label = sipLabelOf(a.invite.requestUriHost, a.deps.config.sip.domain);
   if (label === null) return reject(404, `request-URI host ${a.invite.requestUriHost} is not ours`);
   a.label = label;
-  a.called = e164FromSipUser(a.invite.requestUriUser) ?? e164FromSipUser(a.invite.toUser);
   return undefined;
 }
 
 async function workspaceOfLabel(a: Admitting): Promise<Refusal | undefined> {
+  const trunkId = a.invite.registeredTrunkId;
+  if (trunkId !== undefined) {
+    const trunk = await sipTrunksRepo.registered(a.trx, trunkId);
+    if (!trunk) return reject(404, `trunk ${trunkId} does not register`);
+    a.workspaceId = trunk.workspace_id;
+    return undefined;
+  }
   const id = await workspacesRepo.idBySipLabel(a.trx, a.label!);
   if (id === undefined) return reject(404, `no workspace has the SIP label ${a.label}`);
   a.workspaceId = id;
@@ -216,6 +230,7 @@ async function workspaceOfLabel(a: Admitting): Promise<Refusal | undefined> {
 
 async function calledNumber(a: Admitting): Promise<Refusal | undefined> {
   const { called, workspaceId, invite } = a;
+  if (invite.registeredTrunkId !== undefined) return trunkNumber(a, invite.registeredTrunkId);
   const number = called ? await phoneNumbersRepo.findByNumber(a.trx, workspaceId!, called) : undefined;
   if (number) {
     a.number = number;
@@ -228,6 +243,20 @@ async function calledNumber(a: Admitting): Promise<Refusal | undefined> {
   return admitted
     ? reject(404, `${called ?? 'the called user'} is not a registered number`)
     : reject(403, `source ${invite.sourceIp} is not allowed by any trunk`);
+}
+
+/**
+ * The called number of an INVITE on a registered Contact: one of the trunk's numbers, named by the
+ * Request-URI or To user; when neither names one (carriers often send the account name) and the
+ * trunk carries exactly one number, that one.
+ */
+async function trunkNumber(a: Admitting, trunkId: string): Promise<Refusal | undefined> {
+  const numbers = await phoneNumbersRepo.onTrunk(a.trx, a.workspaceId!, trunkId);
+  const named = a.called ? numbers.find((n) => n.number === a.called) : undefined;
+  const number = named ?? (numbers.length === 1 ? numbers[0] : undefined);
+  if (!number) return reject(404, `${a.called ?? 'the called user'} is not a number of trunk ${trunkId}`);
+  a.number = number;
+  return undefined;
 }
 
 async function trunkAdmitsSource(a: Admitting): Promise<Refusal | undefined> {

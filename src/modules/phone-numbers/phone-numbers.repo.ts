@@ -48,6 +48,17 @@ export const phoneNumbersRepo = {
       .executeTakeFirst();
   },
 
+  /** The numbers a trunk carries, by number (a registered trunk's inbound calls pick among them). */
+  onTrunk(ex: Executor, workspaceId: string, trunkId: string): Promise<PhoneNumberTable[]> {
+    return ex
+      .selectFrom('phone_numbers')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('sip_trunk_id', '=', trunkId)
+      .orderBy('number')
+      .execute();
+  },
+
   list(ex: Executor, workspaceId: string, page: PageParams, filter: { projectId?: string }) {
     let base = ex.selectFrom('phone_numbers').where('workspace_id', '=', workspaceId);
     if (filter.projectId !== undefined) base = base.where('project_id', '=', filter.projectId);

@@ -109,6 +109,16 @@ export const sipTrunksRepo = {
       .execute();
   },
 
+  /** A trunk with registration on, by id alone: the SIP node found its id in our own Contact. */
+  registered(ex: Executor, id: string): Promise<SipTrunkTable | undefined> {
+    return ex
+      .selectFrom('sip_trunks')
+      .selectAll()
+      .where('id', '=', id)
+      .where('register', '=', 1)
+      .executeTakeFirst();
+  },
+
   /** The SIP node's finding about a binding; skipped when the trunk has turned registration off. */
   async setRegistration(
     ex: Executor,

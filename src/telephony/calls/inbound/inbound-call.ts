@@ -13,6 +13,9 @@ import { decideUasTimer } from '../../sip/extensions/session-timer.js';
 import type { SipRequest } from '../../sip/message/types.js';
 import { answerOffer } from '../../sip/sdp/answer.js';
 import { buildOffer, readAnswer } from '../../sip/sdp/offer.js';
+import type { SdesKey } from '../../sip/sdp/crypto.js';
+import type { LocalAudio, Origin } from '../../sip/sdp/session.js';
+import type { RtpSession } from '../../media/rtp-session.js';
 import type { ServerTransaction } from '../../sip/transaction/server.js';
 import type { Source } from '../../sip/transport/routing.js';
 import { UasLeg } from '../../sip/uas-leg.js';
@@ -121,28 +124,14 @@ export class InboundCall {
   private async setUp(): Promise<void> {
     const { options, records } = this.host;
     const { deps } = options;
-    // Media first, so an offer we could never carry is refused (488) without a record. Without an
-    // offer (a late offer) there is nothing to refuse: we make the offer ourselves.
-    const offer = new TextDecoder().decode(this.req.body);
-    const late = offer.trim() === '';
-    // SRTP keys only when the INVITE came over TLS: over UDP or TCP an RTP/SAVP offer is refused.
-    const keys = this.source.transport === 'TLS' ? sdesKeys() : undefined;
-    const probe = late
-      ? null
-      : answerOffer(offer, localAudio(options.media, 9, keys), {
-          sessionId: '0',
-          sessionVersion: 1,
-          address: options.media.address,
-        });
-    if (probe && !probe.ok) {
-      const warning = `399 ${options.local.host} "${probe.why}"`;
-      return this.refuse(probe.status, probe.reason, probe.why, [['Warning', warning]]);
-    }
-    const timer = decideUasTimer(this.req);
-    if (!timer.ok)
-      return this.refuse(timer.status, timer.reason, 'session interval too small', [...timer.headers]);
+    const checked = this.checkOffer();
+    if (!checked) return;
+    const { offer, late, keys, probe, timer } = checked;
 
-    const admission = await records.admit(inboundInviteOf(this.req, this.source.address), options.draining);
+    // An INVITE on a trunk's registered Contact belongs to that trunk (trunks/trunk-manager.ts).
+    const trunkId = options.trunkOfRequest?.(this.req, this.source);
+    const invite = inboundInviteOf(this.req, this.source.address, trunkId);
+    const admission = await records.admit(invite, options.draining);
     if (admission.kind === 'reject') return this.refuse(admission.status, admission.reason, admission.why);
     const id = admission.call.id;
     this.callId = id;
@@ -152,32 +141,12 @@ export class InboundCall {
       await records.ended(id, 'remote');
       return;
     }
-    const media = new RtpCallMedia(deps.clock);
-    let rtp;
-    try {
-      rtp = probe
-        ? await sessionForAnswer(options.media, probe.audio, media.rtpCallbacks)
-        : await sessionForOffer(options.media, media.rtpCallbacks, keys !== undefined);
-    } catch (err) {
-      deps.logger.error({ err, call_id: id }, 'no RTP port for an inbound call');
-      this.leg.reject(503, 'Service Unavailable');
-      await this.failed(false);
-      return;
-    }
-    media.attach(rtp);
+    const bound = await this.bindMedia(id, probe, keys);
+    if (!bound) return;
+    const { media, rtp } = bound;
     const ours = localAudio(options.media, rtp.localPort, keys);
     const origin = { sessionId: String(deps.clock.now()), sessionVersion: 1, address: options.media.address };
-    let sdp: string;
-    let codec: { name: string; pt: number };
-    if (late) {
-      sdp = buildOffer(ours, origin);
-      codec = offerCodec(options.media);
-    } else {
-      const answer = answerOffer(offer, ours, origin);
-      if (!answer.ok) throw new Error('the offer stopped being acceptable');
-      sdp = answer.sdp;
-      codec = { name: answer.audio.codec.name, pt: answer.audio.codec.pt };
-    }
+    const { sdp, codec } = late ? this.ourOffer(ours, origin) : ourAnswer(offer, ours, origin);
     // Kept: a late offer's answer (in the ACK) changes the codec the call runs on, and LiveCall
     // answers later re-INVITEs from these options.
     const callOptions: LiveCallOptions = {
@@ -202,31 +171,92 @@ export class InboundCall {
     // The ACK makes the call: call.started, the session active, the workflow running.
     // The ACK arrives on the transport's callback, outside the INVITE's span: the workflow it starts
     // is put back under it.
-    this.connect = (ack) => this.span.within(() => connected(ack));
-    const connected = (ack: SipRequest) => {
-      if (this.answered) return;
-      if (late) {
-        const reading = readAnswer(new TextDecoder().decode(ack.body), ours);
-        if (!reading.ok) {
-          deps.logger.info({ call_id: id, why: reading.why }, 'late offer: the ACK carried no usable answer');
-          void call.hangup('lost');
-          return;
-        }
-        applyAudio(rtp, reading.audio, callOptions.codec);
-        callOptions.codec = { name: reading.audio.codec.name, pt: reading.audio.codec.pt };
-        rtp.start();
-      }
-      this.answered = true;
-      void records
-        .answered(id)
-        .then((run) => (run ? call.run(run) : call.hangup('workflow')))
-        .catch((err: unknown) => deps.logger.error({ err, call_id: id }, 'could not start an answered call'));
-    };
+    this.connect = (ack) => this.span.within(() => this.connected(ack, call, callOptions, late));
     this.leg.ring(180);
     this.leg.answer(sdp, [...timer.headers]);
     // With a late offer media starts on the ACK, once the answer says where it goes.
     if (!late) rtp.start();
     this.host.stats.answered++;
+  }
+
+  /**
+   * The offer and the session timer, before any record: what we could never carry is refused here
+   * (488, 422). Without an offer (a late offer) there is nothing to refuse: we make the offer
+   * ourselves. Undefined when refused.
+   */
+  private checkOffer() {
+    const { options } = this.host;
+    const offer = new TextDecoder().decode(this.req.body);
+    const late = offer.trim() === '';
+    // SRTP keys only when the INVITE came over TLS: over UDP or TCP an RTP/SAVP offer is refused.
+    const keys = this.source.transport === 'TLS' ? sdesKeys() : undefined;
+    const probe = late
+      ? null
+      : answerOffer(offer, localAudio(options.media, 9, keys), {
+          sessionId: '0',
+          sessionVersion: 1,
+          address: options.media.address,
+        });
+    if (probe && !probe.ok) {
+      const warning = `399 ${options.local.host} "${probe.why}"`;
+      return this.refuse(probe.status, probe.reason, probe.why, [['Warning', warning]]);
+    }
+    const timer = decideUasTimer(this.req);
+    if (!timer.ok) {
+      return this.refuse(timer.status, timer.reason, 'session interval too small', [...timer.headers]);
+    }
+    return { offer, late, keys, probe, timer };
+  }
+
+  /** The call's RTP session for the offer's format (or ours, late); none free: 503 and a failed call. */
+  private async bindMedia(
+    id: string,
+    probe: Extract<ReturnType<typeof answerOffer>, { ok: true }> | null,
+    keys: SdesKey[] | undefined,
+  ): Promise<{ media: RtpCallMedia; rtp: RtpSession } | undefined> {
+    const { deps, media: env } = this.host.options;
+    const media = new RtpCallMedia(deps.clock);
+    let rtp: RtpSession;
+    try {
+      rtp = probe
+        ? await sessionForAnswer(env, probe.audio, media.rtpCallbacks)
+        : await sessionForOffer(env, media.rtpCallbacks, keys !== undefined);
+    } catch (err) {
+      deps.logger.error({ err, call_id: id }, 'no RTP port for an inbound call');
+      this.leg.reject(503, 'Service Unavailable');
+      await this.failed(false);
+      return undefined;
+    }
+    media.attach(rtp);
+    return { media, rtp };
+  }
+
+  /** A late offer: ours, in the 200. */
+  private ourOffer(ours: LocalAudio, origin: Origin): { sdp: string; codec: { name: string; pt: number } } {
+    return { sdp: buildOffer(ours, origin), codec: offerCodec(this.host.options.media) };
+  }
+
+  /** The caller's (first) ACK; a late offer's answer is in it. */
+  private connected(ack: SipRequest, call: LiveCall, callOptions: LiveCallOptions, late: boolean): void {
+    const { deps } = this.host.options;
+    const id = call.id;
+    if (this.answered) return;
+    if (late) {
+      const reading = readAnswer(new TextDecoder().decode(ack.body), callOptions.local);
+      if (!reading.ok) {
+        deps.logger.info({ call_id: id, why: reading.why }, 'late offer: the ACK carried no usable answer');
+        void call.hangup('lost');
+        return;
+      }
+      applyAudio(callOptions.rtp, reading.audio, callOptions.codec);
+      callOptions.codec = { name: reading.audio.codec.name, pt: reading.audio.codec.pt };
+      callOptions.rtp.start();
+    }
+    this.answered = true;
+    void this.host.records
+      .answered(id)
+      .then((run) => (run ? call.run(run) : call.hangup('workflow')))
+      .catch((err: unknown) => deps.logger.error({ err, call_id: id }, 'could not start an answered call'));
   }
 
   /** LiveCall's `end`: BYE for our endings, and the record. */
@@ -249,4 +279,15 @@ export class InboundCall {
       meter: true,
     });
   }
+}
+
+/** Our answer to the caller's offer (checked acceptable before admission). */
+function ourAnswer(
+  offer: string,
+  ours: LocalAudio,
+  origin: Origin,
+): { sdp: string; codec: { name: string; pt: number } } {
+  const answer = answerOffer(offer, ours, origin);
+  if (!answer.ok) throw new Error('the offer stopped being acceptable');
+  return { sdp: answer.sdp, codec: { name: answer.audio.codec.name, pt: answer.audio.codec.pt } };
 }

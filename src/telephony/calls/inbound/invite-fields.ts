@@ -19,8 +19,13 @@ function hostOf(uri: Uri): string | null {
 }
 
 /** The admission input of an INVITE that arrived from `sourceIp` (the transport's peer). */
-export function inboundInviteOf(req: SipRequest, sourceIp: string): InboundInvite {
+export function inboundInviteOf(
+  req: SipRequest,
+  sourceIp: string,
+  registeredTrunkId?: string,
+): InboundInvite {
   return {
+    ...(registeredTrunkId !== undefined ? { registeredTrunkId } : {}),
     // A tel: request URI names no domain, so it matches no workspace (404).
     requestUriHost: hostOf(req.uri) ?? '',
     requestUriUser: userOf(req.uri),

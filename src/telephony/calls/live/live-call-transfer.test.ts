@@ -1,9 +1,9 @@
 // Transfers and dials from a LiveCall, on the fakes of testing/live-call-setup.ts: no transferer,
 // blind transfers (the carrier's BYE before its final NOTIFY included), a bridge that keeps the
-// call past the session and the caller leaving, and the dial node's caller ID.
+// call past the session and the caller leaving, and the dial node's dialler and caller ID.
 import { describe, expect, it } from 'vitest';
 import { blind, flush, setup } from '../testing/live-call-setup.js';
-import type { Transferer } from '../transfer/transfer-context.js';
+import type { DialLegOptions, SecondLegDialler, Transferer } from '../transfer/transfer-context.js';
 
 describe('LiveCall: transfers and dials', () => {
   it('without a transferer a transfer fails transfer_unavailable and the call goes on', async () => {
@@ -86,13 +86,17 @@ describe('LiveCall: transfers and dials', () => {
     expect(t.ends).toEqual(['transfer']);
   });
 
-  it('dial: the transferer dials without an announcement, `from` picks the registered number and its trunk', async () => {
-    const seen: { from: string; numberId: string | null; mode: string }[] = [];
-    let outcome: Awaited<ReturnType<Transferer>> = { status: 'failed', reason: 'busy' };
+  it('dial: the dialler dials without an announcement, `from` picks the registered number and its trunk', async () => {
+    const seen: { from: string; numberId: string | null; options: DialLegOptions }[] = [];
+    let outcome: Awaited<ReturnType<SecondLegDialler>> = { status: 'failed', reason: 'busy' };
     const t = setup({
-      transferer: async (ctx, _destination, options) => {
-        seen.push({ from: ctx.call.from_number, numberId: ctx.call.phone_number_id, mode: options.mode });
+      dialler: async (ctx, _destination, options) => {
+        seen.push({ from: ctx.call.from_number, numberId: ctx.call.phone_number_id, options });
         return outcome;
+      },
+      // The dial node no longer borrows the transferer.
+      transferer: async () => {
+        throw new Error('the transferer dialled');
       },
     });
     await t.run();
@@ -104,9 +108,10 @@ describe('LiveCall: transfers and dials', () => {
     expect(await t.control().dial('tel:+15551230000', { signal, from: '+19999999999' })).toEqual({
       status: 'failed',
     });
+    // Only the node's signal (no announcement, no mode: the dialler has one job).
     expect(seen).toEqual([
-      { from: undefined, numberId: undefined, mode: 'warm' },
-      { from: '+14155550999', numberId: 'num-2', mode: 'warm' },
+      { from: undefined, numberId: undefined, options: { signal } },
+      { from: '+14155550999', numberId: 'num-2', options: { signal } },
     ]);
     let endBridge!: () => void;
     outcome = { status: 'success', bridged: new Promise<void>((r) => (endBridge = r)) };

@@ -1,7 +1,7 @@
 // One connected call in this process, whichever direction: its media (RtpSession + RtpCallMedia),
 // the phone channel the workflow runs on, the far end's in-dialog requests (INFO DTMF, re-INVITE
 // and UPDATE for hold, resume and session-timer refreshes; REFER declined, see transfer-handon.ts),
-// transfers and the dial node through the injected transferer, and the end: exactly one ending is
+// transfers through the injected transferer and the dial node through the dialler, and the end: exactly one ending is
 // recorded (workflow, remote, transfer, shutdown), then the session is stopped if it still runs,
 // usage is metered and the media closed.
 import type { CallControl } from '../../../channels/call-media.js';
@@ -30,6 +30,7 @@ import { decideUasTimer, type SessionExpires } from '../../sip/extensions/sessio
 import { getHeader } from '../../sip/message/access.js';
 import type { HeaderInit } from '../../sip/message/build.js';
 import type { SipRequest } from '../../sip/message/types.js';
+import type { Source } from '../../sip/transport/routing.js';
 import { answerOffer } from '../../sip/sdp/answer.js';
 import type { LocalAudio, Origin } from '../../sip/sdp/session.js';
 import type { SipStack } from '../../sip/stack.js';
@@ -38,7 +39,12 @@ import { applyAudio, type MediaEnv } from '../call-media/call-media-setup.js';
 import { ensureCallRecording, stopCallRecording } from './call-recording.js';
 import type { RtpCallMedia } from '../call-media/rtp-call-media.js';
 import { DialogTimer, timerOfTheirRequest, type DialogTimerState } from './session-refresh.js';
-import { TRANSFER_UNAVAILABLE, type TransferContext, type Transferer } from '../transfer/transfer-context.js';
+import {
+  TRANSFER_UNAVAILABLE,
+  type SecondLegDialler,
+  type TransferContext,
+  type Transferer,
+} from '../transfer/transfer-context.js';
 import { declineRefer } from '../transfer/transfer-handon.js';
 import { ourNumber } from '../transfer/transfer-route.js';
 
@@ -69,6 +75,8 @@ export interface CallHostDeps {
   /** Provider ids tts_characters and stt_seconds are metered under. */
   providers: { tts: string; stt: string | null };
   transferer?: Transferer;
+  /** Dials a `dial` node's second leg; without it the node fails. */
+  dialler?: SecondLegDialler;
   stack: SipStack;
   /** Our SIP address as peers see it. */
   local: { host: string; port: number };
@@ -77,6 +85,8 @@ export interface CallHostDeps {
   draining?: () => boolean;
   /** Where outbound INVITEs to a termination host go (UacLegOptions.resolve). */
   resolve?: UacLegOptions['resolve'];
+  /** The trunk whose registered Contact an INVITE came on (TrunkManager.trunkOfRequest). */
+  trunkOfRequest?: (req: SipRequest, source: Source) => string | undefined;
 }
 
 /**
@@ -308,14 +318,14 @@ export class LiveCall {
   /**
    * The `dial` node on a phone call: the destination is dialled as a second leg through the trunk
    * of the call's number, or of the registered number `from` names, which is then the caller ID
-   * (the transferer's warm path, without an announcement) and bridged to the caller; when the
+   * (the dialler: a warm transfer's leg without an announcement) and bridged to the caller; when the
    * dialled party hangs up, the caller gets the workflow back and the node leaves by `answered`.
    * Not answered, busy or failed: the node leaves by that outcome at once. The leg is part of this
    * call (no call row of its own, so no `callId`).
    */
   private async dialOut(destination: string, options: DialOptions): Promise<DialOutcome> {
-    const transferer = this.host.transferer;
-    if (!transferer || this.ended) return { status: 'failed' };
+    const dialler = this.host.dialler;
+    if (!dialler || this.ended) return { status: 'failed' };
     const ctx = this.transferContext();
     if (options.from !== undefined && options.from !== ourNumber(this.o.call)) {
       // Another registered number as caller ID: the leg leaves through that number's trunk.
@@ -334,8 +344,7 @@ export class LiveCall {
         phone_number_id: number.id,
       };
     }
-    const result = await transferer(ctx, destination, {
-      mode: 'warm',
+    const result = await dialler(ctx, destination, {
       signal: options.signal,
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     });

@@ -1,8 +1,9 @@
 // The call host: the SIP stack's transaction user for calls. Inbound, it hands each new INVITE to
 // an InboundCall (inbound-call.ts: admission, then a refusal, or 180 and 200 with our SDP and, on
-// the ACK, call.started and the workflow on a phone channel over a LiveCall, live-call.ts). Outbound, it is the
-// SipDialer's leg factory (media-sip-leg.ts) and runs the workflow when the callee answers. It
-// knows every call up in this process, so shutdown can wait for them and then hang them up.
+// the ACK, call.started and the workflow on a phone channel over a LiveCall, live-call.ts).
+// Outbound, it is the SipDialer's leg factory (media-sip-leg.ts) and runs the workflow when the
+// callee answers. It knows every call up in this process, so shutdown can wait for them and then
+// hang them up.
 import type { ServerTransaction } from '../../sip/transaction/server.js';
 import type { Source } from '../../sip/transport/routing.js';
 import { createReply } from '../../sip/message/build.js';

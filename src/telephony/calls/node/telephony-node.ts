@@ -2,8 +2,9 @@
 // transaction user, RTP ports from RTP_PORT_MIN..RTP_PORT_MAX on one shared frame timer, a phone
 // channel per call with the configured TTS (tts_vendor_1, else espeak-ng, prompts cached) and STT
 // (stt_vendor_1 when a key or base URL is configured, else the embedded recogniser),
-// transfers (REFER and warm), the SipDialer for POST /calls, and the drain that SIGTERM runs. main.ts and the e2e tests both start
-// calls through this, so the tests run the wiring the service runs.
+// transfers (REFER and warm) and the dial node's second legs, the SipDialer for POST /calls, and
+// the drain that SIGTERM runs. main.ts and the e2e tests both start calls through this, so the
+// tests run the wiring the service runs.
 import { PhoneChannel } from '../../../channels/phone-channel.js';
 import type { ServiceDeps } from '../../../modules/context.js';
 import { emitTelemetry } from '../../../shared/telemetry.js';
@@ -22,8 +23,9 @@ import { CallHost } from './call-host.js';
 import { advertisedAddress, type MediaEnv } from '../call-media/call-media-setup.js';
 import type { CallHostDeps, PhoneChannelFactory } from '../live/live-call.js';
 import type { SipDialer } from '../outbound/sip-dialer.js';
-import type { Transferer } from '../transfer/transfer-context.js';
-import { createTransferer } from '../transfer/transfer.js';
+import type { SecondLegDialler, Transferer } from '../transfer/transfer-context.js';
+import { createSecondLegDialler, createTransferer } from '../transfer/transfer.js';
+import { TrunkManager, type TrunkManagerOptions } from '../trunks/trunk-manager.js';
 
 export interface TelephonyNodeOptions {
   deps: ServiceDeps;
@@ -41,6 +43,8 @@ export interface TelephonyNodeOptions {
   voice?: string;
   /** Default: blind (REFER) and warm transfers (transfer.ts), announcements in `voice`. */
   transferer?: Transferer;
+  /** The dial node's second legs (default: createSecondLegDialler()). */
+  dialler?: SecondLegDialler;
   drainLimitMs?: number;
   /** Tests: another channel over the call's media. */
   newChannel?: PhoneChannelFactory;
@@ -55,6 +59,8 @@ export interface TelephonyNodeOptions {
   throttle?: SipStackOptions['throttle'];
   /** Tests: where outbound INVITEs to a termination host go (a carrier's name pointed at sipp). */
   resolve?: CallHostDeps['resolve'];
+  /** Trunk registration and OPTIONS pings (trunks/trunk-manager.ts); false: none (tests). */
+  trunks?: Pick<TrunkManagerOptions, 'syncMs' | 'ping' | 'binding'> | false;
 }
 
 /** stt_vendor_1 as configured, or the embedded recogniser standing in for it. */
@@ -83,6 +89,8 @@ export class TelephonyNode {
     readonly overload: OverloadGate,
     private readonly stopSignals: () => void,
     readonly address: { host: string; udp: number; tcp?: number; tls?: number },
+    /** Registrations and OPTIONS pings of the trunks that ask for them; null when turned off. */
+    readonly trunks: TrunkManager | null,
   ) {}
 
   static async start(o: TelephonyNodeOptions): Promise<TelephonyNode> {
@@ -142,24 +150,39 @@ export class TelephonyNode {
       o.newChannel ??
       (({ media: callMedia, control }) =>
         new PhoneChannel({ clock, media: callMedia, control, tts, voice, stt, logger: deps.logger }));
+    const address = {
+      host: sipHost,
+      udp: listening.udp ?? 0,
+      ...(listening.tcp ? { tcp: listening.tcp } : {}),
+      ...(listening.tls ? { tls: listening.tls } : {}),
+    };
+    const trunks =
+      o.trunks === false
+        ? null
+        : new TrunkManager({
+            deps,
+            stack,
+            local: address,
+            ...(o.resolve ? { resolve: o.resolve } : {}),
+            ...(o.trunks ?? {}),
+          });
     host = new CallHost({
       deps,
       sessions: o.sessions,
       newChannel,
       providers: { tts: tts.id, stt: stt?.id ?? null },
       transferer: o.transferer ?? createTransferer({ announcer: { tts, voice } }),
+      dialler: o.dialler ?? createSecondLegDialler(),
       stack,
       local: { host: sipHost, port: listening.udp ?? listening.tls ?? 0 },
       media,
       draining: drainer.draining,
       ...(o.resolve ? { resolve: o.resolve } : {}),
+      ...(trunks ? { trunkOfRequest: (req, source) => trunks.trunkOfRequest(req, source) } : {}),
     });
-    return new TelephonyNode(stack, host, drainer, ports, gate, () => signals.close(), {
-      host: sipHost,
-      udp: listening.udp ?? 0,
-      ...(listening.tcp ? { tcp: listening.tcp } : {}),
-      ...(listening.tls ? { tls: listening.tls } : {}),
-    });
+    // Bindings start (and a restarted node registers again) before the node takes calls.
+    await trunks?.start();
+    return new TelephonyNode(stack, host, drainer, ports, gate, () => signals.close(), address, trunks);
   }
 
   /** The Dialer for POST /calls. */
@@ -176,6 +199,8 @@ export class TelephonyNode {
       const result = await this.drainer.drain(this.calls.drainHooks());
       this.overload.stop();
       this.stopSignals();
+      // Unregisters (at most 2 s) while the sockets are still open.
+      await this.trunks?.stop();
       await this.stack.close();
       return result;
     })();

@@ -1,5 +1,5 @@
-// What an outbound INVITE's responses and events mean for the call record (spec 3.1 and the call
-// failures of section 7). Pure: the outbound state machine asks this table, and docs/calls.md
+// What an outbound INVITE's responses and events mean for the call record: its status and
+// hangup_reason. Pure: the outbound state machine asks this table, and docs/calls.md
 // lists the same rows.
 import type { HangupReason } from '../../../modules/calls/call-lifecycle.js';
 import type { CallStatus } from '../../../modules/calls/calls.schema.js';

@@ -18,7 +18,7 @@ import type { SipResponse } from '../../sip/message/types.js';
 import type { SipStack } from '../../sip/stack.js';
 import { LiveCall, type LocalEnding, type PhoneChannelLike } from '../live/live-call.js';
 import { RtpCallMedia } from '../call-media/rtp-call-media.js';
-import type { Transferer } from '../transfer/transfer-context.js';
+import type { SecondLegDialler, Transferer } from '../transfer/transfer-context.js';
 
 const CALL = { id: 'call-1', workspace_id: 'ws', project_id: 'p' } as CallTable;
 
@@ -71,6 +71,7 @@ function fakeSession() {
 export function setup(
   options: {
     transferer?: Transferer;
+    dialler?: SecondLegDialler;
     timer?: { seconds: number; refresher: 'uac' | 'uas' };
     dialogTimer?: { seconds: number; weRefresh: boolean };
     uas?: boolean;
@@ -134,6 +135,7 @@ export function setup(
       },
       providers: { tts: 'tts_vendor_1', stt: 'stt_vendor_1' },
       ...(options.transferer ? { transferer: options.transferer } : {}),
+      ...(options.dialler ? { dialler: options.dialler } : {}),
       stack: {} as SipStack,
       local: { host: '127.0.0.1', port: 5060 },
       media: { clock, ports: {} as RtpPortAllocator, bindHost: '127.0.0.1', address: '127.0.0.1' },

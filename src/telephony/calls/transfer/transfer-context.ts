@@ -1,7 +1,9 @@
-// The seam between the call host (call-host.ts) and transfers (transfer*.ts): what a transferer
-// gets to work with when a workflow's transfer_call (blind, REFER) or transfer_to_human (warm: a
-// second leg, an announcement, a bridge) runs on a live call. The call host owns the caller's leg
-// and media; a transferer borrows them for the hand-off and reports how it went.
+// The seams between a live call (live-call.ts) and its second legs (transfer*.ts): what a
+// transferer gets to work with when a workflow's transfer_call (blind, REFER) or transfer_to_human
+// (warm: a second leg, an announcement, a bridge) runs on a live call, and what the dialler of a
+// `dial` node gets (the same context: a second leg bridged to the caller, no announcement). The
+// live call owns the caller's leg and media; a transferer or dialler borrows them and reports how
+// it went.
 import type { TransferOptions, TransferOutcome } from '../../../channels/channel.js';
 import type { ServiceDeps } from '../../../modules/context.js';
 import type { CallRecord, CallRecords } from '../../../modules/calls/call-records.service.js';
@@ -78,6 +80,24 @@ export type Transferer = (
   ctx: TransferContext,
   destination: string,
   options: TransferOptions,
+) => Promise<TransferResult>;
+
+/** What a dial node's second leg is given besides the call: the node's signal and ring timeout. */
+export interface DialLegOptions {
+  signal: AbortSignal;
+  timeoutMs?: number;
+}
+
+/**
+ * What the live call calls for a `dial` node: `destination` dialled as a second leg of the call
+ * through the trunk of `ctx.call`'s number, with that number as caller ID, and bridged to the
+ * caller without an announcement. Its outcomes are a warm transfer's (`bridged` settles when the
+ * dialled party's bridge is over; the caller then gets the workflow back).
+ */
+export type SecondLegDialler = (
+  ctx: TransferContext,
+  destination: string,
+  options: DialLegOptions,
 ) => Promise<TransferResult>;
 
 /** The outcome without a transferer configured. */

@@ -32,7 +32,6 @@ import type { SipRequest } from '../../sip/message/types.js';
 import { formatUri, type Uri } from '../../sip/message/uri.js';
 import type { TransferResult } from './transfer-context.js';
 import type { DialTarget } from './transfer-route.js';
-import type { WarmTransferRequest } from './transfer-warm.js';
 
 /** The provisional responses a hand-on reports to the referrer, with their reason phrases. */
 const PROGRESS_REASONS: Record<number, string> = {
@@ -103,29 +102,6 @@ export function sipfragOfFailure(reason: string | undefined): [number, string] {
     aborted: [487, 'Request Terminated'],
   };
   return known[reason ?? ''] ?? [503, 'Service Unavailable'];
-}
-
-/**
- * The warm transfer to the new party: the referring leg's own (trunk, caller ID, ring timeout,
- * callerGone, further hand-ons) without announcement. The caller's media stays suspended: the old
- * bridge holds it until `beforeBridge` lets the new one take it.
- */
-export function nextPartyRequest(
-  w: WarmTransferRequest,
-  next: DialTarget,
-  hooks: HandOnDialHooks,
-): WarmTransferRequest {
-  const { announcement: _a, announcer: _b, meterTts: _m, beforeBridge: _p, onProvisional: _r, ...same } = w;
-  return {
-    ...same,
-    ...next,
-    onProvisional: hooks.onProvisional,
-    // The bridge no longer listens to the node's signal (nor did the one handing on).
-    signal: new AbortController().signal,
-    suspendMedia: () => undefined,
-    resumeMedia: () => undefined,
-    beforeBridge: hooks.beforeBridge,
-  };
 }
 
 /** What the hand-on hears of the new party's leg. */

@@ -47,6 +47,10 @@
 // The announcement's characters are reported through `meterTts` when it starts (the call meters
 // them as tts_characters with the phone channel's, whether or not it was heard to the end).
 //
+// `WarmTransfer` below is this table as a state machine (ringing → announcing → bridged → over, or
+// → failed before the bridge), one method per event of the human's leg, the caller and the node.
+// A dial node's leg is the same machine without the announcement (transfer.ts, the dialler).
+//
 // Not done: no ringback tone is played to the caller while the human's phone rings.
 import { randomBytes } from 'node:crypto';
 import type { CallMedia } from '../../../channels/call-media.js';
@@ -69,7 +73,9 @@ import { RtpSession } from '../../media/rtp-session.js';
 import type { SharedPacer } from '../../media/shared-pacer.js';
 import { DEFAULT_DYNAMIC_PTS, type CodecName } from '../../sip/sdp/codecs.js';
 import { buildOffer, readAnswer } from '../../sip/sdp/offer.js';
-import type { LocalAudio } from '../../sip/sdp/session.js';
+import type { LocalAudio, Origin } from '../../sip/sdp/session.js';
+import type { Respond } from '../../sip/dialog-requests.js';
+import type { SipRequest } from '../../sip/message/types.js';
 import type { SipStack } from '../../sip/stack.js';
 import { UacLeg } from '../../sip/uac-leg.js';
 import { SecondLegRequests } from './second-leg-requests.js';
@@ -82,7 +88,7 @@ import {
 import { bridgedLegCodecs, offerCodec, sdesKeys } from '../call-media/call-media-setup.js';
 import type { DigestCredentials, SipTarget } from '../outbound/sip-leg.js';
 import type { TransferResult } from './transfer-context.js';
-import { declineRefer, handOn, nextPartyRequest } from './transfer-handon.js';
+import { declineRefer, handOn, type HandOnDialHooks } from './transfer-handon.js';
 import type { DialTarget } from './transfer-route.js';
 
 export const DEFAULT_RING_TIMEOUT_MS = 30_000;
@@ -160,12 +166,44 @@ function humanMedia(rtp: RtpSession, tap: MediaTap): CallMedia {
   };
 }
 
-type Phase = 'ringing' | 'announcing' | 'bridged' | 'done';
+/**
+ * The warm transfer to the next party of a hand-on: the referring leg's own (trunk, caller ID, ring
+ * timeout, callerGone, further hand-ons) without announcement. The caller's media stays suspended:
+ * the old bridge holds it until `beforeBridge` lets the new one take it.
+ */
+export function nextPartyRequest(
+  w: WarmTransferRequest,
+  next: DialTarget,
+  hooks: HandOnDialHooks,
+): WarmTransferRequest {
+  const { announcement: _a, announcer: _b, meterTts: _m, beforeBridge: _p, onProvisional: _r, ...same } = w;
+  return {
+    ...same,
+    ...next,
+    onProvisional: hooks.onProvisional,
+    // The bridge no longer listens to the node's signal (nor did the one handing on).
+    signal: new AbortController().signal,
+    suspendMedia: () => undefined,
+    resumeMedia: () => undefined,
+    beforeBridge: hooks.beforeBridge,
+  };
+}
 
-export async function warmTransfer(w: WarmTransferRequest): Promise<TransferResult> {
-  if (w.signal.aborted) throw abortError(w.signal);
-  if (w.callerGone.aborted) return { status: 'failed', reason: 'caller_hangup' };
-  const log = { call_id: w.callId, destination: w.target.uri };
+/** The human leg's media before its INVITE: an RtpSession bound, and our side of the SDP. */
+interface HumanMedia {
+  rtp: RtpSession;
+  tap: MediaTap;
+  local: LocalAudio;
+  origin: Origin;
+  /** The format we offer first (what the session sends until the answer says otherwise). */
+  first: { name: CodecName; pt: number };
+}
+
+/** Binds the human leg's RtpSession (SRTP keys when the target is TLS); null when no port is free. */
+async function openHumanMedia(
+  w: WarmTransferRequest,
+  log: Record<string, unknown>,
+): Promise<HumanMedia | null> {
   const codecs = bridgedLegCodecs(w.codecs ?? ['PCMU', 'PCMA']);
   const first = offerCodec({ codecs });
   const codec = createCodec(first.name, first.pt)!;
@@ -188,7 +226,7 @@ export async function warmTransfer(w: WarmTransferRequest): Promise<TransferResu
     await rtp.bind();
   } catch (err) {
     w.logger?.warn({ ...log, err }, 'warm transfer: no RTP port for the human leg');
-    return { status: 'failed', reason: 'media_failed' };
+    return null;
   }
   const local: LocalAudio = {
     address: w.local.host,
@@ -201,215 +239,299 @@ export async function warmTransfer(w: WarmTransferRequest): Promise<TransferResu
     sessionVersion: 1,
     address: w.local.host,
   };
-  let answerSdp: string | undefined;
-  let answeredTimer: DialogTimerState | undefined;
-  let onLost: () => void = () => undefined;
-  const leg = new UacLeg({
-    stack: w.stack,
-    inviteHeaders: [...timerInviteHeaders(), ...(w.carrierHeaders ?? [])],
-    on2xx: (res) => (answeredTimer = timerOfOur2xx(res)),
-    localHost: w.local.host,
-    localPort: w.local.port,
-    newId: w.newId,
-    offer: () => buildOffer(local, origin),
-    onAnswer: (sdp) => (answerSdp = sdp),
-  });
-  const sessionTimer = new DialogTimer(w.clock, leg, () => onLost());
+  return { rtp, tap, local, origin, first };
+}
 
-  // The human's in-dialog requests (INFO digits, re-INVITE/UPDATE, REFER): second-leg-requests.ts.
-  const transport = w.target.transport === 'udp' ? '' : `;transport=${w.target.transport}`;
-  const contact = `<sip:${w.from}@${w.local.host}:${w.local.port}${transport}>`;
-  const requests = new SecondLegRequests(
-    { rtp, local, origin, contact, timer: sessionTimer, host: w.local.host },
-    first,
-  );
-  leg.onRequest(requests.handle);
+export async function warmTransfer(w: WarmTransferRequest): Promise<TransferResult> {
+  if (w.signal.aborted) throw abortError(w.signal);
+  if (w.callerGone.aborted) return { status: 'failed', reason: 'caller_hangup' };
+  const log = { call_id: w.callId, destination: w.target.uri };
+  const media = await openHumanMedia(w, log);
+  if (!media) return { status: 'failed', reason: 'media_failed' };
+  return new WarmTransfer(w, media, log).run();
+}
 
-  return new Promise<TransferResult>((resolve, reject) => {
-    let phase: Phase = 'ringing';
-    let timer: TimerHandle | null = null;
-    let bridge: MediaBridge | null = null;
-    let callerTap: SessionTap | null = null;
-    let endBridge: (() => void) | null = null;
-    const announcing = new AbortController();
+/**
+ * Where a warm transfer stands (the table at the top): `failed` is final before the bridge; `over`
+ * after it (either side hung up, or a hand-on moved the caller to the next party's bridge).
+ */
+export type WarmTransferState = 'ringing' | 'announcing' | 'bridged' | 'failed' | 'over';
 
-    const detach = () => {
-      if (timer) w.clock.clearTimeout(timer);
-      timer = null;
-      w.signal.removeEventListener('abort', onAbort);
-    };
-    /** Before the bridge: clean up and report `failed` (or reject when the node was aborted). */
-    const fail = (reason: string, how: 'cancel' | 'bye' | 'none', error?: unknown) => {
-      if (phase === 'done' || phase === 'bridged') return;
-      const wasAnnouncing = phase === 'announcing';
-      phase = 'done';
-      detach();
-      sessionTimer.stop();
-      w.callerGone.removeEventListener('abort', onCallerGone);
-      announcing.abort();
-      if (how === 'cancel') leg.cancel();
-      if (how === 'bye') leg.bye();
-      if (wasAnnouncing) w.resumeMedia();
-      void rtp.close();
-      w.logger?.info({ ...log, reason }, 'warm transfer failed');
-      if (error !== undefined) reject(error);
-      else resolve({ status: 'failed', reason });
-    };
-    const stopBridge = () => {
-      sessionTimer.stop();
-      bridge?.stop();
-      callerTap?.untap();
-      requests.toCaller = null;
-    };
-    /** After the bridge: tear it down; `byeHuman` when the caller's side ended it. */
-    const unbridge = (byeHuman: boolean) => {
-      if (phase !== 'bridged') return;
-      phase = 'done';
-      w.callerGone.removeEventListener('abort', onCallerGone);
-      stopBridge();
-      if (byeHuman) leg.bye();
-      w.logger?.info(
-        { ...log, by: byeHuman ? 'caller' : 'human', counters: bridge?.counters },
-        'warm transfer bridge over',
-      );
-      void rtp.close().finally(() => endBridge?.());
-    };
-    // A hand-on under way (REFER from the bridged party); the referrer leaving meanwhile stops the
-    // bridge, and the hand-on's outcome says whether the caller goes on (new bridge) or not.
-    let handingOn = false;
-    let referrerLeft = false;
-    const humanGone = () => {
-      if (!handingOn) return unbridge(false);
-      referrerLeft = true;
-      stopBridge();
-    };
-    const onAbort = () => fail('aborted', phase === 'ringing' ? 'cancel' : 'bye', abortError(w.signal));
-    const onCallerGone = () => {
-      if (phase === 'bridged') unbridge(true);
-      else fail('caller_hangup', phase === 'ringing' ? 'cancel' : 'bye');
-    };
-    w.signal.addEventListener('abort', onAbort, { once: true });
-    w.callerGone.addEventListener('abort', onCallerGone, { once: true });
-    // The human's leg died under us (session timer): BYE to the human, as if they had hung up.
-    onLost = () => {
-      w.logger?.warn(log, "warm transfer: the human leg's session timer ran out");
-      if (phase === 'bridged') {
-        leg.bye();
-        humanGone();
-      } else fail('leg_failed', 'bye');
-    };
+/** How the human's leg is left when the transfer fails: CANCEL while it rings, BYE once answered. */
+type LegEnding = 'cancel' | 'bye' | 'none';
 
-    const onRefer: SecondLegRequests['onRefer'] = (req, respond) => {
-      if (phase !== 'bridged' || handingOn || !w.referTarget) {
-        return declineRefer(respond, w.local.host, 'a transfer of this call is under way or over');
-      }
-      handingOn = true;
-      void handOn({
-        refer: req,
-        respond,
-        leg,
-        clock: w.clock,
-        route: w.referTarget,
+/** One warm transfer: the human's leg from INVITE to the bridge's end, one method per event. */
+export class WarmTransfer {
+  private state: WarmTransferState = 'ringing';
+  private readonly rtp: RtpSession;
+  private readonly leg: UacLeg;
+  private readonly sessionTimer: DialogTimer;
+  private readonly requests: SecondLegRequests;
+  /** What the human's 2xx carried: its SDP and its session timer. */
+  private answerSdp: string | undefined;
+  private answeredTimer: DialogTimerState | undefined;
+  private ringTimer: TimerHandle | null = null;
+  private bridge: MediaBridge | null = null;
+  private callerTap: SessionTap | null = null;
+  /** Settles `bridged` (the promise the transfer's success carries). */
+  private endBridge: (() => void) | null = null;
+  private readonly announcing = new AbortController();
+  /** A hand-on is under way (REFER from the bridged party), and whether the referrer left meanwhile. */
+  private handingOn = false;
+  private referrerLeft = false;
+  private settle!: { resolve: (r: TransferResult) => void; reject: (err: unknown) => void };
+
+  constructor(
+    private readonly w: WarmTransferRequest,
+    private readonly media: HumanMedia,
+    private readonly log: Record<string, unknown>,
+  ) {
+    this.rtp = media.rtp;
+    this.leg = new UacLeg({
+      stack: w.stack,
+      inviteHeaders: [...timerInviteHeaders(), ...(w.carrierHeaders ?? [])],
+      on2xx: (res) => (this.answeredTimer = timerOfOur2xx(res)),
+      localHost: w.local.host,
+      localPort: w.local.port,
+      newId: w.newId,
+      offer: () => buildOffer(media.local, media.origin),
+      onAnswer: (sdp) => (this.answerSdp = sdp),
+    });
+    this.sessionTimer = new DialogTimer(w.clock, this.leg, () => this.lost());
+    // The human's in-dialog requests (INFO digits, re-INVITE/UPDATE, REFER): second-leg-requests.ts.
+    const transport = w.target.transport === 'udp' ? '' : `;transport=${w.target.transport}`;
+    const contact = `<sip:${w.from}@${w.local.host}:${w.local.port}${transport}>`;
+    this.requests = new SecondLegRequests(
+      {
+        rtp: this.rtp,
+        local: media.local,
+        origin: media.origin,
+        contact,
+        timer: this.sessionTimer,
         host: w.local.host,
-        ringTimeoutMs: w.ringTimeoutMs ?? DEFAULT_RING_TIMEOUT_MS,
-        dial: (next, hooks) => warmTransfer(nextPartyRequest(w, next, hooks)),
-        handover: () => {
-          phase = 'done';
-          w.callerGone.removeEventListener('abort', onCallerGone);
-          stopBridge();
-          void rtp.close();
-        },
-        byeReferrer: () => leg.bye(),
-        ...(w.logger ? { logger: w.logger } : {}),
-        log,
-      }).then((result) => {
-        handingOn = false;
-        // Handed on: this transfer's bridge is over when the new party's is.
-        if (result?.status === 'success') void result.bridged?.finally(() => endBridge?.());
-        else if (referrerLeft) unbridge(false);
-      });
-    };
+      },
+      media.first,
+    );
+    this.leg.onRequest(this.requests.handle);
+  }
 
-    const startBridge = () => {
-      if (phase !== 'announcing') return;
-      detach();
-      w.beforeBridge?.();
-      callerTap = tapSession(w.callerRtp);
-      const callerSide = w.callerDigits ? withDigitSource(callerTap.end, w.callerDigits) : callerTap.end;
-      bridge = new MediaBridge(callerSide, rtpBridgeEnd(rtp, tap));
-      bridge.start();
-      const callerEnd = callerTap.end;
-      requests.toCaller = (digit) => callerEnd.sendDigit(digit);
-      requests.onRefer = onRefer;
-      phase = 'bridged';
-      w.onBridge?.(bridge, rtp);
-      w.logger?.info(log, 'warm transfer bridged');
-      const bridged = new Promise<void>((r) => (endBridge = r));
-      resolve({ status: 'success', bridged });
-    };
+  /** Rings the human; settles `failed` before the bridge, or `success` once bridged. */
+  run(): Promise<TransferResult> {
+    return new Promise<TransferResult>((resolve, reject) => {
+      this.settle = { resolve, reject };
+      this.w.signal.addEventListener('abort', this.onAbort, { once: true });
+      this.w.callerGone.addEventListener('abort', this.onCallerGone, { once: true });
+      this.ringTimer = this.w.clock.setTimeout(() => {
+        this.ringTimer = null;
+        if (this.state === 'ringing') this.fail('no_answer', 'cancel');
+      }, this.w.ringTimeoutMs ?? DEFAULT_RING_TIMEOUT_MS);
+      this.ring();
+    });
+  }
 
-    const answered = () => {
-      const reading = answerSdp === undefined ? undefined : readAnswer(answerSdp, local);
-      const human = reading?.ok ? createCodec(reading.audio.codec.name, reading.audio.codec.pt) : null;
-      if (!reading?.ok || !human) return fail('media_failed', 'bye');
-      const audio = reading.audio;
-      rtp.setCodec(human, audio.codec.pt);
-      rtp.setSrtp(audio.srtp ?? null);
-      requests.codec = { name: audio.codec.name, pt: audio.codec.pt };
-      rtp.setRemote({ address: audio.remoteAddress, port: audio.remotePort });
-      rtp.setDirection(audio.direction);
-      rtp.start();
-      sessionTimer.arm(answeredTimer);
-      phase = 'announcing';
-      w.suspendMedia();
-      const text = w.announcement?.trim();
-      if (!text || !w.announcer) return startBridge();
-      const { tts, voice, language } = w.announcer;
-      w.meterTts?.(text.length);
-      playSpeech(
-        { clock: w.clock, media: humanMedia(rtp, tap), tts },
-        { text, voice, ...(language ? { language } : {}), signal: announcing.signal },
-      ).then(startBridge, (err: unknown) => {
-        if (announcing.signal.aborted) return;
-        // A failed synthesis costs the announcement, not the transfer.
-        w.logger?.warn({ ...log, err }, 'warm transfer: announcement failed; bridging without it');
-        startBridge();
-      });
-    };
-
-    timer = w.clock.setTimeout(() => {
-      timer = null;
-      if (phase === 'ringing') fail('no_answer', 'cancel');
-    }, w.ringTimeoutMs ?? DEFAULT_RING_TIMEOUT_MS);
-
-    leg.invite(
+  private ring(): void {
+    const { w } = this;
+    this.leg.invite(
       w.target,
       { from: w.from, auth: w.auth, callId: w.callId },
       {
         provisional: (status) => {
-          if (phase === 'ringing') w.onProvisional?.(status);
+          if (this.state === 'ringing') w.onProvisional?.(status);
         },
-        final: (status) => {
-          if (phase !== 'ringing') {
-            // A 2xx that crossed our CANCEL (ring timeout, caller gone, abort): nobody wants it.
-            if (status >= 200 && status < 300) leg.bye();
-            return;
-          }
-          if (status >= 300) return fail(warmFailureReason(status), 'none');
-          if (timer) w.clock.clearTimeout(timer);
-          timer = null;
-          answered();
-        },
+        final: (status) => this.final(status),
         bye: () => {
-          if (phase === 'bridged') humanGone();
-          else fail('human_hangup', 'none');
+          if (this.state === 'bridged') this.humanGone();
+          else this.fail('human_hangup', 'none');
         },
         transportError: (err) => {
-          if (err) w.logger?.warn({ ...log, err }, 'warm transfer: human leg transport error');
-          if (phase === 'bridged') humanGone();
-          else fail('leg_failed', phase === 'ringing' ? 'none' : 'bye');
+          if (err) w.logger?.warn({ ...this.log, err }, 'warm transfer: human leg transport error');
+          if (this.state === 'bridged') this.humanGone();
+          else this.fail('leg_failed', this.state === 'ringing' ? 'none' : 'bye');
         },
       },
     );
-  });
+  }
+
+  /** The human's final response to our INVITE. */
+  private final(status: number): void {
+    if (this.state !== 'ringing') {
+      // A 2xx that crossed our CANCEL (ring timeout, caller gone, abort): nobody wants it.
+      if (status >= 200 && status < 300) this.leg.bye();
+      return;
+    }
+    if (status >= 300) return this.fail(warmFailureReason(status), 'none');
+    this.clearRingTimer();
+    this.answered();
+  }
+
+  /** ringing → announcing: the answer's SDP set on the human's media, the caller's suspended. */
+  private answered(): void {
+    const reading = this.answerSdp === undefined ? undefined : readAnswer(this.answerSdp, this.media.local);
+    const human = reading?.ok ? createCodec(reading.audio.codec.name, reading.audio.codec.pt) : null;
+    if (!reading?.ok || !human) return this.fail('media_failed', 'bye');
+    const audio = reading.audio;
+    this.rtp.setCodec(human, audio.codec.pt);
+    this.rtp.setSrtp(audio.srtp ?? null);
+    this.requests.codec = { name: audio.codec.name, pt: audio.codec.pt };
+    this.rtp.setRemote({ address: audio.remoteAddress, port: audio.remotePort });
+    this.rtp.setDirection(audio.direction);
+    this.rtp.start();
+    this.sessionTimer.arm(this.answeredTimer);
+    this.state = 'announcing';
+    this.w.suspendMedia();
+    this.announce();
+  }
+
+  /** The announcement into the human's leg only, then the bridge (at once without one). */
+  private announce(): void {
+    const { w } = this;
+    const text = w.announcement?.trim();
+    if (!text || !w.announcer) return this.startBridge();
+    const { tts, voice, language } = w.announcer;
+    w.meterTts?.(text.length);
+    playSpeech(
+      { clock: w.clock, media: humanMedia(this.rtp, this.media.tap), tts },
+      { text, voice, ...(language ? { language } : {}), signal: this.announcing.signal },
+    ).then(
+      () => this.startBridge(),
+      (err: unknown) => {
+        if (this.announcing.signal.aborted) return;
+        // A failed synthesis costs the announcement, not the transfer.
+        w.logger?.warn({ ...this.log, err }, 'warm transfer: announcement failed; bridging without it');
+        this.startBridge();
+      },
+    );
+  }
+
+  /** announcing → bridged: the caller's media joined to the human's; the transfer succeeds. */
+  private startBridge(): void {
+    if (this.state !== 'announcing') return;
+    const { w } = this;
+    this.detach();
+    w.beforeBridge?.();
+    const callerTap = tapSession(w.callerRtp);
+    this.callerTap = callerTap;
+    const callerSide = w.callerDigits ? withDigitSource(callerTap.end, w.callerDigits) : callerTap.end;
+    const bridge = new MediaBridge(callerSide, rtpBridgeEnd(this.rtp, this.media.tap));
+    this.bridge = bridge;
+    bridge.start();
+    this.requests.toCaller = (digit) => callerTap.end.sendDigit(digit);
+    this.requests.onRefer = this.onRefer;
+    this.state = 'bridged';
+    w.onBridge?.(bridge, this.rtp);
+    w.logger?.info(this.log, 'warm transfer bridged');
+    const bridged = new Promise<void>((r) => (this.endBridge = r));
+    this.settle.resolve({ status: 'success', bridged });
+  }
+
+  /** Before the bridge: → failed, the leg and media cleaned up, `failed` (or the abort's rejection). */
+  private fail(reason: string, how: LegEnding, error?: unknown): void {
+    if (this.state !== 'ringing' && this.state !== 'announcing') return;
+    const wasAnnouncing = this.state === 'announcing';
+    this.state = 'failed';
+    this.detach();
+    this.sessionTimer.stop();
+    this.w.callerGone.removeEventListener('abort', this.onCallerGone);
+    this.announcing.abort();
+    if (how === 'cancel') this.leg.cancel();
+    if (how === 'bye') this.leg.bye();
+    if (wasAnnouncing) this.w.resumeMedia();
+    void this.rtp.close();
+    this.w.logger?.info({ ...this.log, reason }, 'warm transfer failed');
+    if (error !== undefined) this.settle.reject(error);
+    else this.settle.resolve({ status: 'failed', reason });
+  }
+
+  /** bridged → over; `byeHuman` when the caller's side ended it. */
+  private unbridge(byeHuman: boolean): void {
+    if (this.state !== 'bridged') return;
+    this.state = 'over';
+    this.w.callerGone.removeEventListener('abort', this.onCallerGone);
+    this.stopBridge();
+    if (byeHuman) this.leg.bye();
+    this.w.logger?.info(
+      { ...this.log, by: byeHuman ? 'caller' : 'human', counters: this.bridge?.counters },
+      'warm transfer bridge over',
+    );
+    void this.rtp.close().finally(() => this.endBridge?.());
+  }
+
+  private stopBridge(): void {
+    this.sessionTimer.stop();
+    this.bridge?.stop();
+    this.callerTap?.untap();
+    this.requests.toCaller = null;
+  }
+
+  /** The bridged human left; during a hand-on its outcome says whether the caller goes on. */
+  private humanGone(): void {
+    if (!this.handingOn) return this.unbridge(false);
+    this.referrerLeft = true;
+    this.stopBridge();
+  }
+
+  private readonly onAbort = (): void => {
+    this.fail('aborted', this.state === 'ringing' ? 'cancel' : 'bye', abortError(this.w.signal));
+  };
+
+  private readonly onCallerGone = (): void => {
+    if (this.state === 'bridged') this.unbridge(true);
+    else this.fail('caller_hangup', this.state === 'ringing' ? 'cancel' : 'bye');
+  };
+
+  /** The human's leg died under us (session timer): BYE to the human, as if they had hung up. */
+  private lost(): void {
+    this.w.logger?.warn(this.log, "warm transfer: the human leg's session timer ran out");
+    if (this.state === 'bridged') {
+      this.leg.bye();
+      this.humanGone();
+    } else this.fail('leg_failed', 'bye');
+  }
+
+  /** A REFER from the bridged human: the hand-on (transfer-handon.ts) dials the next party. */
+  private readonly onRefer = (req: SipRequest, respond: Respond): void => {
+    const { w } = this;
+    if (this.state !== 'bridged' || this.handingOn || !w.referTarget) {
+      return declineRefer(respond, w.local.host, 'a transfer of this call is under way or over');
+    }
+    this.handingOn = true;
+    void handOn({
+      refer: req,
+      respond,
+      leg: this.leg,
+      clock: w.clock,
+      route: w.referTarget,
+      host: w.local.host,
+      ringTimeoutMs: w.ringTimeoutMs ?? DEFAULT_RING_TIMEOUT_MS,
+      dial: (next, hooks) => warmTransfer(nextPartyRequest(w, next, hooks)),
+      handover: () => this.handOver(),
+      byeReferrer: () => this.leg.bye(),
+      ...(w.logger ? { logger: w.logger } : {}),
+      log: this.log,
+    }).then((result) => {
+      this.handingOn = false;
+      // Handed on: this transfer's bridge is over when the new party's is.
+      if (result?.status === 'success') void result.bridged?.finally(() => this.endBridge?.());
+      else if (this.referrerLeft) this.unbridge(false);
+    });
+  };
+
+  /** The next party answered: bridged → over here; the caller's media goes to the new bridge. */
+  private handOver(): void {
+    this.state = 'over';
+    this.w.callerGone.removeEventListener('abort', this.onCallerGone);
+    this.stopBridge();
+    void this.rtp.close();
+  }
+
+  private clearRingTimer(): void {
+    if (this.ringTimer) this.w.clock.clearTimeout(this.ringTimer);
+    this.ringTimer = null;
+  }
+
+  /** The ring timer and the node's signal no longer concern the transfer. */
+  private detach(): void {
+    this.clearRingTimer();
+    this.w.signal.removeEventListener('abort', this.onAbort);
+  }
 }

@@ -1,24 +1,25 @@
-// The transferer the call host runs transfer nodes through (TransferContext, transfer-context.ts):
-// `blind` (transfer_call) REFERs the caller elsewhere (transfer-blind.ts), `warm`
-// (transfer_to_human) dials the human, announces and bridges (transfer-warm.ts). Both look up the
-// trunk of the call's number first: a tel: destination needs it (Refer-To host, INVITE route and
-// credentials; see transfer-route.ts).
+// The transferer a live call runs transfer nodes through, and the dialler it runs dial nodes
+// through (TransferContext, transfer-context.ts): `blind` (transfer_call) REFERs the caller
+// elsewhere (transfer-blind.ts), `warm` (transfer_to_human) dials the human, announces and bridges
+// (transfer-warm.ts), and the dialler does what `warm` does without the announcement. All look up
+// the trunk of the call's number first: a tel: destination needs it (Refer-To host, INVITE route
+// and credentials; see transfer-route.ts).
 //
 // Failure reasons (TransferOutcome.reason, the node's `transfer_failure_reason` variable):
 //   both   invalid_destination (not tel:/sip:), caller_hangup
 //   blind  refer_rejected_<status>, refer_timeout, dialog_gone, sip_<status> (the final NOTIFY's
 //          sipfrag), subscription_terminated, notify_timeout
-//   warm   no_route, no_answer, busy, declined, invalid_number, trunk_auth_failed, sip_<status>,
+//   warm   (and a dial node's leg) no_route, no_answer, busy, declined, invalid_number, trunk_auth_failed, sip_<status>,
 //          leg_failed, media_failed, human_hangup
 // A warm leg (and so a dial node's) takes its party's REFER once bridged (transfer-handon.ts): the
 // Refer-To goes where a warm destination would, through the same trunk.
 import type { Logger } from '../../../shared/logger.js';
 import { blindTransfer } from './transfer-blind.js';
-import type { Transferer, TransferResult } from './transfer-context.js';
+import type { SecondLegDialler, TransferContext, Transferer, TransferResult } from './transfer-context.js';
 import { onTrunk, ourNumber, referToUri, warmTarget } from './transfer-route.js';
 import { outboundProfile } from '../../../modules/sip-trunks/carrier-profile.js';
 import { warmTransfer, type Announcer, type WarmTransferRequest } from './transfer-warm.js';
-import { CallRecordsService } from '../../../modules/calls/call-records.service.js';
+import { CallRecordsService, type TrunkRecord } from '../../../modules/calls/call-records.service.js';
 
 export interface TransfererOptions {
   /** Speaks a warm transfer's announcement; without it the human is bridged straight away. */
@@ -32,8 +33,7 @@ export function createTransferer(options: TransfererOptions = {}): Transferer {
     const { deps, call } = ctx;
     const logger: Pick<Logger, 'info' | 'warn'> = deps.logger;
     const log = { call_id: call.id, mode: transfer.mode, destination };
-    const records = ctx.records ?? new CallRecordsService(deps);
-    const trunk = await records.trunkOfCall(call);
+    const trunk = await trunkOf(ctx);
     if (transfer.mode === 'blind') {
       const referTo = referToUri(destination, trunk);
       if (referTo === null) return { status: 'failed', reason: 'invalid_destination' };
@@ -50,44 +50,78 @@ export function createTransferer(options: TransfererOptions = {}): Transferer {
       logger.info({ ...log, refer_to: referTo, ...outcome }, 'blind transfer done');
       return outcome;
     }
-    const route = warmTarget(destination, trunk, deps);
-    if (route === null) {
-      const reason = /^(tel|sips?):/i.test(destination) ? 'no_route' : 'invalid_destination';
-      return { status: 'failed', reason };
-    }
-    return warmTransfer({
-      stack: ctx.stack,
-      local: ctx.local,
-      clock: deps.clock,
-      newId: deps.newId,
-      ports: ctx.ports,
-      ...(ctx.pacer ? { pacer: ctx.pacer } : {}),
-      target: route.target,
-      auth: route.auth,
-      from: ourNumber(call),
-      ...(trunk && onTrunk(route.target.host, trunk)
-        ? {
-            carrierHeaders: outboundProfile(trunk.provider).identityHeaders(
-              ourNumber(call),
-              deps.config.sip.domain,
-            ),
-          }
-        : {}),
-      callId: call.id,
+    return secondLeg(ctx, trunk, destination, {
+      signal: transfer.signal,
       ...(transfer.timeoutMs !== undefined ? { ringTimeoutMs: transfer.timeoutMs } : {}),
       ...(transfer.announcement !== undefined ? { announcement: transfer.announcement } : {}),
       ...(options.announcer ? { announcer: options.announcer } : {}),
       ...(options.onBridge ? { onBridge: options.onBridge } : {}),
-      codecs: deps.config.sip.codecs,
-      referTarget: (uri) => warmTarget(uri, trunk, deps),
-      callerRtp: ctx.rtp,
-      suspendMedia: ctx.suspendMedia,
-      resumeMedia: ctx.resumeMedia,
-      ...(ctx.meterTts ? { meterTts: ctx.meterTts } : {}),
-      ...(ctx.callerDigits ? { callerDigits: ctx.callerDigits } : {}),
-      signal: transfer.signal,
-      callerGone: ctx.callerGone,
-      logger,
     });
   };
+}
+
+/** The dial node's dialler: a warm transfer's second leg without an announcement. */
+export function createSecondLegDialler(options: Pick<TransfererOptions, 'onBridge'> = {}): SecondLegDialler {
+  return async (ctx, destination, dial): Promise<TransferResult> =>
+    secondLeg(ctx, await trunkOf(ctx), destination, {
+      signal: dial.signal,
+      ...(dial.timeoutMs !== undefined ? { ringTimeoutMs: dial.timeoutMs } : {}),
+      ...(options.onBridge ? { onBridge: options.onBridge } : {}),
+    });
+}
+
+/** The trunk of the call's number (a tel: destination leaves through it). */
+function trunkOf(ctx: TransferContext): Promise<TrunkRecord | undefined> {
+  return (ctx.records ?? new CallRecordsService(ctx.deps)).trunkOfCall(ctx.call);
+}
+
+/** What a warm transfer and a dial node set differently on the second leg. */
+type LegChoices = Pick<
+  WarmTransferRequest,
+  'signal' | 'ringTimeoutMs' | 'announcement' | 'announcer' | 'onBridge'
+>;
+
+/** A second leg to `destination` through the call's trunk, bridged to the caller (transfer-warm.ts). */
+function secondLeg(
+  ctx: TransferContext,
+  trunk: TrunkRecord | undefined,
+  destination: string,
+  choices: LegChoices,
+): Promise<TransferResult> | TransferResult {
+  const { deps, call } = ctx;
+  const route = warmTarget(destination, trunk, deps);
+  if (route === null) {
+    const reason = /^(tel|sips?):/i.test(destination) ? 'no_route' : 'invalid_destination';
+    return { status: 'failed', reason };
+  }
+  return warmTransfer({
+    stack: ctx.stack,
+    local: ctx.local,
+    clock: deps.clock,
+    newId: deps.newId,
+    ports: ctx.ports,
+    ...(ctx.pacer ? { pacer: ctx.pacer } : {}),
+    target: route.target,
+    auth: route.auth,
+    from: ourNumber(call),
+    ...(trunk && onTrunk(route.target.host, trunk)
+      ? {
+          carrierHeaders: outboundProfile(trunk.provider).identityHeaders(
+            ourNumber(call),
+            deps.config.sip.domain,
+          ),
+        }
+      : {}),
+    callId: call.id,
+    ...choices,
+    codecs: deps.config.sip.codecs,
+    referTarget: (uri) => warmTarget(uri, trunk, deps),
+    callerRtp: ctx.rtp,
+    suspendMedia: ctx.suspendMedia,
+    resumeMedia: ctx.resumeMedia,
+    ...(ctx.meterTts ? { meterTts: ctx.meterTts } : {}),
+    ...(ctx.callerDigits ? { callerDigits: ctx.callerDigits } : {}),
+    callerGone: ctx.callerGone,
+    logger: deps.logger,
+  });
 }

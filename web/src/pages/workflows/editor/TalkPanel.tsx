@@ -140,7 +140,13 @@ export function TalkPanel({
           <label htmlFor="talk-text" className="sr-only">
             {transport.id === 'voice' ? 'Keys to press' : 'Your message'}
           </label>
-          <input id="talk-text" value={text} onChange={(e) => setText(e.target.value)} autoComplete="off" />
+          <input
+            id="talk-text"
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            autoComplete="off"
+            placeholder={transport.id === 'voice' ? 'Keys to press, e.g. dtmf:1' : 'Type a reply'}
+          />
           <button type="submit" className="btn btn-primary">
             Send
           </button>

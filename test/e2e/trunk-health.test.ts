@@ -1,0 +1,92 @@
+// Trunk health end to end with sipp as the termination host (test/interop/trunks/options-answer.xml):
+// the node's trunk manager pings a trunk with health_check on, sees it up while sipp answers
+// OPTIONS and down once sipp is gone, shows both on the trunk and in the Prometheus gauge, and an
+// outbound call through the down trunk fails at once with trunk_unreachable (no INVITE waits for
+// Timer B). Real clock, short ping interval and timeout.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createMetrics } from '../../src/ops/metrics.js';
+import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
+import { freeUdpPort, haveSipp, scenarioFile, sipp, sippUasArgs } from '../support/sipp.js';
+
+const peerTest = haveSipp() || process.env.CI ? it : it.skip;
+const TIMEOUT = 120_000;
+
+async function until(check: () => Promise<void>): Promise<void> {
+  for (;;) {
+    try {
+      return await check();
+    } catch {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+const nodes: CallNode[] = [];
+afterEach(async () => {
+  for (const n of nodes.splice(0)) await n.close();
+});
+
+describe('e2e: trunk health with sipp answering OPTIONS, then not', () => {
+  peerTest(
+    'up while OPTIONS are answered, down after two unanswered, gauge and fast trunk_unreachable',
+    async () => {
+      const port = await freeUdpPort();
+      const args = sippUasArgs(scenarioFile('options-answer.xml', {}, 'trunks'), port, await freeUdpPort());
+      args[args.indexOf('-m') + 1] = '2';
+      const host = sipp(args);
+      const n = await startCallNode({
+        trunks: { syncMs: 100, ping: { intervalMs: 300, timeoutMs: 300, downAfter: 2 } },
+      });
+      nodes.push(n);
+      const world = await telephonyWorld(n, {
+        number: '+14155550123',
+        termination: `sip:127.0.0.1:${port}`,
+        graphs: {
+          line: {
+            nodes: [
+              { id: 'start', type: 'start', config: {} },
+              { id: 'bye', type: 'hangup', config: {} },
+            ],
+            edges: [{ source: 'start', target: 'bye' }],
+          },
+        },
+      });
+      const patched = await n.api('PATCH', `/sip-trunks/${world.trunkId}`, { health_check: true });
+      expect(patched.data.data.health).toBe('unknown');
+      const health = async () => (await n.api('GET', `/sip-trunks/${world.trunkId}`)).data.data.health;
+      // The node's Prometheus metrics as serve builds them (GET /metrics renders the same text).
+      const metrics = createMetrics({
+        db: n.store.db,
+        clock: n.deps.clock,
+        nodeId: n.deps.config.nodeId,
+        defaultMetrics: false,
+      });
+      const gauge = async () => {
+        const line = (await metrics.render())
+          .split('\n')
+          .find((l) => l.startsWith(`switchboard_sip_trunk_up{sip_trunk_id="${world.trunkId}"}`));
+        return line?.split(' ').at(-1);
+      };
+      await until(async () => expect(await health()).toBe('up'));
+      expect(await gauge()).toBe('1');
+      const answered = await host.done;
+      expect(answered.code, answered.out).toBe(0);
+      await until(async () => expect(await health()).toBe('down'));
+      expect(await gauge()).toBe('0');
+
+      const placed = await n.api('POST', '/calls', {
+        project_id: world.projectId,
+        workflow_id: world.workflows.line,
+        from: '+14155550123',
+        to: '+14155550999',
+      });
+      expect(placed.status, JSON.stringify(placed.data)).toBe(201);
+      await until(async () => {
+        const call = (await n.api('GET', `/calls/${placed.data.data.id}`)).data.data;
+        expect([call.status, call.hangup_reason]).toEqual(['failed', 'trunk_unreachable']);
+      });
+      metrics.close();
+    },
+    TIMEOUT,
+  );
+});
