@@ -1,0 +1,188 @@
+// Chromium on the /join page, restricted to relay candidates, speaking to the workflow: the
+// browser reaches the service only through Debian's coturn on loopback (WEBRTC_ICE_SERVERS, from
+// the `ready` frame), its fake microphone says "yes" (an espeak-ng WAV, played in a loop), the
+// embedded recogniser hears it at the keypad node, and the branch for yes is taken. (Said "one",
+// the recogniser heard "no" through Chromium's processed Opus in one run.) getStats()
+// shows the pair the media took: a relay candidate on the browser's side.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { haveTurnserver, startCoturn, type Coturn } from '../support/coturn.js';
+import { buildAll, chromiumPath, openBrowser, startServer, type Browser, type Server } from './support.js';
+
+const executable = chromiumPath();
+const journey = (executable !== null && haveTurnserver()) || process.env.CI ? describe : describe.skip;
+
+const GRAPH = {
+  nodes: [
+    { id: 'start', type: 'start', config: {} },
+    {
+      id: 'ask',
+      type: 'dtmf',
+      config: {
+        prompt: 'Say yes for sales.',
+        num_digits: 1,
+        timeout_seconds: 60,
+        save_to_variable: 'choice',
+      },
+    },
+    {
+      id: 'route',
+      type: 'condition',
+      config: { branches: [{ handle: 'sales', expression: "choice == 'yes'" }] },
+    },
+    { id: 'sales', type: 'speak', config: { text: 'Connecting you to sales.' } },
+    { id: 'other', type: 'speak', config: { text: 'Goodbye.' } },
+    { id: 'bye', type: 'end', config: {} },
+  ],
+  edges: [
+    { source: 'start', target: 'ask' },
+    { source: 'ask', source_handle: 'success', target: 'route' },
+    { source: 'ask', source_handle: 'timeout', target: 'other' },
+    { source: 'route', source_handle: 'sales', target: 'sales' },
+    { source: 'route', target: 'other' },
+    { source: 'sales', target: 'bye' },
+    { source: 'other', target: 'bye' },
+  ],
+};
+
+/** espeak-ng saying `text`, with 1.5 s of silence before and after (the microphone loops it). */
+function paddedWav(text: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-mic-'));
+  const raw = path.join(dir, 'raw.wav');
+  const r = spawnSync('espeak-ng', ['-w', raw, text]);
+  if (r.status !== 0) throw new Error(`espeak-ng failed: ${r.stderr}`);
+  const wav = fs.readFileSync(raw);
+  const rate = wav.readUInt32LE(24);
+  const dataAt = wav.indexOf('data') + 8;
+  const pcm = wav.subarray(dataAt);
+  const pad = Buffer.alloc(Math.round(rate * 1.5) * 2);
+  const body = Buffer.concat([pad, pcm, pad]);
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0);
+  header.writeUInt32LE(36 + body.length, 4);
+  header.write('WAVEfmt ', 8);
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20); // PCM
+  header.writeUInt16LE(1, 22); // mono
+  header.writeUInt32LE(rate, 24);
+  header.writeUInt32LE(rate * 2, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36);
+  header.writeUInt32LE(body.length, 40);
+  const file = path.join(dir, 'mic.wav');
+  fs.writeFileSync(file, Buffer.concat([header, body]));
+  return file;
+}
+
+journey('a spoken answer from chromium through a TURN relay (coturn)', () => {
+  let turn: Coturn;
+  let server: Server;
+  let browser: Browser;
+  let project = '';
+  let workflow = '';
+
+  beforeAll(async () => {
+    if (!executable) throw new Error('chromium is not installed (apt-get install chromium)');
+    if (!haveTurnserver()) throw new Error('coturn is not installed (apt-get install coturn)');
+    await buildAll();
+    turn = await startCoturn();
+    server = await startServer({
+      WEBRTC_HOST: '127.0.0.1',
+      WEBRTC_ICE_SERVERS: JSON.stringify([turn.iceServer]),
+    });
+    const p = await server.api<{ data: { id: string } }>('POST', '/projects', { name: 'Relay' });
+    const w = await server.api<{ data: { id: string } }>('POST', '/workflows', {
+      project_id: p.body.data.id,
+      name: 'Spoken menu',
+      graph: GRAPH,
+    });
+    expect((await server.api('POST', `/workflows/${w.body.data.id}/publish`)).status).toBe(200);
+    [project, workflow] = [p.body.data.id, w.body.data.id];
+    browser = await openBrowser(executable, 'web-voice-relay', [
+      '--use-fake-ui-for-media-stream',
+      '--use-fake-device-for-media-stream',
+      `--use-file-for-fake-audio-capture=${paddedWav('yes')}`,
+      '--allow-loopback-in-peer-connection',
+      '--autoplay-policy=no-user-gesture-required',
+    ]);
+    await browser.page.setViewportSize({ width: 520, height: 900 });
+    // Every peer connection the page makes is relay-only (as a browser policy would force) and
+    // kept for getStats(); added by the DevTools protocol, which the page's CSP does not govern.
+    await browser.page.addInitScript({
+      content: `{
+        const Original = window.RTCPeerConnection;
+        const peers = (window.__sbPeers = []);
+        window.RTCPeerConnection = class extends Original {
+          constructor(config) {
+            super({ ...(config ?? {}), iceTransportPolicy: 'relay' });
+            peers.push(this);
+          }
+        };
+      }`,
+    });
+  }, 300_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    await turn?.stop();
+  });
+
+  it('connects through the relay, and a spoken "yes" routes the keypad node', async () => {
+    const { page } = browser;
+    const s = await server.api<{ data: { id: string; join_url: string } }>('POST', '/sessions', {
+      project_id: project,
+      workflow_id: workflow,
+    });
+    await page.goto(s.body.data.join_url);
+    await page.getByRole('button', { name: 'Start call' }).click();
+    await page.getByText('Connected: speak any time.').waitFor();
+    await page.getByText('Say yes for sales.').waitFor();
+    // The pair the media runs on: the browser's side is a relay candidate.
+    const pair = (await page.evaluate(`(async () => {
+      for (const pc of window.__sbPeers ?? []) {
+        const stats = [...(await pc.getStats()).values()];
+        const transport = stats.find((r) => r.type === 'transport' && r.selectedCandidatePairId);
+        const selected = stats.find((r) => r.id === transport?.selectedCandidatePairId);
+        const local = stats.find((r) => r.id === selected?.localCandidateId);
+        const inbound = stats.find((r) => r.type === 'inbound-rtp' && r.kind === 'audio');
+        if (local) return { local: local.candidateType, packets: inbound?.packetsReceived ?? 0 };
+      }
+      return null;
+    })()`)) as { local: string; packets: number } | null;
+    expect(pair).toMatchObject({ local: 'relay' });
+    expect(pair!.packets).toBeGreaterThan(0);
+    expect(turn.log()).toMatch(/ALLOCATE processed, success/);
+    expect(turn.log()).toMatch(/CREATE_PERMISSION processed, success|CHANNEL_BIND processed, success/);
+
+    await page
+      .getByText('Connecting you to sales.')
+      .waitFor({ timeout: 60_000 })
+      .catch(async (err: unknown) => {
+        // What the page showed and what the browser sent, to tell a missed word from missing audio.
+        const shot = await browser.shot('relay-not-routed');
+        const sent = await page.evaluate(`(async () => {
+          const out = [];
+          for (const pc of window.__sbPeers ?? [])
+            for (const r of (await pc.getStats()).values())
+              if (r.type === 'outbound-rtp' || r.type === 'local-candidate') out.push([r.type, r.packetsSent, r.candidateType]);
+          return out;
+        })()`);
+        console.log(shot, JSON.stringify(sent), (await page.textContent('body'))?.slice(0, 800));
+        throw err;
+      });
+    await browser.shot('relay-spoken-digit');
+
+    await page.getByText('Call ended').first().waitFor({ timeout: 30_000 });
+    // The ended frame waits for the stored end: read once, the session is ended.
+    const ended = await server.api<{ data: { status: string; end_reason: string } }>(
+      'GET',
+      `/sessions/${s.body.data.id}`,
+    );
+    expect(ended.body.data).toMatchObject({ status: 'ended', end_reason: 'completed' });
+    expect(browser.problems).toEqual([]);
+  }, 120_000);
+});
