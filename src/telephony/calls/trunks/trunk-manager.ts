@@ -129,7 +129,11 @@ export class TrunkManager {
       if (!this.bindings.has(row.id) && !this.pending.has(`r${row.id}`)) starts.push(this.startBinding(row));
     for (const row of pinged.values())
       if (!this.pingers.has(row.id) && !this.pending.has(`p${row.id}`)) starts.push(this.startPinger(row));
-    await Promise.all(starts);
+    // One trunk that cannot start (a password the server key no longer opens) stops no other.
+    const results = await Promise.allSettled(starts);
+    for (const r of results)
+      if (r.status === 'rejected')
+        this.deps.logger.warn({ err: r.reason }, 'a trunk binding or pinger did not start');
   }
 
   private async destinationOf(peer: PeerAddress): Promise<Destination> {
