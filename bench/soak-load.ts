@@ -263,7 +263,11 @@ export function driveCalls(
   const calls = Math.max(1, Math.round(rate * seconds));
   const dir = mkdtempSync(`${tmpdir()}/soak-calls-`);
   const scenario = HOLD_SCENARIO.replaceAll('__DOMAIN__', domain).replaceAll('+14155550100', SOAK_NUMBER);
-  return runSipp(sippArgs(sipTarget, scenario, dir, rate, calls), dir).then((run) => ({
+  // sipp's own deadline (the benchmark's 300 s) would cut a long soak short: the run's length and
+  // two minutes for the last calls instead.
+  const args = sippArgs(sipTarget, scenario, dir, rate, calls);
+  args[args.indexOf('-timeout') + 1] = `${Math.ceil(seconds) + 120}s`;
+  return runSipp(args, dir).then((run) => ({
     offered: calls,
     succeeded: stat(run.out, 'Successful call'),
     failed: stat(run.out, 'Failed call'),

@@ -3,7 +3,7 @@
 // and session final after the graceful shutdown, every event delivered once per attempt. The heap
 // figures of so short a run mean nothing, so they are only checked to be there.
 import { describe, expect, it } from 'vitest';
-import { formatReport, runSoak, type StartService } from '../../bench/soak-run.js';
+import { formatReport, heapEnds, runSoak, type StartService } from '../../bench/soak-run.js';
 import { loadConfig } from '../../src/config/config.js';
 import { startService } from '../../src/main.js';
 import { haveSipp } from '../support/sipp.js';
@@ -23,6 +23,17 @@ const inProcess: StartService = async (env) => {
 };
 
 describe('soak', () => {
+  it('measures heap growth after the first fifth of warm-up, medians of three at each end', () => {
+    const mib = (n: number) => n * 2 ** 20;
+    // Warm-up climbs to 96 MiB, then the steady part settles from 95 to 85.
+    const heap = [65, 74, 83, 92, 96, 95, 94, 93, 92, 91, 90, 89, 88, 87, 86, 85].map((m, i) => ({
+      atSeconds: 60 * (i + 1),
+      bytes: mib(m),
+    }));
+    expect(heapEnds(heap)).toEqual({ first: mib(95), last: mib(86) });
+    expect(heapEnds(heap.slice(0, 2))).toEqual({ first: mib(65), last: mib(74) });
+  });
+
   peerTest(
     'API, web sessions, calls and webhooks together lose nothing',
     async () => {
