@@ -29,6 +29,7 @@ import type { Transferer } from './telephony/calls/transfer/transfer-context.js'
 import type { Store } from './store/database.js';
 import { createWiring, type ServiceParts, type Wiring } from './wiring/wiring.js';
 import { createMetrics } from './ops/metrics.js';
+import { buildOpsApp } from './api/ops-app.js';
 import { startTracing } from './ops/tracing.js';
 import { watchKeyEpoch } from './modules/api-keys/key-epoch.js';
 import { speechStatus, type SpeechStatus } from './providers/speech-status.js';
@@ -143,6 +144,8 @@ export async function startService(
       out.write(apiBanner(config, role, store, firstKey));
     }
     if (role === 'all' || role === 'worker') startSessionSweep(s);
+    // A node without the API still tells Prometheus and its supervisor how it is (METRICS_PORT).
+    if ((role === 'sip' || role === 'worker') && config.metricsPort !== undefined) await startOpsListener(s);
     // Other nodes' force-ends and cancels reach the sessions and calls live in this process.
     if (liveBus) {
       followLiveEvents(liveBus, {
@@ -306,6 +309,26 @@ function startSessionSweep({ wiring, logger, closers }: Starting): void {
   }, SESSION_SWEEP_MS);
   sweep.unref();
   closers.worker.push(async () => clearInterval(sweep));
+}
+
+/**
+ * GET /metrics and GET /healthz on HOST:METRICS_PORT for the roles that serve no API (sip, worker):
+ * the same metrics and access rule (loopback, or METRICS_TOKEN) as the API's, on a server of its own.
+ */
+async function startOpsListener({ config, wiring, logger, closers }: Starting): Promise<void> {
+  const metrics = createMetrics({ db: wiring.deps.db, clock: systemClock, nodeId: config.nodeId });
+  const app = await buildOpsApp({
+    db: wiring.deps.db,
+    dialect: wiring.deps.dialect,
+    metrics,
+    token: config.metricsToken,
+  });
+  closers.api.push(async () => {
+    await app.close();
+    metrics.close();
+  });
+  await app.listen({ host: config.host, port: config.metricsPort! });
+  logger.info({ port: config.metricsPort }, 'metrics and health on METRICS_PORT');
 }
 
 /** The banner's dashboard address, and on the first start a link that signs in with the new key. */

@@ -64,6 +64,11 @@ export interface Config {
   secretKey: string | undefined;
   /** `METRICS_TOKEN`: a bearer token that opens GET /metrics to clients other than loopback. */
   metricsToken: string | undefined;
+  /**
+   * `METRICS_PORT`: where a node without the API (roles `sip` and `worker`) answers GET /metrics and
+   * GET /healthz, on HOST; unset: such a node serves no HTTP. Roles with the API serve both on PORT.
+   */
+  metricsPort: number | undefined;
   /** `OTEL_EXPORTER_OTLP_ENDPOINT`: where traces go over OTLP/HTTP; unset: no traces. */
   otlpEndpoint: string | undefined;
   /** Request bodies above this many bytes get 413. */
@@ -333,6 +338,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     secretKey: env.SWITCHBOARD_SECRET_KEY || undefined,
     metricsToken: env.METRICS_TOKEN || undefined,
+    metricsPort: env.METRICS_PORT ? int(env, 'METRICS_PORT', 9464, 0, 65535) : undefined,
     otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined,
     bodyLimitBytes: 1024 * 1024,
     maxExecutionSeconds: int(env, 'MAX_EXECUTION_SECONDS', 3600, 1),
