@@ -21,6 +21,7 @@ import type { TimerHandle } from '../../../shared/clock.js';
 import { outboundOutcome, type OutboundEvent, type OutboundOutcome } from './outbound-outcome.js';
 import { trunkTarget, type InviteOptions, type SipLeg } from './sip-leg.js';
 import { beforeAnswer } from '../live/call-recording.js';
+import { openSpan, SpanKind, type OpenSpan } from '../../../shared/tracing.js';
 
 export type OutboundDeps = Pick<
   ServiceDeps,
@@ -54,6 +55,11 @@ export class OutboundCall {
   private readonly records: CallRecords;
   /** Aborted by the callee's BYE: stops answering-machine detection waiting on a gone call. */
   private readonly hungUp = new AbortController();
+  /**
+   * The call's trace, from the dial to its end (under the POST /calls request that queued it, when
+   * there is one): the workflow run on the answer hangs under it.
+   */
+  private readonly span: OpenSpan;
 
   constructor(
     private readonly deps: OutboundDeps,
@@ -62,6 +68,7 @@ export class OutboundCall {
     private readonly options: OutboundCallOptions = {},
   ) {
     this.records = options.records ?? new CallRecordsService(deps);
+    this.span = openSpan('sip INVITE', { 'switchboard.call_id': call.id }, { kind: SpanKind.CLIENT });
   }
 
   get id(): string {
@@ -198,7 +205,8 @@ export class OutboundCall {
         await beforeAnswer(this.deps, this.call, this.leg, this.hungUp.signal);
         const run = await this.records.answered(this.call.id);
         if (run) {
-          this.options.onAnswered?.(run);
+          // The answer arrives on the transport's callback: the workflow is put back under the call's span.
+          this.span.within(() => this.options.onAnswered?.(run));
         } else {
           // Ended meanwhile by someone else (a DELETE handled on another node, restart recovery).
           this.phase = 'done';
@@ -220,6 +228,9 @@ export class OutboundCall {
   ): void {
     this.phase = 'done';
     this.clearTimer();
+    this.span.set({ 'switchboard.call_status': ending.status, 'switchboard.hangup_reason': ending.reason });
+    if (ending.status === 'failed') this.span.fail(ending.reason);
+    this.span.end();
     this.enqueue(async () => {
       const ended = await this.records.end(this.call.id, { ...ending, sessionReason, meter: true });
       this.options.onEnded?.(ended);
