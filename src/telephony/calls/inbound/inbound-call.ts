@@ -186,9 +186,10 @@ export class InboundCall {
   }
 
   /**
-   * The offer and the session timer, before any record: what we could never carry is refused here
-   * (488, 422). Without an offer (a late offer) there is nothing to refuse: we make the offer
-   * ourselves. Undefined when refused.
+   * The offer and the session timer, before admission: an unreadable offer (400) and a session
+   * interval too small (422) are refused here; an offer with nothing we can carry goes to admission,
+   * which refuses it 488 once it knows the number. Without an offer (a late offer) there is nothing
+   * to refuse: we make the offer ourselves. Undefined when refused.
    */
   private checkOffer() {
     const { options } = this.host;
