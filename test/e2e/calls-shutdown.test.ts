@@ -44,9 +44,12 @@ describe('e2e: shutdown drain (sipp UAC)', () => {
       const first = await live.done;
       expect(first.code, first.out.slice(-3000)).toBe(0);
 
-      const rows = await n.store.db.selectFrom('calls').selectAll().execute();
-      expect(rows).toHaveLength(1);
+      const rows = await n.store.db.selectFrom('calls').selectAll().orderBy('created_at').execute();
+      // The live call, hung up at the limit, and the refused one: the number is registered, so its
+      // project sees the refusal too (failed / shutdown, never connected).
+      expect(rows).toHaveLength(2);
       expect(rows[0]).toMatchObject({ id: call.id, status: 'completed', hangup_reason: 'shutdown' });
+      expect(rows[1]).toMatchObject({ status: 'failed', hangup_reason: 'shutdown', started_at: null });
       const session = await n.store.db
         .selectFrom('sessions')
         .selectAll()
