@@ -1,7 +1,7 @@
 // RTP/SAVP offers at the call host (the SIP transports played by the test, the real store): over
 // UDP the offer's keys crossed the network in the clear, so it is refused 488 with a Warning that
-// says so and no record; over TLS it is answered RTP/SAVP with one a=crypto of ours, under the
-// suite and tag the offer named, and the call runs.
+// says so (recorded failed / media_unsupported: the number is ours); over TLS it is answered
+// RTP/SAVP with one a=crypto of ours, under the suite and tag the offer named, and the call runs.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../../../../test/support/api.js';
 import { callWorld, type CallWorld } from '../../../../test/support/calls.js';
