@@ -63,6 +63,8 @@ export interface SoakReport {
   nonFinal: { calls: number; sessions: number };
   /** Calls in the store by `status/hangup_reason`. */
   callOutcomes: Record<string, number>;
+  /** Overload control's refusals by reason and its last limits (`refused:<reason>`, `limit:<name>`). */
+  overload: Record<string, number>;
   /** Every way something was lost or failed, summed: 0 for a clean soak. */
   lost: number;
 }
@@ -135,6 +137,22 @@ export function heapEnds(heap: HeapSample[]): { first: number; last: number } {
     first: median(warm.slice(0, window).map((h) => h.bytes)),
     last: median(warm.slice(-window).map((h) => h.bytes)),
   };
+}
+
+/**
+ * What overload control did, from the node's own metrics (read over loopback before it stops):
+ * INVITEs refused by reason, and the limits it last held.
+ */
+async function overloadFigures(url: string): Promise<Record<string, number>> {
+  const text = await fetch(url).then((r) => r.text());
+  const out: Record<string, number> = {};
+  for (const line of text.split('\n')) {
+    const m = /^(switchboard_calls_refused_total|switchboard_admission_limit)\{(\w+)="([^"]+)"\} (\S+)$/.exec(
+      line,
+    );
+    if (m) out[`${m[1] === 'switchboard_admission_limit' ? 'limit' : 'refused'}:${m[3]}`] = Number(m[4]);
+  }
+  return out;
 }
 
 /** What the store says once the service has stopped. */
@@ -240,6 +258,7 @@ export async function runSoak(options: SoakOptions, start: StartService): Promis
     for (let i = 0; i < 240 && (await pendingDeliveries(store)) > 0; i++) {
       await new Promise((r) => setTimeout(r, 500));
     }
+    const overload = await overloadFigures(`http://127.0.0.1:${httpPort}/metrics`);
     await service.stop();
     stopped = true;
     const audited = await audit(store, setup, receiver);
@@ -261,6 +280,7 @@ export async function runSoak(options: SoakOptions, start: StartService): Promis
       sessions: sessionResult,
       calls,
       ...audited,
+      overload,
       lost,
     };
   } finally {
@@ -289,6 +309,11 @@ export function formatReport(r: SoakReport): string {
         .join(', ')}`,
     `  webhooks     : ${r.webhooks.events} events, ${r.webhooks.received} requests received, ` +
       `${r.webhooks.undelivered} undelivered, ${r.webhooks.overDelivered} delivered more often than attempted`,
+    `  overload     : ${
+      Object.entries(r.overload)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') || 'nothing refused'
+    }`,
     `  left open    : ${r.nonFinal.calls} calls and ${r.nonFinal.sessions} sessions not final after shutdown`,
     `  verdict      : ${r.lost === 0 ? 'nothing lost' : `${r.lost} lost or failed`}; heap ${
       r.heapGrowthPercent < 5 ? 'steady' : 'GROWING'
