@@ -1,6 +1,8 @@
 // The calls benchmark's sipp scenarios (calls.bench.ts): the carrier calling our number, one that
-// hangs up after 1 s (part 1, set-up rate) and one held with g711a audio and an RFC 4733 digit
-// (part 2, held calls), with __DOMAIN__ for the node's SIP domain.
+// hangs up after 1 s (part 1, set-up rate), one held with g711a audio and an RFC 4733 digit
+// (part 2, held calls; the soak's calls too) and one that takes a 503 as a refusal (part 3,
+// overload), with __DOMAIN__ for the node's SIP domain. The scenarios differ in their flow; the
+// messages they send are built once below.
 export const PCAPS = '/usr/share/sip-tester';
 export const DIALLED = '+14155550100';
 
@@ -33,14 +35,23 @@ export const MENU_WORKFLOW = {
   ],
 };
 
-export const SETUP_SCENARIO = `<?xml version="1.0" encoding="ISO-8859-1" ?>
-<scenario name="bench: set up a call, hang up after 1 s">
-  <send retrans="500" start_rtd="invite">
+/** One message of the caller's (`retrans`: resent until answered, for requests sent over UDP). */
+function send(message: string, attributes = ''): string {
+  return `  <send${attributes}>
     <![CDATA[
 
-      INVITE sip:${DIALLED}@__DOMAIN__ SIP/2.0
+${message}
+
+    ]]>
+  </send>`;
+}
+
+/** Our number called from `+<caller>[call_number]`, offering `codecs` (m-line and attribute lines). */
+function invite(caller: string, codecs: { formats: string; lines: string[] }, attributes: string): string {
+  return send(
+    `      INVITE sip:${DIALLED}@__DOMAIN__ SIP/2.0
       Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
-      From: <sip:+4930555[call_number]@carrier.test>;tag=[pid]SIPpTag00[call_number]
+      From: <sip:${caller}[call_number]@carrier.test>;tag=[pid]SIPpTag00[call_number]
       To: <sip:${DIALLED}@__DOMAIN__>
       Call-ID: [call_id]
       CSeq: 1 INVITE
@@ -54,194 +65,103 @@ export const SETUP_SCENARIO = `<?xml version="1.0" encoding="ISO-8859-1" ?>
       s=-
       c=IN IP[media_ip_type] [media_ip]
       t=0 0
-      m=audio [media_port] RTP/AVP 0 101
-      a=rtpmap:0 PCMU/8000
-      a=rtpmap:101 telephone-event/8000
+      m=audio [media_port] RTP/AVP ${codecs.formats}
+${codecs.lines.map((l) => `      ${l}`).join('\n')}`,
+    attributes,
+  );
+}
 
-    ]]>
-  </send>
-  <recv response="100" optional="true"></recv>
-  <recv response="180" optional="true"></recv>
-  <recv response="200" rtd="invite"></recv>
-  <send>
-    <![CDATA[
-
-      ACK sip:${DIALLED}@__DOMAIN__ SIP/2.0
+/** A request inside the call's dialog (the ACK of the 200, our BYE). */
+function inDialog(caller: string, method: 'ACK' | 'BYE', cseq: number, attributes = ''): string {
+  return send(
+    `      ${method} sip:${DIALLED}@__DOMAIN__ SIP/2.0
       Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
-      From: <sip:+4930555[call_number]@carrier.test>;tag=[pid]SIPpTag00[call_number]
+      From: <sip:${caller}[call_number]@carrier.test>;tag=[pid]SIPpTag00[call_number]
       To: <sip:${DIALLED}@__DOMAIN__>[peer_tag_param]
       Call-ID: [call_id]
-      CSeq: 1 ACK
+      CSeq: ${cseq} ${method}
       Max-Forwards: 70
-      Content-Length: 0
+      Content-Length: 0`,
+    attributes,
+  );
+}
 
-    ]]>
-  </send>
-  <pause milliseconds="1000"/>
-  <send retrans="500">
-    <![CDATA[
+const PCMU = { formats: '0 101', lines: ['a=rtpmap:0 PCMU/8000', 'a=rtpmap:101 telephone-event/8000'] };
+const PCMA = {
+  formats: '8 101',
+  lines: ['a=rtpmap:8 PCMA/8000', 'a=rtpmap:101 telephone-event/8000', 'a=fmtp:101 0-15'],
+};
 
-      BYE sip:${DIALLED}@__DOMAIN__ SIP/2.0
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
-      From: <sip:+4930555[call_number]@carrier.test>;tag=[pid]SIPpTag00[call_number]
-      To: <sip:${DIALLED}@__DOMAIN__>[peer_tag_param]
-      Call-ID: [call_id]
-      CSeq: 2 BYE
-      Max-Forwards: 70
-      Content-Length: 0
-
-    ]]>
-  </send>
-  <recv response="200" crlf="true"></recv>
+function scenario(name: string, steps: string[]): string {
+  return `<?xml version="1.0" encoding="ISO-8859-1" ?>
+<scenario name="${name}">
+${steps.join('\n')}
 </scenario>
 `;
+}
 
-export const HOLD_SCENARIO = `<?xml version="1.0" encoding="ISO-8859-1" ?>
-<scenario name="bench: a held call with g711a audio and an RFC 4733 digit">
-  <send retrans="500">
-    <![CDATA[
+const PROVISIONAL = [
+  '  <recv response="100" optional="true"></recv>',
+  '  <recv response="180" optional="true"></recv>',
+];
 
-      INVITE sip:${DIALLED}@__DOMAIN__ SIP/2.0
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
-      From: <sip:+4930777[call_number]@carrier.test>;tag=[pid]SIPpTag00[call_number]
-      To: <sip:${DIALLED}@__DOMAIN__>
-      Call-ID: [call_id]
-      CSeq: 1 INVITE
-      Contact: <sip:sipp@[local_ip]:[local_port]>
-      Max-Forwards: 70
-      Content-Type: application/sdp
-      Content-Length: [len]
+/** Answered, then hung up by the caller after 1 s (the set-up part, and answered overload calls). */
+function answeredThenBye(caller: string, answer: string): string[] {
+  return [
+    answer,
+    inDialog(caller, 'ACK', 1),
+    '  <pause milliseconds="1000"/>',
+    inDialog(caller, 'BYE', 2, ' retrans="500"'),
+  ];
+}
 
-      v=0
-      o=carrier 1 1 IN IP[local_ip_type] [local_ip]
-      s=-
-      c=IN IP[media_ip_type] [media_ip]
-      t=0 0
-      m=audio [media_port] RTP/AVP 8 101
-      a=rtpmap:8 PCMA/8000
-      a=rtpmap:101 telephone-event/8000
-      a=fmtp:101 0-15
+export const SETUP_SCENARIO = scenario('bench: set up a call, hang up after 1 s', [
+  invite('+4930555', PCMU, ' retrans="500" start_rtd="invite"'),
+  ...PROVISIONAL,
+  ...answeredThenBye('+4930555', '  <recv response="200" rtd="invite"></recv>'),
+  '  <recv response="200" crlf="true"></recv>',
+]);
 
-    ]]>
-  </send>
-  <recv response="100" optional="true"></recv>
-  <recv response="180" optional="true"></recv>
-  <recv response="200"></recv>
-  <send>
-    <![CDATA[
-
-      ACK sip:${DIALLED}@__DOMAIN__ SIP/2.0
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
-      From: <sip:+4930777[call_number]@carrier.test>;tag=[pid]SIPpTag00[call_number]
-      To: <sip:${DIALLED}@__DOMAIN__>[peer_tag_param]
-      Call-ID: [call_id]
-      CSeq: 1 ACK
-      Max-Forwards: 70
-      Content-Length: 0
-
-    ]]>
-  </send>
-  <nop><action><exec play_pcap_audio="${PCAPS}/g711a.pcap"/></action></nop>
-  <pause milliseconds="7500"/>
-  <nop><action><exec play_pcap_audio="${PCAPS}/dtmf_2833_1.pcap"/></action></nop>
-  <recv request="BYE"></recv>
-  <send>
-    <![CDATA[
-
-      SIP/2.0 200 OK
+export const HOLD_SCENARIO = scenario('bench: a held call with g711a audio and an RFC 4733 digit', [
+  invite('+4930777', PCMA, ' retrans="500"'),
+  ...PROVISIONAL,
+  '  <recv response="200"></recv>',
+  inDialog('+4930777', 'ACK', 1),
+  `  <nop><action><exec play_pcap_audio="${PCAPS}/g711a.pcap"/></action></nop>`,
+  '  <pause milliseconds="7500"/>',
+  `  <nop><action><exec play_pcap_audio="${PCAPS}/dtmf_2833_1.pcap"/></action></nop>`,
+  '  <recv request="BYE"></recv>',
+  send(`      SIP/2.0 200 OK
       [last_Via:]
       [last_From:]
       [last_To:]
       [last_Call-ID:]
       [last_CSeq:]
-      Content-Length: 0
-
-    ]]>
-  </send>
-</scenario>
-`;
+      Content-Length: 0`),
+]);
 
 /**
  * The carrier at more than the node takes (the overload part): the set-up scenario, except that a
  * 503 is a refusal, not a failure: sipp ACKs it and the call ends there. The benchmark times
  * both answers from sipp's message trace (-trace_msg), per Call-ID.
  */
-export const OVERLOAD_SCENARIO = `<?xml version="1.0" encoding="ISO-8859-1" ?>
-<scenario name="bench: a call offered to an overloaded node: answered, or refused 503">
-  <send retrans="500" start_rtd="invite">
-    <![CDATA[
-
-      INVITE sip:${DIALLED}@__DOMAIN__ SIP/2.0
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
-      From: <sip:+4930888[call_number]@carrier.test>;tag=[pid]SIPpTag00[call_number]
-      To: <sip:${DIALLED}@__DOMAIN__>
-      Call-ID: [call_id]
-      CSeq: 1 INVITE
-      Contact: <sip:sipp@[local_ip]:[local_port]>
-      Max-Forwards: 70
-      Content-Type: application/sdp
-      Content-Length: [len]
-
-      v=0
-      o=carrier 1 1 IN IP[local_ip_type] [local_ip]
-      s=-
-      c=IN IP[media_ip_type] [media_ip]
-      t=0 0
-      m=audio [media_port] RTP/AVP 0 101
-      a=rtpmap:0 PCMU/8000
-      a=rtpmap:101 telephone-event/8000
-
-    ]]>
-  </send>
-  <recv response="100" optional="true"></recv>
-  <recv response="180" optional="true"></recv>
-  <recv response="503" optional="true" next="refused"></recv>
-  <recv response="200" rtd="invite"></recv>
-  <send>
-    <![CDATA[
-
-      ACK sip:${DIALLED}@__DOMAIN__ SIP/2.0
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
-      From: <sip:+4930888[call_number]@carrier.test>;tag=[pid]SIPpTag00[call_number]
-      To: <sip:${DIALLED}@__DOMAIN__>[peer_tag_param]
-      Call-ID: [call_id]
-      CSeq: 1 ACK
-      Max-Forwards: 70
-      Content-Length: 0
-
-    ]]>
-  </send>
-  <pause milliseconds="1000"/>
-  <send retrans="500">
-    <![CDATA[
-
-      BYE sip:${DIALLED}@__DOMAIN__ SIP/2.0
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
-      From: <sip:+4930888[call_number]@carrier.test>;tag=[pid]SIPpTag00[call_number]
-      To: <sip:${DIALLED}@__DOMAIN__>[peer_tag_param]
-      Call-ID: [call_id]
-      CSeq: 2 BYE
-      Max-Forwards: 70
-      Content-Length: 0
-
-    ]]>
-  </send>
-  <recv response="200" crlf="true" next="done"></recv>
-  <label id="refused"/>
-  <send>
-    <![CDATA[
-
-      ACK sip:${DIALLED}@__DOMAIN__ SIP/2.0
+export const OVERLOAD_SCENARIO = scenario(
+  'bench: a call offered to an overloaded node: answered, or refused 503',
+  [
+    invite('+4930888', PCMU, ' retrans="500" start_rtd="invite"'),
+    ...PROVISIONAL,
+    '  <recv response="503" optional="true" next="refused"></recv>',
+    ...answeredThenBye('+4930888', '  <recv response="200" rtd="invite"></recv>'),
+    '  <recv response="200" crlf="true" next="done"></recv>',
+    '  <label id="refused"/>',
+    send(`      ACK sip:${DIALLED}@__DOMAIN__ SIP/2.0
       [last_Via:]
       [last_From:]
       [last_To:]
       [last_Call-ID:]
       CSeq: 1 ACK
       Max-Forwards: 70
-      Content-Length: 0
-
-    ]]>
-  </send>
-  <label id="done"/>
-</scenario>
-`;
+      Content-Length: 0`),
+    '  <label id="done"/>',
+  ],
+);

@@ -3,7 +3,6 @@
 // that key, sipp calls in and the workflow answers and hangs up. Then a crash is simulated by
 // writing a live call into the store while nothing runs, and the next start closes it with
 // `server_restart` before SIP listens.
-import dgram from 'node:dgram';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,7 +11,15 @@ import { loadConfig } from '../../src/config/config.js';
 import { startService } from '../../src/main.js';
 import { openConfiguredStore } from '../../src/store/configured-store.js';
 import { asCallTable } from '../support/calls.js';
-import { freeTcpPort, freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
+import {
+  freeSipPort,
+  freeTcpPort,
+  freeUdpPort,
+  haveSipp,
+  scenarioFile,
+  sipp,
+  sippArgs,
+} from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
 
@@ -22,20 +29,6 @@ function capture() {
     stream: { write: (c: string) => ((text += c), true) } as unknown as NodeJS.WritableStream,
     text: () => text,
   };
-}
-
-/** A port free for both UDP and TCP right now (SIP_PORT binds both). */
-async function freeSipPort(): Promise<number> {
-  for (;;) {
-    const port = await freeTcpPort();
-    const udp = dgram.createSocket('udp4');
-    const ok = await new Promise<boolean>((r) => {
-      udp.once('error', () => r(false));
-      udp.bind(port, '127.0.0.1', () => r(true));
-    });
-    if (ok) await new Promise<void>((r) => udp.close(() => r()));
-    if (ok) return port;
-  }
 }
 
 const GRAPH = {

@@ -9,7 +9,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freeTcpPort, freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
+import {
+  freeSipPort,
+  freeTcpPort,
+  freeUdpPort,
+  haveSipp,
+  scenarioFile,
+  sipp,
+  sippArgs,
+} from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -50,7 +58,7 @@ describe('e2e: recording across a SIP node restart', () => {
     async () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-rec-restart-'));
       const httpPort = await freeTcpPort();
-      const sipPort = await freeTcpPort();
+      const sipPort = await freeSipPort();
       const rtpMin = 48000 + (process.pid % 20) * 100;
       const env = {
         SWITCHBOARD_DATA_DIR: dir,

@@ -3,7 +3,6 @@
 // (route → service → store, continuing a caller's `traceparent`); a sipp call into a workflow is
 // another (INVITE → admission and its steps, dispatch among them → the execution → each node →
 // the speech it synthesised).
-import dgram from 'node:dgram';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,7 +10,15 @@ import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { startService } from '../../src/main.js';
 import { startReceiver } from '../support/receiver.js';
-import { freeTcpPort, freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
+import {
+  freeSipPort,
+  freeTcpPort,
+  freeUdpPort,
+  haveSipp,
+  scenarioFile,
+  sipp,
+  sippArgs,
+} from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
 
@@ -66,19 +73,6 @@ function spansOf(bodies: string[]): Span[] {
     }
   }
   return spans;
-}
-
-async function freeSipPort(): Promise<number> {
-  for (;;) {
-    const port = await freeTcpPort();
-    const udp = dgram.createSocket('udp4');
-    const ok = await new Promise<boolean>((r) => {
-      udp.once('error', () => r(false));
-      udp.bind(port, '127.0.0.1', () => r(true));
-    });
-    if (ok) await new Promise<void>((r) => udp.close(() => r()));
-    if (ok) return port;
-  }
 }
 
 const GRAPH = {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.js';
 import { startService } from '../../src/main.js';
+import { freeSipPort } from '../support/sipp.js';
 
 function capture() {
   let text = '';
@@ -16,23 +17,6 @@ function capture() {
     stream: { write: (c: string) => ((text += c), true) } as unknown as NodeJS.WritableStream,
     text: () => text,
   };
-}
-
-/** A port free for both UDP and TCP right now (SIP_PORT binds both). */
-async function freeSipPort(): Promise<number> {
-  for (;;) {
-    const tcp = net.createServer();
-    await new Promise<void>((r) => tcp.listen(0, '127.0.0.1', r));
-    const { port } = tcp.address() as net.AddressInfo;
-    const udp = dgram.createSocket('udp4');
-    const ok = await new Promise<boolean>((r) => {
-      udp.once('error', () => r(false));
-      udp.bind(port, '127.0.0.1', () => r(true));
-    });
-    await new Promise<void>((r) => tcp.close(() => r()));
-    if (ok) await new Promise<void>((r) => udp.close(() => r()));
-    if (ok) return port;
-  }
 }
 
 /** Starts the service on a fresh SIP port, trying again if another test took it in between. */

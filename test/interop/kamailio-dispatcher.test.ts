@@ -16,7 +16,6 @@
 // Needs kamailio, kamcmd and sipp (installed by .ci/run), TEST_DATABASE_URL and TEST_REDIS_URL.
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import dgram from 'node:dgram';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -25,7 +24,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { startReceiver, type Receiver } from '../support/receiver.js';
-import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
+import { freeSipPort, freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const KAMAILIO_CFG = path.join(ROOT, 'deploy/kamailio/kamailio.cfg');
@@ -163,23 +162,6 @@ async function until<T>(
       return v;
     }
     await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** A port free for UDP and TCP on `host` right now (SIP_PORT binds both). */
-async function freeSipPort(host: string): Promise<number> {
-  for (;;) {
-    const s = net.createServer();
-    await new Promise<void>((r) => s.listen(0, host, r));
-    const { port } = s.address() as net.AddressInfo;
-    await new Promise<void>((r) => s.close(() => r()));
-    const udp = dgram.createSocket('udp4');
-    const ok = await new Promise<boolean>((r) => {
-      udp.once('error', () => r(false));
-      udp.bind(port, host, () => r(true));
-    });
-    if (ok) await new Promise<void>((r) => udp.close(() => r()));
-    if (ok) return port;
   }
 }
 
