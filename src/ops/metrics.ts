@@ -164,7 +164,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
   // Overload control and bad input (src/telephony/sip/overload.ts, transport/throttle.ts, stream.ts).
   const refused = new Counter({
     name: 'switchboard_calls_refused_total',
-    help: 'Inbound INVITEs refused before a call was set up, by reason (max_concurrent_calls, max_calls_per_second, draining, unknown_domain, unknown_workspace, unknown_number, source_forbidden, no_dispatch_rule, workflow_unpublished, quota_exhausted)',
+    help: 'Inbound INVITEs refused before a call was set up, by reason (max_concurrent_calls, max_calls_per_second, draining, unknown_domain, unknown_workspace, unknown_number, source_forbidden, media_unsupported, no_dispatch_rule, workflow_unpublished, quota_exhausted)',
     labelNames: ['reason'] as const,
     registers,
   });

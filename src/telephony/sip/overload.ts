@@ -89,7 +89,7 @@ export class OverloadGate {
   constructor(
     private readonly clock: Clock,
     limits: OverloadLimits,
-    /** Calls live on the node now (set-ups included). */
+    /** Calls holding the node now (set-ups included; a call stops counting when it ends). */
     private readonly active: () => number,
     private readonly signals?: LoadSignals,
     /** Told after every window (metrics). */

@@ -31,6 +31,18 @@ describe('LiveCall: one ending, then usage metered', () => {
     expect(t.session.ends).toEqual(['caller_hangup']);
   });
 
+  it('is over the moment it ends, before its teardown (the session still running) has closed it', async () => {
+    const t = setup();
+    await t.run();
+    let closed = false;
+    void t.call.closed.then(() => (closed = true));
+    await t.call.hangup('workflow');
+    await t.call.over;
+    expect(closed).toBe(false);
+    t.session.finish();
+    await t.call.closed;
+  });
+
   it("a warm transfer's announcement is metered with the call's tts_characters", async () => {
     let endBridge!: () => void;
     const t = setup({

@@ -138,6 +138,12 @@ export class LiveCall {
   private resolveClosed!: () => void;
   /** Resolves once the call is over here: ending recorded, usage metered, media closed. */
   readonly closed = new Promise<void>((r) => (this.resolveClosed = r));
+  private resolveOver!: () => void;
+  /**
+   * Resolves the moment the call ends (either side), before its teardown: from then on it holds no
+   * media and carries no caller, which is what admission counts (`closed` may come much later).
+   */
+  readonly over = new Promise<void>((r) => (this.resolveOver = r));
 
   constructor(
     private readonly host: CallHostDeps,
@@ -204,6 +210,7 @@ export class LiveCall {
   async hangup(by: LocalEnding): Promise<void> {
     if (this.ended) return;
     this.ended = true;
+    this.resolveOver();
     // A transfer still at work (a ringing human, a bridge) stops with the call.
     if (by === 'shutdown' || by === 'lost') this.gone.abort(new Error(`the call ended (${by})`));
     this.o.media.close();
@@ -229,6 +236,7 @@ export class LiveCall {
       return;
     }
     this.ended = true;
+    this.resolveOver();
     this.o.media.close();
     void this.session?.end(CALLER_HANGUP);
     await this.o
@@ -257,6 +265,7 @@ export class LiveCall {
         deps.logger.error({ err, call_id: this.id }, 'could not finish a call recording'),
       );
       await this.o.rtp.close().catch(() => undefined);
+      this.resolveOver(); // whatever way it ended, a closed call is over too
       this.resolveClosed();
     }
   }

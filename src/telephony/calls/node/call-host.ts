@@ -28,6 +28,8 @@ export class CallHost {
   private readonly live = new Map<string, LiveCall>();
   /** Inbound INVITEs being admitted or answered, not yet a LiveCall. */
   private setups = 0;
+  /** Live calls not yet over (LiveCall.over): what admission counts of `live`. */
+  private up = 0;
   private readonly outLegs = new Map<string, MediaSipLeg>();
   private readonly idleWaiters = new Set<() => void>();
   /** Counters for logs, tests and the benchmark. */
@@ -61,6 +63,15 @@ export class CallHost {
   }
 
   /**
+   * Calls that hold this node's capacity now: INVITEs being set up, live calls not yet over and
+   * outbound calls dialing or up. Unlike `size` (which the drain waits on), a call stops counting
+   * when it ends, not when its teardown (metering, the session's last writes) is done.
+   */
+  get activeCalls(): number {
+    return this.up + this.setups + this.dialer.size;
+  }
+
+  /**
    * For SipStackOptions.onRequest: takes every INVITE that opens a dialog. `source` is the packet's
    * own source, which admission checks against the trunk's allowed_ips.
    */
@@ -87,6 +98,8 @@ export class CallHost {
   /** Keeps a call as live here until it has closed. */
   register(call: LiveCall): void {
     this.live.set(call.id, call);
+    this.up++;
+    void call.over.then(() => this.up--);
     void call.closed.then(() => {
       this.live.delete(call.id);
       this.changed();

@@ -108,7 +108,7 @@ export class TelephonyNode {
         concurrentCeiling: ports.available + ports.inUse,
         ...(o.admission ?? definedLimits(config.admission)),
       },
-      () => host?.size ?? 0,
+      () => host?.activeCalls ?? 0,
       signals,
       (s) =>
         emitTelemetry({
