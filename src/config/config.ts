@@ -27,6 +27,11 @@ export interface Config {
     rtpPortMax: number;
     /** `SIP_CODECS`: our audio codec preference, most preferred first (offers and answers). */
     codecs: SipCodecName[];
+    /**
+     * `MEDIA_WORKERS`: worker threads that own the calls' RTP sockets, pacing and encoding (default
+     * one per core); 0 keeps media on the main thread.
+     */
+    mediaWorkers: number;
     /** `SIP_TRUNK_SYNC_SECONDS`: how often a SIP node re-reads which trunks register or are pinged. */
     trunkSyncSeconds: number;
     /** `SIP_OPTIONS_INTERVAL_SECONDS`: between two OPTIONS pings of a trunk with health_check on. */
@@ -310,6 +315,7 @@ export function loadConfig(env: Env = process.env): Config {
       rtpPortMin,
       rtpPortMax,
       codecs: codecList(env, 'SIP_CODECS'),
+      mediaWorkers: int(env, 'MEDIA_WORKERS', os.availableParallelism(), 0, 64),
       trunkSyncSeconds: int(env, 'SIP_TRUNK_SYNC_SECONDS', 15, 1, 3600),
       optionsIntervalSeconds: int(env, 'SIP_OPTIONS_INTERVAL_SECONDS', 30, 5, 3600),
       flood: {
