@@ -101,7 +101,7 @@ export class TelephonyNode {
     const ports = o.ports ?? new RtpPortAllocator(config.sip.rtpPortMin, config.sip.rtpPortMax);
     const pacer = new SharedPacer(clock);
     // Overload control (src/telephony/sip/overload.ts): every port pair is one call at most.
-    const signals = processLoadSignals(() => pacer.skipped);
+    const signals = processLoadSignals(() => pacer.ticks);
     const gate = new OverloadGate(
       clock,
       {
@@ -180,6 +180,7 @@ export class TelephonyNode {
       ...(o.resolve ? { resolve: o.resolve } : {}),
       ...(trunks ? { trunkOfRequest: (req, source) => trunks.trunkOfRequest(req, source) } : {}),
     });
+    host.onSetUp = (ms) => gate.setUpTook(ms);
     // Bindings start (and a restarted node registers again) before the node takes calls.
     await trunks?.start();
     return new TelephonyNode(stack, host, drainer, ports, gate, () => signals.close(), address, trunks);
