@@ -45,7 +45,12 @@ function bankFor(fromRate: number, toRate: number, zeros: number, rolloffOption:
   return bank;
 }
 
-function designBank(fromRate: number, toRate: number, zeros: number, rolloffOption: number | undefined): Bank {
+function designBank(
+  fromRate: number,
+  toRate: number,
+  zeros: number,
+  rolloffOption: number | undefined,
+): Bank {
   const g = gcd(fromRate, toRate);
   const up = toRate / g;
   const down = fromRate / g;

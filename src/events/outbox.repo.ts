@@ -2,7 +2,11 @@
 // to it, and the delivery rows of its fan-out, all written on the caller's transaction.
 import type { Executor } from '../store/database.js';
 import { preparedQuery, queryRows } from '../store/prepared.js';
-import type { WebhookDeliveryTable, WebhookEndpointTable, WebhookEventTable } from '../store/webhook-tables.js';
+import type {
+  WebhookDeliveryTable,
+  WebhookEndpointTable,
+  WebhookEventTable,
+} from '../store/webhook-tables.js';
 
 // Every event of every call looks its project's endpoints up (three per call): kept prepared.
 const PROJECT_ENDPOINTS = preparedQuery<Pick<WebhookEndpointTable, 'id' | 'status' | 'events'>>(
