@@ -18,6 +18,7 @@ import { blindTransfer } from './transfer-blind.js';
 import type { SecondLegDialler, TransferContext, Transferer, TransferResult } from './transfer-context.js';
 import { onTrunk, ourNumber, referToUri, warmTarget } from './transfer-route.js';
 import { outboundProfile } from '../../../modules/sip-trunks/carrier-profile.js';
+import { ringbackCadence } from '../call-media/ringback.js';
 import { warmTransfer, type Announcer, type WarmTransferRequest } from './transfer-warm.js';
 import { CallRecordsService, type TrunkRecord } from '../../../modules/calls/call-records.service.js';
 
@@ -114,6 +115,7 @@ function secondLeg(
       : {}),
     callId: call.id,
     ...choices,
+    ringing: { tone: ringbackCadence(deps.config.sip.ringback) },
     codecs: deps.config.sip.codecs,
     referTarget: (uri) => warmTarget(uri, trunk, deps),
     callerRtp: ctx.rtp,
