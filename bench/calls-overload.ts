@@ -160,7 +160,9 @@ export async function overload(n: BenchNode): Promise<void> {
       (derived
         ? `both limits derived (rate ${state.rateLimit}/s, `
         : `MAX_CALLS_PER_SECOND=${capacity}, concurrency cap derived (`) +
-      `${state.concurrentLimit} concurrent at the end; loop delay p99 ${state.loopDelayP99Ms.toFixed(1)} ms)`,
+      `${state.concurrentLimit} concurrent at the end; last second: loop delay p99 ` +
+      `${state.loopDelayP99Ms.toFixed(1)} ms, media ticks ${state.ticks.late} late and ` +
+      `${state.ticks.skipped} never sent of ${state.ticks.due}, set-up p99 ${state.setUpP99Ms.toFixed(1)} ms)`,
   );
   console.log(`  offered     : ${offered} calls/s (${FACTOR}×) for ${OVERLOAD_SECONDS} s, ${calls} calls`);
   console.log(

@@ -4,7 +4,7 @@ import { G711Codec } from '../../audio/codecs/g711.js';
 import { PipelineCodec } from '../../audio/codecs/pipeline-codec.js';
 import { parseRtp, type RtpPacket } from './rtp-packet.js';
 import { RtpSender } from './rtp-sender.js';
-import { SharedPacer } from './shared-pacer.js';
+import { LATE_TICK_MS, SharedPacer } from './shared-pacer.js';
 
 describe('SharedPacer', () => {
   it('ticks each subscriber from its own start, on one timer', () => {
@@ -64,5 +64,40 @@ describe('SharedPacer', () => {
     });
     senders.forEach((s) => s.stop());
     expect(clock.pending()).toBe(0);
+  });
+
+  it('counts ticks due, sent over LATE_TICK_MS late (its own work included) and never sent', () => {
+    // A clock whose monotonic time a subscriber moves on by the work it does in its tick.
+    class WorkingClock extends FakeClock {
+      lag = 0;
+      override monotonic(): number {
+        return super.monotonic() + this.lag;
+      }
+    }
+    const clock = new WorkingClock();
+    const shared = new SharedPacer(clock);
+    let work = 0;
+    const sub = shared.subscribe(() => {
+      clock.lag += work;
+      work = 0;
+    });
+    sub.start();
+    clock.advance(100);
+    expect(shared.ticks).toEqual({ due: 6, late: 0, skipped: 0 });
+    work = 30; // a tick that ends 30 ms after it was due: not over LATE_TICK_MS
+    clock.advance(100);
+    expect(shared.ticks.late).toBe(0);
+    work = LATE_TICK_MS + 5; // one that ends 45 ms late; the one caught up after it, 5 ms
+    clock.advance(100);
+    expect(shared.ticks).toMatchObject({ late: 1, skipped: 0 });
+    // A 200 ms stall in a tick: that tick is late; of the nine due meanwhile the Pacer sends the
+    // last three (40, 20 and 0 ms late: not over LATE_TICK_MS) and skips the rest.
+    work = 200;
+    clock.advance(100);
+    const t = shared.ticks;
+    expect(t.late).toBe(2);
+    expect(t.skipped).toBe(7);
+    expect(t.due).toBe(Math.floor(clock.monotonic() / 20) + 1);
+    sub.stop();
   });
 });

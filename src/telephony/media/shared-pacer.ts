@@ -3,6 +3,9 @@
 // the moment it starts (so RTP timestamps stay per stream), on the shared grid of absolute
 // monotonic due times, with the shared Pacer's drift-free catch-up. The timer runs only while
 // someone listens.
+//
+// It also counts the ticks that went out late (overload control reads them): a tick whose frames
+// were all handed on more than LATE_TICK_MS after it was due; skipped ticks are the Pacer's own.
 
 import type { Clock } from '../../shared/clock.js';
 import { Pacer } from './pacer.js';
@@ -16,15 +19,40 @@ export interface FrameTicker {
   dueAt(index: number): number;
 }
 
+/** Two frames: past what a 40 ms jitter buffer at the far end hides. */
+export const LATE_TICK_MS = 40;
+
+/** Running totals of the frame ticks (each tick sends one frame of every call up). */
+export interface FrameTickCounts {
+  /** Ticks that fell due: sent or skipped. */
+  readonly due: number;
+  /** Ticks sent more than LATE_TICK_MS after they were due. */
+  readonly late: number;
+  /** Ticks never sent: the loop was too far behind for them (Pacer's catch-up limit). */
+  readonly skipped: number;
+}
+
 export class SharedPacer {
   private readonly pacer: Pacer;
   private readonly live = new Set<Subscription>();
+  private lateTicks = 0;
 
   constructor(clock: Clock, periodMs = 20, maxBurst = 3) {
     this.pacer = new Pacer(clock, { periodMs, maxBurst }, (i) => {
       // A copy: a subscriber may stop (leave the set) from inside its tick.
       for (const s of [...this.live]) s.fire(i);
+      // Measured after the tick's work, so a tick too heavy to finish in time counts as well.
+      if (clock.monotonic() - this.pacer.dueAt(i) > LATE_TICK_MS) this.lateTicks++;
     });
+  }
+
+  /** What overload control reads: ticks due, late and never sent, since the node started. */
+  get ticks(): FrameTickCounts {
+    return {
+      due: this.pacer.emitted + this.pacer.skipped,
+      late: this.lateTicks,
+      skipped: this.pacer.skipped,
+    };
   }
 
   /** Subscribers currently ticking. */

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../shared/clock.js';
 import {
+  ADD_CONCURRENT,
   INITIAL_RATE,
   MIN_CONCURRENT,
   MIN_RATE,
   OverloadGate,
   WINDOW_MS,
   type LoadSignals,
+  type MediaTicks,
 } from './overload.js';
 
 /** Offers `n` calls spread evenly over `ms`; returns how many were admitted. */
@@ -19,14 +21,19 @@ function offer(clock: FakeClock, gate: OverloadGate, n: number, ms: number): num
   return admitted;
 }
 
+/** Signals a test sets; the media pacer's ticks run on by themselves (50 a second, none late). */
 class Signals implements LoadSignals {
   delay = 0;
+  due = 0;
+  late = 0;
   skipped = 0;
+  constructor(private readonly clock?: FakeClock) {}
   loopDelayP99Ms(): number {
     return this.delay;
   }
-  mediaFramesSkipped(): number {
-    return this.skipped;
+  mediaTicks(): MediaTicks {
+    const due = this.clock ? Math.floor(this.clock.monotonic() / 20) : this.due;
+    return { due, late: this.late, skipped: this.skipped };
   }
 }
 
@@ -68,6 +75,9 @@ describe('OverloadGate with fixed limits', () => {
     const clock = new FakeClock();
     const signals = new Signals();
     signals.delay = 500;
+    signals.due = 50;
+    signals.late = 30;
+    signals.skipped = 10;
     const gate = new OverloadGate(
       clock,
       { maxCallsPerSecond: 100, maxConcurrentCalls: 40 },
@@ -76,8 +86,29 @@ describe('OverloadGate with fixed limits', () => {
     );
     gate.start();
     expect(clock.pending()).toBe(0);
+    signals.due = 100;
+    signals.late = 60;
+    signals.skipped = 20;
+    gate.setUpTook(900);
     gate.endWindow();
     expect(gate.state).toMatchObject({ rateLimit: 100, concurrentLimit: 40, overloaded: true });
+  });
+
+  it('lets configured limits override derived ones, each on its own', () => {
+    const clock = new FakeClock();
+    const signals = new Signals(clock);
+    const gate = new OverloadGate(clock, { maxConcurrentCalls: 25 }, () => 25, signals);
+    gate.start();
+    signals.skipped = 1;
+    clock.advance(WINDOW_MS);
+    // The rate is derived (and backs off for the skipped frames); the cap stays as configured.
+    expect(gate.state).toMatchObject({
+      overloaded: true,
+      concurrentLimit: 25,
+      rateLimit: MIN_RATE,
+      derived: { concurrent: false, rate: true },
+    });
+    gate.stop();
   });
 });
 
@@ -119,70 +150,141 @@ describe('OverloadGate with derived limits', () => {
     gate.stop();
   });
 
-  it('backs the rate off to 3/4 of what it admitted when the loop delay p99 exceeds a frame', () => {
+  it('backs the rate off to 3/4 of what it admitted when frames go out late, not for a loop p99 of 45 ms', () => {
     const clock = new FakeClock();
-    const signals = new Signals();
+    const signals = new Signals(clock);
     const gate = new OverloadGate(clock, {}, () => 0, signals);
     gate.start();
     for (let i = 0; i < 6; i++) offer(clock, gate, 400, WINDOW_MS);
     const grown = gate.state.rateLimit;
     expect(grown).toBeGreaterThan(150);
+    // The loop's p99 well above a frame, every tick on time: still healthy, still growing.
     signals.delay = 45;
-    const admitted = offer(clock, gate, 400, WINDOW_MS);
-    expect(gate.state).toMatchObject({ overloaded: true, loopDelayP99Ms: 45 });
-    expect(gate.state.rateLimit).toBe(Math.floor(Math.min(grown, admitted) * 0.75));
-    // A loop between half a frame and a frame: hold still.
-    signals.delay = 15;
-    const held = gate.state.rateLimit;
     offer(clock, gate, 400, WINDOW_MS);
-    expect(gate.state.rateLimit).toBe(held);
+    expect(gate.state).toMatchObject({ overloaded: false, loopDelayP99Ms: 45 });
+    expect(gate.state.rateLimit).toBeGreaterThan(grown);
+    // One late tick in a second's 50 is within LATE_SHARE: healthy.
+    const before = gate.state.rateLimit;
+    signals.late += 1;
+    offer(clock, gate, 400, WINDOW_MS);
+    expect(gate.state).toMatchObject({ overloaded: false, ticks: { due: 50, late: 1, skipped: 0 } });
+    expect(gate.state.rateLimit).toBeGreaterThanOrEqual(before);
+    // Two late ticks: overloaded.
+    const high = gate.state.rateLimit;
+    signals.late += 2;
+    const admitted = offer(clock, gate, 400, WINDOW_MS);
+    expect(gate.state).toMatchObject({ overloaded: true, ticks: { due: 50, late: 2, skipped: 0 } });
+    expect(gate.state.rateLimit).toBe(Math.floor(Math.min(high, admitted) * 0.75));
     gate.stop();
   });
 
-  it('never backs the rate off below MIN_RATE', () => {
+  it('backs the rate off when admitted set-ups are slow, and leaves the concurrent cap where it is', () => {
     const clock = new FakeClock();
-    const signals = new Signals();
+    const signals = new Signals(clock);
+    const gate = new OverloadGate(clock, { concurrentCeiling: 500 }, () => 200, signals);
+    gate.start();
+    for (let i = 0; i < 99; i++) gate.setUpTook(5);
+    gate.setUpTook(400); // one in a hundred slow: the p99 is still 5 ms
+    offer(clock, gate, 100, WINDOW_MS);
+    expect(gate.state).toMatchObject({ setUpSlow: false, setUpP99Ms: 5, rateLimit: 63 });
+    for (let i = 0; i < 90; i++) gate.setUpTook(5);
+    for (let i = 0; i < 10; i++) gate.setUpTook(80);
+    const admitted = offer(clock, gate, 100, WINDOW_MS);
+    expect(gate.state).toMatchObject({ setUpSlow: true, overloaded: false, setUpP99Ms: 80 });
+    expect(gate.state.rateLimit).toBe(Math.max(MIN_RATE, Math.floor(Math.min(63, admitted) * 0.75)));
+    expect(gate.state.concurrentLimit).toBe(500);
+    gate.stop();
+  });
+
+  it('never backs the rate off below MIN_RATE, and takes a loop p99 over LOOP_SEVERE_MS as overload', () => {
+    const clock = new FakeClock();
+    const signals = new Signals(clock);
     signals.delay = 200;
     const gate = new OverloadGate(clock, {}, () => 0, signals);
     gate.start();
     for (let i = 0; i < 20; i++) offer(clock, gate, 2, WINDOW_MS);
-    expect(gate.state.rateLimit).toBe(MIN_RATE);
+    expect(gate.state).toMatchObject({ rateLimit: MIN_RATE, overloaded: true });
     gate.stop();
   });
 
-  it('treats frames the media pacer skipped as overload, and caps concurrency at 9/10 of the calls live', () => {
+  it('grows the concurrent cap past its floor under healthy demand, with the loop p99 at 18 ms', () => {
+    // The soak's load: 3 calls a second of 9 s each, some 27 up at once, on a node whose loop p99
+    // never drops under 10 ms while every frame goes out on time.
     const clock = new FakeClock();
-    const signals = new Signals();
+    const signals = new Signals(clock);
+    const ends: number[] = [];
+    const live = () => ends.filter((t) => t > clock.monotonic()).length;
+    const gate = new OverloadGate(clock, {}, live, signals);
+    gate.start();
+    // One skipped tick while 20 calls are up: the cap falls to its floor.
+    for (let i = 0; i < 20; i++) ends.push(9000);
+    signals.skipped = 1;
+    clock.advance(WINDOW_MS);
+    expect(gate.state.concurrentLimit).toBe(MIN_CONCURRENT);
+    signals.delay = 18;
+    let refused = 0;
+    const refusedBySecond: number[] = [];
+    for (let second = 0; second < 60; second++) {
+      let r = 0;
+      for (let k = 0; k < 3; k++) {
+        if (gate.admit() === undefined) ends.push(clock.monotonic() + 9000);
+        else r++;
+        clock.advance(WINDOW_MS / 3);
+      }
+      refused += r;
+      refusedBySecond.push(r);
+    }
+    expect(gate.state.concurrentLimit).toBeGreaterThanOrEqual(MIN_CONCURRENT + ADD_CONCURRENT);
+    expect(gate.state.overloaded).toBe(false);
+    // Refusals only while the cap caught up, and none after the first ten seconds.
+    expect(refusedBySecond.slice(10).every((r) => r === 0)).toBe(true);
+    expect(refused).toBeLessThan(10);
+    gate.stop();
+  });
+
+  it('cuts the cap to 3/4 of the calls live when frames go out late, once per fill', () => {
+    const clock = new FakeClock();
+    const signals = new Signals(clock);
     let live = 300;
     const gate = new OverloadGate(clock, { maxCallsPerSecond: 1000 }, () => live, signals);
     gate.start();
-    signals.skipped = 7;
+    signals.late = 5;
     clock.advance(WINDOW_MS);
-    expect(gate.state).toMatchObject({ overloaded: true, concurrentLimit: 270, rateLimit: 1000 });
+    expect(gate.state).toMatchObject({ overloaded: true, concurrentLimit: 225, rateLimit: 1000 });
     expect(gate.admit()).toEqual({ reason: 'max_concurrent_calls', retryAfter: 5 });
-    // Healthy again, and live calls near the cap: it grows by a tenth.
+    // Still late while the calls above the cap end: the cut is not counted again.
     live = 260;
+    signals.late += 5;
     clock.advance(WINDOW_MS);
-    expect(gate.state).toMatchObject({ overloaded: false, concurrentLimit: 297 });
+    expect(gate.state.concurrentLimit).toBe(225);
+    // Down to the cap and still late: cut again.
+    live = 225;
+    signals.late += 5;
+    clock.advance(WINDOW_MS);
+    expect(gate.state.concurrentLimit).toBe(168);
+    // Healthy, calls pressing on the cap: it grows by ADD_CONCURRENT a second.
+    live = 168;
+    clock.advance(WINDOW_MS);
+    expect(gate.state).toMatchObject({ overloaded: false, concurrentLimit: 168 + ADD_CONCURRENT });
     // Healthy with few calls: it stays.
     live = 10;
     clock.advance(WINDOW_MS);
-    expect(gate.state.concurrentLimit).toBe(297);
+    expect(gate.state.concurrentLimit).toBe(168 + ADD_CONCURRENT);
     gate.stop();
   });
 
   it('keeps the concurrent cap between MIN_CONCURRENT and the ceiling', () => {
     const clock = new FakeClock();
-    const signals = new Signals();
+    const signals = new Signals(clock);
     let live = 0;
     const gate = new OverloadGate(clock, { concurrentCeiling: 100 }, () => live, signals);
     gate.start();
-    signals.delay = 100;
+    signals.delay = 150;
     clock.advance(WINDOW_MS * 3);
     expect(gate.state.concurrentLimit).toBe(MIN_CONCURRENT);
     signals.delay = 0;
     live = 1000;
-    clock.advance(WINDOW_MS * 40);
+    clock.advance(WINDOW_MS * 20);
     expect(gate.state.concurrentLimit).toBe(100);
     gate.stop();
   });

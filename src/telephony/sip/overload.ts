@@ -11,18 +11,29 @@
 //   calls (at least one), so a steady offer above the rate gets exactly the rate through and a
 //   burst cannot bunch a whole second's set-ups together (`Retry-After: 1`).
 //
-// A limit left unset is derived from what the node measures, once per second (WINDOW_MS):
-// - the window is *overloaded* when the event loop's delay p99 over it exceeded one media frame
-//   (20 ms: a frame due then went out late), or when the media pacer skipped frames in it;
-// - overloaded: the rate becomes 3/4 of the calls admitted in the window (of the rate, if fewer
-//   were offered), and the concurrent cap 9/10 of the calls live now, never under the floors
-//   (MIN_RATE, MIN_CONCURRENT): new calls back off until the loop catches up;
-// - healthy (p99 under half a frame, nothing skipped) while the limit was what held calls back
-//   (at least 9/10 of it used): the rate grows by a quarter and the concurrent cap by a tenth, up
-//   to the ceilings (the RTP ports the node has for concurrent calls; MAX_DERIVED_RATE);
-// - in between, nothing changes.
+// A limit left unset is derived from what the node measures, once per second (WINDOW_MS). What
+// tells that the node carries too much is its audio: the frame ticks of the media pacer (each sends
+// one 20 ms frame of every call up) that went out late or never. The event loop's delay alone does
+// not: the whole service's loop p99 sits at 10-20 ms on an idle machine while every frame leaves
+// on time, and a cap that followed it stayed at its floor with the machine idle. So a window is
+// - *media-overloaded* when the pacer skipped a tick in it (frames never sent), or more than
+//   LATE_SHARE of its ticks went out over LATE_TICK_MS late, or, the backstop when no call is up to
+//   show it, the loop's delay p99 exceeded LOOP_SEVERE_MS;
+// - *set-up-slow* when the p99 of the set-ups that finished in it (an admitted INVITE to its
+//   answer) exceeded SETUP_SLOW_MS;
+// - *healthy* when neither.
+// The concurrent cap follows AIMD, like TCP's window: healthy while the cap held calls back (calls
+// refused for it in the window, or the calls live within ADD_CONCURRENT of it), it grows by
+// ADD_CONCURRENT, up to the ceiling (the RTP port pairs the node has); media-overloaded, it falls
+// to 3/4 of the calls live (never under MIN_CONCURRENT), unless the calls live are still above the
+// cap (an earlier cut, waiting for calls to end: cutting again would only count the same overload
+// twice). A slow set-up does not move it: concurrency costs media, and media was on time.
+// The rate: media-overloaded or set-up-slow, 3/4 of the calls admitted in the window (of the rate,
+// if fewer were offered), never under MIN_RATE; healthy while the limit held calls back (9/10 of it
+// used, or calls refused for it), a quarter more, up to MAX_DERIVED_RATE.
 // The derived rate starts at INITIAL_RATE (a cold node must not take a carrier's full burst before
-// it has measured anything) and the concurrent cap at its ceiling. A fixed limit never moves.
+// it has measured anything), which also paces how fast concurrency can build up, so the
+// concurrent cap starts at its ceiling. A fixed limit never moves.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Clock, TimerHandle } from '../../shared/clock.js';
 
@@ -35,12 +46,22 @@ export interface OverloadLimits {
   readonly concurrentCeiling?: number;
 }
 
+/** Running totals of the media pacer's frame ticks (each sends a frame of every call up). */
+export interface MediaTicks {
+  /** Ticks that fell due, sent or not. */
+  readonly due: number;
+  /** Ticks sent more than LATE_TICK_MS (two frames) after they were due. */
+  readonly late: number;
+  /** Ticks never sent (the pacer was too far behind for them). */
+  readonly skipped: number;
+}
+
 /** What the node measures; the derived limits read it once per window. */
 export interface LoadSignals {
   /** Event-loop delay p99 in ms since the previous call (the call starts a new window). */
   loopDelayP99Ms(): number;
-  /** Media frames skipped so far (a running total), because they were due too long ago. */
-  mediaFramesSkipped(): number;
+  /** The media pacer's ticks so far (running totals; the gate takes differences per window). */
+  mediaTicks(): MediaTicks;
 }
 
 export type OverloadReason = 'max_concurrent_calls' | 'max_calls_per_second';
@@ -57,25 +78,51 @@ export interface OverloadState {
   readonly derived: { readonly concurrent: boolean; readonly rate: boolean };
   /** The last window's event-loop delay p99 (ms), 0 before the first window ends. */
   readonly loopDelayP99Ms: number;
+  /** The last window's media ticks: due, late and never sent. */
+  readonly ticks: MediaTicks;
+  /** The last window's set-up p99 (ms), 0 when none finished in it. */
+  readonly setUpP99Ms: number;
+  /** The last window was media-overloaded (late or unsent frames, or the loop's severe delay). */
   readonly overloaded: boolean;
+  /** The last window's set-ups were slow. */
+  readonly setUpSlow: boolean;
 }
 
 export const WINDOW_MS = 1000;
-/** One media frame: a loop delayed longer than this sends some frame late. */
-export const FRAME_MS = 20;
+/** Over this share of a window's ticks late (more than one of a second's 50): media-overloaded. */
+export const LATE_SHARE = 0.02;
+/**
+ * The loop's delay p99 that is overload whatever the media says (five frames: the pacer would be
+ * skipping frames, were any call up to have them).
+ */
+export const LOOP_SEVERE_MS = 100;
+/** Set-ups slower than this (p99 of a window): the rate backs off. */
+export const SETUP_SLOW_MS = 50;
 export const INITIAL_RATE = 50;
 export const MIN_RATE = 20;
 export const MAX_DERIVED_RATE = 5000;
 export const MIN_CONCURRENT = 20;
+/** The concurrent cap's additive step, per healthy window in which it held calls back. */
+export const ADD_CONCURRENT = 10;
 export const DEFAULT_CONCURRENT_CEILING = 10_000;
+/** Set-up durations kept per window for its p99 (more are sampled, one in every few). */
+const MAX_SETUP_SAMPLES = 4096;
+
+const NO_TICKS: MediaTicks = { due: 0, late: 0, skipped: 0 };
 
 export class OverloadGate {
   private refilledAt: number;
   private admittedInWindow = 0;
   private rateRefusedInWindow = 0;
-  private skippedBefore = 0;
+  private concurrentRefusedInWindow = 0;
+  private ticksBefore: MediaTicks = NO_TICKS;
+  private setUps: number[] = [];
+  private setUpsSeen = 0;
   private lastDelay = 0;
+  private lastTicks: MediaTicks = NO_TICKS;
+  private lastSetUpP99 = 0;
   private overloaded = false;
+  private setUpSlow = false;
   private timer: TimerHandle | null = null;
   private derivedRate = true;
   private derivedConcurrent = true;
@@ -119,8 +166,10 @@ export class OverloadGate {
   start(): void {
     this.started = true;
     if (this.timer || !(this.derivedRate || this.derivedConcurrent)) return;
-    this.skippedBefore = this.signals?.mediaFramesSkipped() ?? 0;
+    this.ticksBefore = this.signals?.mediaTicks() ?? NO_TICKS;
     this.signals?.loopDelayP99Ms();
+    this.setUps = [];
+    this.setUpsSeen = 0;
     const tick = (): void => {
       this.timer = this.clock.setTimeout(tick, WINDOW_MS);
       this.endWindow();
@@ -140,7 +189,10 @@ export class OverloadGate {
       rateLimit: this.rate,
       derived: { concurrent: this.derivedConcurrent, rate: this.derivedRate },
       loopDelayP99Ms: this.lastDelay,
+      ticks: this.lastTicks,
+      setUpP99Ms: this.lastSetUpP99,
       overloaded: this.overloaded,
+      setUpSlow: this.setUpSlow,
     };
   }
 
@@ -151,6 +203,7 @@ export class OverloadGate {
   /** One new call: undefined admits it (and counts it), else why it is refused. */
   admit(): OverloadRefusal | undefined {
     if (this.active() >= this.concurrent) {
+      this.concurrentRefusedInWindow++;
       return { reason: 'max_concurrent_calls', retryAfter: 5 };
     }
     const now = this.clock.monotonic();
@@ -165,43 +218,80 @@ export class OverloadGate {
     return undefined;
   }
 
+  /**
+   * An admitted INVITE's set-up took `ms` (to its answer). Kept for the window's p99; past
+   * MAX_SETUP_SAMPLES in a window, a reservoir sample stands for them.
+   */
+  setUpTook(ms: number): void {
+    if (!this.derivedRate) return;
+    this.setUpsSeen++;
+    if (this.setUps.length < MAX_SETUP_SAMPLES) this.setUps.push(ms);
+    else {
+      const k = Math.floor(Math.random() * this.setUpsSeen);
+      if (k < MAX_SETUP_SAMPLES) this.setUps[k] = ms;
+    }
+  }
+
   /** The end of a window: the derived limits follow what was measured in it (rules above). */
   endWindow(): void {
     const delay = this.signals?.loopDelayP99Ms() ?? 0;
-    const skippedNow = this.signals?.mediaFramesSkipped() ?? 0;
-    const skipped = skippedNow - this.skippedBefore;
-    this.skippedBefore = skippedNow;
+    const total = this.signals?.mediaTicks() ?? NO_TICKS;
+    const ticks: MediaTicks = {
+      due: total.due - this.ticksBefore.due,
+      late: total.late - this.ticksBefore.late,
+      skipped: total.skipped - this.ticksBefore.skipped,
+    };
+    this.ticksBefore = total;
+    const setUpP99 = p99(this.setUps);
     this.lastDelay = delay;
-    this.overloaded = delay > FRAME_MS || skipped > 0;
-    const healthy = delay < FRAME_MS / 2 && skipped === 0;
+    this.lastTicks = ticks;
+    this.lastSetUpP99 = setUpP99;
+    this.overloaded = ticks.skipped > 0 || ticks.late > ticks.due * LATE_SHARE || delay > LOOP_SEVERE_MS;
+    this.setUpSlow = setUpP99 > SETUP_SLOW_MS;
+    const healthy = !this.overloaded && !this.setUpSlow;
     const admitted = this.admittedInWindow * (WINDOW_MS / 1000);
     const live = this.active();
     if (this.derivedRate) {
-      if (this.overloaded) {
+      if (!healthy) {
         this.rate = Math.max(MIN_RATE, Math.floor(Math.min(this.rate, admitted) * 0.75));
-      } else if (healthy && (admitted >= this.rate * 0.9 || this.rateRefusedInWindow > 0)) {
+      } else if (admitted >= this.rate * 0.9 || this.rateRefusedInWindow > 0) {
         this.rate = Math.min(MAX_DERIVED_RATE, Math.ceil(this.rate * 1.25));
       }
       this.tokens = Math.min(this.tokens, this.burst);
     }
     if (this.derivedConcurrent) {
       if (this.overloaded) {
-        this.concurrent = Math.max(MIN_CONCURRENT, Math.floor(Math.min(this.concurrent, live) * 0.9));
-      } else if (healthy && live >= this.concurrent * 0.9) {
-        this.concurrent = Math.min(this.ceiling, Math.ceil(this.concurrent * 1.1));
+        if (live <= this.concurrent) {
+          this.concurrent = Math.max(MIN_CONCURRENT, Math.floor(live * 0.75));
+        }
+      } else if (
+        healthy &&
+        (this.concurrentRefusedInWindow > 0 || live >= this.concurrent - ADD_CONCURRENT)
+      ) {
+        this.concurrent = Math.min(this.ceiling, this.concurrent + ADD_CONCURRENT);
       }
     }
     this.admittedInWindow = 0;
     this.rateRefusedInWindow = 0;
+    this.concurrentRefusedInWindow = 0;
+    this.setUps = [];
+    this.setUpsSeen = 0;
     this.onWindow?.(this.state);
   }
 }
 
+/** The 99th percentile (nearest rank) of `values`, 0 for none. */
+function p99(values: number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = values.slice().sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)]!;
+}
+
 /**
  * The process's own signals: the event loop's delay from perf_hooks (sampled every 10 ms, its
- * histogram reset at each read) and the frames the node's media pacer skipped.
+ * histogram reset at each read) and the node's media pacer's ticks.
  */
-export function processLoadSignals(mediaFramesSkipped: () => number): LoadSignals & { close(): void } {
+export function processLoadSignals(mediaTicks: () => MediaTicks): LoadSignals & { close(): void } {
   const h = monitorEventLoopDelay({ resolution: 10 });
   h.enable();
   return {
@@ -210,7 +300,7 @@ export function processLoadSignals(mediaFramesSkipped: () => number): LoadSignal
       h.reset();
       return p99;
     },
-    mediaFramesSkipped,
+    mediaTicks,
     close: () => h.disable(),
   };
 }

@@ -34,6 +34,8 @@ export class CallHost {
   private readonly idleWaiters = new Set<() => void>();
   /** Counters for logs, tests and the benchmark. */
   readonly stats = { invites: 0, rejected: 0, answered: 0, outboundAnswered: 0 };
+  /** Told how long each inbound INVITE took from here to its answer (overload control). */
+  onSetUp: ((ms: number) => void) | null = null;
 
   constructor(options: CallHostDeps) {
     this.records = options.records ?? new CallRecordsService(options.deps);
@@ -83,7 +85,10 @@ export class CallHost {
       return true;
     }
     this.setups++;
+    const { clock } = this.h.deps;
+    const started = clock.monotonic();
     void new InboundCall(this, req, tx, source).run().finally(() => {
+      this.onSetUp?.(clock.monotonic() - started);
       this.setups--;
       this.changed();
     });

@@ -64,4 +64,35 @@ describe.each(storeKinds())('overload control on a node on $name', (kind) => {
       stop();
     }
   });
+
+  it('tells the derived rate how long each admitted INVITE took to its answer', async () => {
+    n = await wiredNode(t, { admission: { maxConcurrentCalls: 100 } });
+    const wire = n.wire;
+    wire.deliver(
+      carrierInvite(w, {
+        via: 'SIP/2.0/UDP 203.0.113.10:5060;branch=z9hG4bKsetup',
+        callId: 'timed@carrier',
+        sdp: carrierSdp(40200, '0 101'),
+      }),
+      carrier,
+    );
+    // The set-up's store work and media binding take fake time: a millisecond per turn of the loop.
+    let turns = 0;
+    await settle(() => {
+      const answered = wire
+        .responses()
+        .some((r) => r.message.callId === 'timed@carrier' && r.message.status === 200);
+      if (!answered) {
+        turns++;
+        t.clock.advance(1);
+      }
+      return answered;
+    });
+    expect(turns).toBeGreaterThan(0);
+    t.clock.advance(1000 - turns);
+    const { setUpP99Ms, derived } = n.node.overload.state;
+    expect(derived).toEqual({ concurrent: false, rate: true });
+    expect(setUpP99Ms).toBeGreaterThan(0);
+    expect(setUpP99Ms).toBeLessThanOrEqual(turns);
+  });
 });

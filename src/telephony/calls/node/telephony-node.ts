@@ -16,7 +16,7 @@ import { createTtsProvider } from '../../../providers/tts/registry.js';
 import type { TtsProvider } from '../../../providers/tts/tts.types.js';
 import { RtpPortAllocator } from '../../media/port-allocator.js';
 import { SharedPacer } from '../../media/shared-pacer.js';
-import { MediaWorkerPool } from '../../media/workers/media-worker-pool.js';
+import { addTicks, MediaWorkerPool } from '../../media/workers/media-worker-pool.js';
 import { systemClock } from '../../../shared/clock.js';
 import { OverloadGate, processLoadSignals, type OverloadLimits } from '../../sip/overload.js';
 import { SipStack, type SipStackOptions } from '../../sip/stack.js';
@@ -109,9 +109,9 @@ export class TelephonyNode {
     const pacer = new SharedPacer(clock);
     const workerCount = o.mediaWorkers ?? (clock === systemClock ? config.sip.mediaWorkers : 0);
     const workers = workerCount > 0 ? await MediaWorkerPool.start(workerCount) : null;
-    // Overload control (src/telephony/sip/overload.ts): every port pair is one call at most. A
-    // worker's skipped frames count as the main pacer's do.
-    const signals = processLoadSignals(() => pacer.skipped + (workers?.skipped ?? 0));
+    // Overload control (src/telephony/sip/overload.ts): every port pair is one call at most. The
+    // workers' frame timers (what calls send) count with the main one's (what they hear).
+    const signals = processLoadSignals(() => addTicks(pacer.ticks, workers?.ticks));
     const gate = new OverloadGate(
       clock,
       {
@@ -191,6 +191,7 @@ export class TelephonyNode {
       ...(o.resolve ? { resolve: o.resolve } : {}),
       ...(trunks ? { trunkOfRequest: (req, source) => trunks.trunkOfRequest(req, source) } : {}),
     });
+    host.onSetUp = (ms) => gate.setUpTook(ms);
     // Bindings start (and a restarted node registers again) before the node takes calls.
     await trunks?.start();
     const stopSignals = () => {

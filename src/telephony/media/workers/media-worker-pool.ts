@@ -5,6 +5,7 @@
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { DigitOptions } from '../rtp-sender.js';
+import type { FrameTickCounts } from '../shared-pacer.js';
 import type { FromWorker, OpenSession, ToWorker, WireAddress, WireStats } from './protocol.js';
 
 export interface WorkerSessionEvents {
@@ -19,7 +20,7 @@ class MediaWorker {
   readonly opening = new Map<number, (m: Extract<FromWorker, { t: 'opened' }>) => void>();
   readonly waiting = new Map<string, () => void>();
   readonly closing = new Map<number, () => void>();
-  skipped = 0;
+  ticks: FrameTickCounts = { due: 0, late: 0, skipped: 0 };
   constructor(readonly thread: Worker) {
     thread.on('message', (m: FromWorker) => this.onMessage(m));
     // An unref'd worker never keeps the process alive on its own; sessions' sockets are its.
@@ -37,7 +38,7 @@ class MediaWorker {
         this.opening.delete(m.id);
         return;
       case 'batch': {
-        this.skipped = m.skipped;
+        this.ticks = m.ticks;
         if (m.data) {
           for (const [id, offset, length, address, port, rtcp] of m.rx) {
             this.sessions
@@ -168,11 +169,14 @@ export class MediaWorkerPool {
     return this.workers.length;
   }
 
-  /** Frames the workers' timers skipped after a stall (the overload signal the main pacer gives). */
+  /** The workers' frame timers' ticks together (the overload signal the main pacer gives too). */
+  get ticks(): FrameTickCounts {
+    return addTicks(...this.workers.map((w) => w.ticks));
+  }
+
+  /** Frames the workers' timers skipped after a stall. */
   get skipped(): number {
-    let n = 0;
-    for (const w of this.workers) n += w.skipped;
-    return n;
+    return this.ticks.skipped;
   }
 
   /** Sessions open on the workers now. */
@@ -202,4 +206,18 @@ export class MediaWorkerPool {
   async close(): Promise<void> {
     await Promise.all(this.workers.map((w) => w.thread.terminate()));
   }
+}
+
+/** Tick totals of several frame timers as one. */
+export function addTicks(...all: (FrameTickCounts | undefined)[]): FrameTickCounts {
+  let due = 0;
+  let late = 0;
+  let skipped = 0;
+  for (const t of all) {
+    if (!t) continue;
+    due += t.due;
+    late += t.late;
+    skipped += t.skipped;
+  }
+  return { due, late, skipped };
 }

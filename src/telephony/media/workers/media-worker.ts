@@ -100,7 +100,7 @@ export function runMediaWorker(port: MessagePort): void {
     }
     const transfer: ArrayBuffer[] = data ? [data] : [];
     for (const [, pcm] of sent) transfer.push(pcm.buffer as ArrayBuffer);
-    post({ t: 'batch', data, rx: entries, stats, sent, skipped: pacer.skipped }, transfer);
+    post({ t: 'batch', data, rx: entries, stats, sent, ticks: pacer.ticks }, transfer);
   };
 
   const ensureFlushing = () => {

@@ -1,6 +1,7 @@
 // The messages between the main thread and a media worker. Small and flat: a session is a number,
 // audio goes as typed arrays, received datagrams go as one transferred buffer per batch.
 import type { DigitOptions, SenderStats } from '../rtp-sender.js';
+import type { FrameTickCounts } from '../shared-pacer.js';
 import type { SrtpSuiteName } from '../srtp/suites.js';
 
 export interface WireSrtp {
@@ -72,8 +73,8 @@ export type FromWorker =
       stats: WireStats[];
       /** Frames sent by sessions with a tap (a recording): [id, pcm]. */
       sent: [number, Int16Array][];
-      /** The worker's frame timer: ticks skipped after a stall, since it started. */
-      skipped: number;
+      /** The worker's frame timer: ticks due, late and skipped, since it started. */
+      ticks: FrameTickCounts;
     }
   | { t: 'done'; id: number; req: number }
   | { t: 'closed'; id: number }
