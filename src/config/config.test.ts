@@ -53,6 +53,7 @@ describe('loadConfig', () => {
         rtpPortMin: 20000,
         rtpPortMax: 30000,
         codecs: ['PCMU', 'PCMA', 'opus'],
+        ringback: 'us',
       },
       rateLimitPerMinute: 120,
       webhookAllowedCidrs: [],
@@ -149,6 +150,9 @@ describe('loadConfig', () => {
     expect(loadConfig({ SIP_CODECS: 'PCMA,PCMU' }).sip.codecs).toEqual(['PCMA', 'PCMU']);
     expect(loadConfig({ SIP_CODECS: ' OPUS , pcma ' }).sip.codecs).toEqual(['opus', 'PCMA']);
     expect(loadConfig({ SIP_CODECS: 'pcmu' }).sip.codecs).toEqual(['PCMU']);
+    expect(loadConfig({ SIP_RINGBACK: ' UK ' }).sip.ringback).toBe('uk');
+    expect(loadConfig({ SIP_RINGBACK: 'off' }).sip.ringback).toBe('off');
+    expect(() => loadConfig({ SIP_RINGBACK: 'fr' })).toThrow(/SIP_RINGBACK must be one of us, uk, eu, off/);
   });
 
   it('refuses a SIP_CODECS with unknown names, no names, empty entries or duplicates, in one line', () => {

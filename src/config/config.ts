@@ -27,6 +27,11 @@ export interface Config {
     rtpPortMax: number;
     /** `SIP_CODECS`: our audio codec preference, most preferred first (offers and answers). */
     codecs: SipCodecName[];
+    /**
+     * `SIP_RINGBACK`: the tone a caller hears while a second leg of their call rings without early
+     * media: `us` (440+480 Hz, 2 s on 4 s off; default), `uk`, `eu` or `off` (call-media/ringback.ts).
+     */
+    ringback: SipRingback;
     /** `SIP_TRUNK_SYNC_SECONDS`: how often a SIP node re-reads which trunks register or are pinged. */
     trunkSyncSeconds: number;
     /** `SIP_OPTIONS_INTERVAL_SECONDS`: between two OPTIONS pings of a trunk with health_check on. */
@@ -105,6 +110,9 @@ export interface IceServerConfig {
   username?: string;
   credential?: string;
 }
+
+export const SIP_RINGBACKS = ['us', 'uk', 'eu', 'off'] as const;
+export type SipRingback = (typeof SIP_RINGBACKS)[number];
 
 export const STT_PROTOCOLS = ['deepgram', 'openai'] as const;
 export type SttProtocol = (typeof STT_PROTOCOLS)[number];
@@ -277,6 +285,10 @@ export function loadConfig(env: Env = process.env): Config {
       baseUrl: env[`${prefix}_BASE_URL`] || undefined,
     };
   }
+  const ringback = (env.SIP_RINGBACK || 'us').trim().toLowerCase();
+  if (!(SIP_RINGBACKS as readonly string[]).includes(ringback)) {
+    throw new ConfigError(`SIP_RINGBACK must be one of ${SIP_RINGBACKS.join(', ')}`);
+  }
   const sttProtocol = (env.STT_VENDOR_1_PROTOCOL || 'deepgram').toLowerCase();
   if (!(STT_PROTOCOLS as readonly string[]).includes(sttProtocol)) {
     throw new ConfigError(`STT_VENDOR_1_PROTOCOL must be one of ${STT_PROTOCOLS.join(', ')}`);
@@ -310,6 +322,7 @@ export function loadConfig(env: Env = process.env): Config {
       rtpPortMin,
       rtpPortMax,
       codecs: codecList(env, 'SIP_CODECS'),
+      ringback: ringback as SipRingback,
       trunkSyncSeconds: int(env, 'SIP_TRUNK_SYNC_SECONDS', 15, 1, 3600),
       optionsIntervalSeconds: int(env, 'SIP_OPTIONS_INTERVAL_SECONDS', 30, 5, 3600),
       flood: {

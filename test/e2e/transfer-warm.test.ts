@@ -102,7 +102,9 @@ describe('e2e: warm transfer with sipp as the human', () => {
     // while the caller heard nothing loud.
     expect(humanRtp!.counters.rtpOut).toBeGreaterThan(25);
     expect(humanRtp!.counters.rtpIn).toBeGreaterThan(25);
-    expect(s.callerSide.loud()).toBe(0);
+    // (At most a frame of ringback between sipp's 180 and its 200, sent together; the
+    // announcement would be a hundred frames.)
+    expect(s.callerSide.loud()).toBeLessThanOrEqual(2);
 
     // Bridged: the caller's tone goes to the human and returns (echo) to the caller.
     s.callerSide.phone.enqueue(tone(16000));

@@ -58,6 +58,11 @@ export interface UacLegOptions {
   readonly offer?: () => string;
   readonly onAnswer?: (sdp: string) => void;
   /**
+   * A provisional response (101–199) to the INVITE carried SDP: the far end's early media
+   * (RFC 3960), e.g. a 183 Session Progress with the PSTN's ringback or announcements.
+   */
+  readonly onEarlyAnswer?: (sdp: string, status: number) => void;
+  /**
    * RFC 3263: the destinations to try, in order, for a target whose host is a name (e.g.
    * `(t) => resolver.resolve(t)` with transport/resolve.ts's SipResolver). The INVITE moves on to
    * the next one, with a new branch, after a transport error, a timeout or a 503 (4.3). Without
@@ -215,6 +220,8 @@ export class UacLeg implements DialogRequests {
     if (res.status < 200) {
       if (req !== this.request) return;
       this.provisionalSeen = true;
+      if (res.status > 100 && res.body.length > 0)
+        this.o.onEarlyAnswer?.(new TextDecoder().decode(res.body), res.status);
       this.events?.provisional(res.status);
       if (this.cancelWanted) this.sendCancel();
       return;

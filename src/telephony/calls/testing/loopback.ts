@@ -106,7 +106,8 @@ export async function join(a: RtpSession, b: RtpSession): Promise<void> {
   b.start();
 }
 
-export type PartyMode = 'answer' | 'ring' | 'busy';
+/** `early`: 183 with the answer's SDP and the phone's media started, never a final response. */
+export type PartyMode = 'answer' | 'ring' | 'busy' | 'early';
 
 export interface PartyOptions {
   /** The user part of its Contact, and its ids' prefix. */
@@ -155,7 +156,7 @@ export async function party(clock: FakeClock, on: Loopback, mode: PartyMode, o: 
       p.legs.push(leg);
       o.onLeg?.(leg);
       if (mode === 'busy') return (leg.reject(486, 'Busy Here'), true);
-      leg.ring();
+      if (mode !== 'early') leg.ring();
       if (mode === 'ring') return true;
       const answer = answerOffer(
         new TextDecoder().decode(req.body),
@@ -165,6 +166,7 @@ export async function party(clock: FakeClock, on: Loopback, mode: PartyMode, o: 
       if (!answer.ok) throw new Error(answer.why);
       ph.s.setRemote({ address: answer.audio.remoteAddress, port: answer.audio.remotePort });
       ph.s.start();
+      if (mode === 'early') return (leg.ring(183, answer.sdp), true);
       leg.answer(answer.sdp, o.answerHeaders);
       return true;
     },

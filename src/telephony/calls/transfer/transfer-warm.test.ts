@@ -25,6 +25,7 @@ import {
   within,
   type PartyMode,
 } from '../testing/loopback.js';
+import { RINGBACK_TONES } from '../call-media/ringback.js';
 import type { TransferResult } from './transfer-context.js';
 import { warmFailureReason, warmTransfer, type WarmTransferRequest } from './transfer-warm.js';
 
@@ -148,6 +149,54 @@ describe('warmTransfer', () => {
     await run(t.clock, 200, () => over);
     expect(over).toBe(true);
     expect(t.bridge()!.running).toBe(false);
+  });
+
+  it('ringing: the caller hears the ringback tone until the caller hangs up, then nothing', async () => {
+    const t = await setup('ring');
+    let result: TransferResult | undefined;
+    void warmTransfer(t.request({ announcement: '', ringing: { tone: RINGBACK_TONES.us } })).then(
+      (r) => (result = r),
+    );
+    await run(t.clock, 1000);
+    // ~1 s of 440 + 480 Hz (peaks ~5100) in the caller's PCMU.
+    expect(t.callerPhone.loud()).toBeGreaterThan(40);
+    t.gone.abort();
+    await run(t.clock, 200, () => result !== undefined);
+    expect(result).toEqual({ status: 'failed', reason: 'caller_hangup' });
+    // The phone's jitter buffer plays out what was in flight; after that, silence, though the
+    // cadence (2 s on) would still be sounding.
+    await run(t.clock, 200);
+    const after = t.callerPhone.loud();
+    await run(t.clock, 600);
+    expect(t.callerPhone.loud()).toBe(after);
+  });
+
+  it("183 with SDP: the caller hears the human's early media; a 200 without SDP bridges on it", async () => {
+    const t = await setup('early');
+    let result: TransferResult | undefined;
+    void warmTransfer(t.request({ announcement: '', ringing: { tone: RINGBACK_TONES.us } })).then(
+      (r) => (result = r),
+    );
+    await run(t.clock, 200);
+    // No early packet yet (the human's phone sends silence): our tone plays meanwhile.
+    expect(t.callerPhone.loud()).toBeGreaterThan(3);
+    const beforeEarly = t.callerPhone.loud();
+    // The far end's early media (a 600 Hz announcement) replaces it (loud either way here;
+    // test/e2e/calls-ringback.test.ts tells the two apart by frequency).
+    t.humanPhone.s.enqueue(tone(16000, 600));
+    await run(t.clock, 1000);
+    expect(t.callerPhone.loud() - beforeEarly).toBeGreaterThan(40);
+    expect(t.humanPhone.loud()).toBe(0); // we send nothing to the human before the answer
+    expect(result).toBeUndefined();
+    t.human.legs[0]!.answer('');
+    await run(t.clock, 300, () => result !== undefined);
+    expect(result?.status, result?.reason).toBe('success');
+    // Bridged on the 183's SDP: the caller's audio reaches the human.
+    t.callerPhone.s.enqueue(tone(8000));
+    await run(t.clock, 800);
+    expect(t.humanPhone.loud()).toBeGreaterThan(15);
+    t.human.legs[0]!.bye();
+    await run(t.clock, 200);
   });
 
   it("answers the human's refreshes and re-INVITEs; the human's INFO digits reach the caller", async () => {

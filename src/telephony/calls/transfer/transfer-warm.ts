@@ -3,8 +3,13 @@
 //
 //   ringing     INVITE through the trunk (transfer-route.ts warmTarget), our number as caller ID,
 //               G.711 offered in SIP_CODECS's order (the human is on the PSTN behind the trunk;
-//               call-media-setup.ts bridgedLegCodecs). The caller hears
-//               silence meanwhile; the workflow's own playback has finished (the node waits).
+//               call-media-setup.ts bridgedLegCodecs). The workflow's own playback has finished
+//               (the node waits). From the first 18x the caller hears ringback
+//               (call-media/ringback.ts, SIP_RINGBACK) in their own codec; when an 18x carries SDP
+//               (a 183 Session Progress: the far end's early media, RFC 3960) the human leg's media
+//               is set up from it, receive-only, and from its first packet the caller hears that
+//               instead of the tone. Both stop on the answer and on any failure (the queued rest
+//               is dropped at once). A 2xx without SDP takes the early SDP as the answer.
 //   announcing  the human answered: the caller's media is suspended (the phone channel neither
 //               plays nor listens), the announcement is synthesised into the human's leg only.
 //   bridged     MediaBridge joins the caller's RtpSession and the human's; the transfer resolves
@@ -50,8 +55,6 @@
 // `WarmTransfer` below is this table as a state machine (ringing → announcing → bridged → over, or
 // → failed before the bridge), one method per event of the human's leg, the caller and the node.
 // A dial node's leg is the same machine without the announcement (transfer.ts, the dialler).
-//
-// Not done: no ringback tone is played to the caller while the human's phone rings.
 import { randomBytes } from 'node:crypto';
 import type { CallMedia } from '../../../channels/call-media.js';
 import { abortError } from '../../../channels/channel.js';
@@ -73,7 +76,7 @@ import { RtpSession } from '../../media/rtp-session.js';
 import type { SharedPacer } from '../../media/shared-pacer.js';
 import { DEFAULT_DYNAMIC_PTS, type CodecName } from '../../sip/sdp/codecs.js';
 import { buildOffer, readAnswer } from '../../sip/sdp/offer.js';
-import type { LocalAudio, Origin } from '../../sip/sdp/session.js';
+import type { LocalAudio, NegotiatedAudio, Origin } from '../../sip/sdp/session.js';
 import type { Respond } from '../../sip/dialog-requests.js';
 import type { SipRequest } from '../../sip/message/types.js';
 import type { SipStack } from '../../sip/stack.js';
@@ -86,6 +89,7 @@ import {
   type DialogTimerState,
 } from '../live/session-refresh.js';
 import { bridgedLegCodecs, offerCodec, sdesKeys } from '../call-media/call-media-setup.js';
+import { RingbackTone, type RingbackCadence } from '../call-media/ringback.js';
 import type { DigestCredentials, SipTarget } from '../outbound/sip-leg.js';
 import type { TransferResult } from './transfer-context.js';
 import { declineRefer, handOn, type HandOnDialHooks } from './transfer-handon.js';
@@ -141,6 +145,12 @@ export interface WarmTransferRequest {
   beforeBridge?: () => void;
   /** A provisional response to the leg's INVITE while it rings (a hand-on tells the referrer). */
   onProvisional?: (status: number) => void;
+  /**
+   * What the caller hears while the leg rings: `tone` (null: none) until the far end's early
+   * media flows, then that. Absent: nothing of the ringing reaches the caller (a hand-on, where
+   * the caller is still bridged to the party who referred).
+   */
+  ringing?: { tone: RingbackCadence | null };
 }
 
 /** A final status of the human's INVITE as a failure reason (see the table at the top). */
@@ -176,7 +186,15 @@ export function nextPartyRequest(
   next: DialTarget,
   hooks: HandOnDialHooks,
 ): WarmTransferRequest {
-  const { announcement: _a, announcer: _b, meterTts: _m, beforeBridge: _p, onProvisional: _r, ...same } = w;
+  const {
+    announcement: _a,
+    announcer: _b,
+    meterTts: _m,
+    beforeBridge: _p,
+    onProvisional: _r,
+    ringing: _g,
+    ...same
+  } = w;
   return {
     ...same,
     ...next,
@@ -280,6 +298,12 @@ export class WarmTransfer {
   private handingOn = false;
   private referrerLeft = false;
   private settle!: { resolve: (r: TransferResult) => void; reject: (err: unknown) => void };
+  /** The caller's ringback while the leg rings (null when the caller hears nothing of it). */
+  private readonly ringback: RingbackTone | null;
+  /** The SDP of an 18x (early media), the unsubscribe of its forwarding, and whether it was heard. */
+  private earlySdp: string | undefined;
+  private earlyOff: (() => void) | null = null;
+  private earlyHeard = false;
 
   constructor(
     private readonly w: WarmTransferRequest,
@@ -296,7 +320,9 @@ export class WarmTransfer {
       newId: w.newId,
       offer: () => buildOffer(media.local, media.origin),
       onAnswer: (sdp) => (this.answerSdp = sdp),
+      onEarlyAnswer: (sdp, status) => this.early(sdp, status),
     });
+    this.ringback = w.ringing ? new RingbackTone(w.clock, w.callerRtp, w.ringing.tone) : null;
     this.sessionTimer = new DialogTimer(w.clock, this.leg, () => this.lost());
     // The human's in-dialog requests (INFO digits, re-INVITE/UPDATE, REFER): second-leg-requests.ts.
     const transport = w.target.transport === 'udp' ? '' : `;transport=${w.target.transport}`;
@@ -336,7 +362,10 @@ export class WarmTransfer {
       { from: w.from, auth: w.auth, callId: w.callId },
       {
         provisional: (status) => {
-          if (this.state === 'ringing') w.onProvisional?.(status);
+          if (this.state !== 'ringing') return;
+          // Alerting (180–189) with no early media heard yet: the caller hears our tone.
+          if (status >= 180 && !this.earlyHeard) this.ringback?.start();
+          w.onProvisional?.(status);
         },
         final: (status) => this.final(status),
         bye: () => {
@@ -364,16 +393,60 @@ export class WarmTransfer {
     this.answered();
   }
 
+  /** The human's SDP (an 18x's or the 2xx's) read against our offer; null when unusable. */
+  private readSdp(sdp: string | undefined): NegotiatedAudio | null {
+    const reading = sdp === undefined ? undefined : readAnswer(sdp, this.media.local);
+    if (!reading?.ok) return null;
+    const codec = createCodec(reading.audio.codec.name, reading.audio.codec.pt);
+    if (!codec) return null;
+    this.rtp.setCodec(codec, reading.audio.codec.pt);
+    this.rtp.setSrtp(reading.audio.srtp ?? null);
+    this.rtp.setRemote({ address: reading.audio.remoteAddress, port: reading.audio.remotePort });
+    return reading.audio;
+  }
+
+  /**
+   * An 18x with SDP while ringing: the human leg's media receives the far end's early media, and
+   * from its first frame the caller hears it instead of the tone. We send nothing before the answer.
+   */
+  private early(sdp: string, status: number): void {
+    if (this.state !== 'ringing' || !this.w.ringing) return;
+    if (!this.readSdp(sdp)) {
+      this.w.logger?.warn({ ...this.log, status }, 'warm transfer: unusable early media SDP; ringback stays');
+      return;
+    }
+    this.earlySdp = sdp;
+    this.rtp.setDirection('recvonly');
+    this.rtp.start();
+    const caller = this.w.callerRtp;
+    this.earlyOff ??= this.media.tap.onAudio((pcm) => {
+      if (!this.earlyHeard) {
+        this.earlyHeard = true;
+        this.ringback?.stop();
+        this.w.logger?.info({ ...this.log, status }, 'warm transfer: early media to the caller');
+      }
+      // The bridge's drift rule: never let the caller's queue grow behind the far end's clock.
+      if (caller.sender.queuedMs <= 200) caller.enqueue(pcm);
+    });
+  }
+
+  /** The caller stops hearing the ringing (tone or early media); what is queued is dropped. */
+  private stopRinging(): void {
+    this.ringback?.stop();
+    if (this.earlyOff) {
+      this.earlyOff();
+      this.earlyOff = null;
+      if (this.earlyHeard) this.w.callerRtp.sender.clear();
+    }
+  }
+
   /** ringing → announcing: the answer's SDP set on the human's media, the caller's suspended. */
   private answered(): void {
-    const reading = this.answerSdp === undefined ? undefined : readAnswer(this.answerSdp, this.media.local);
-    const human = reading?.ok ? createCodec(reading.audio.codec.name, reading.audio.codec.pt) : null;
-    if (!reading?.ok || !human) return this.fail('media_failed', 'bye');
-    const audio = reading.audio;
-    this.rtp.setCodec(human, audio.codec.pt);
-    this.rtp.setSrtp(audio.srtp ?? null);
+    this.stopRinging();
+    // A 2xx without SDP confirms the early answer (a 183's).
+    const audio = this.readSdp(this.answerSdp ?? this.earlySdp);
+    if (!audio) return this.fail('media_failed', 'bye');
     this.requests.codec = { name: audio.codec.name, pt: audio.codec.pt };
-    this.rtp.setRemote({ address: audio.remoteAddress, port: audio.remotePort });
     this.rtp.setDirection(audio.direction);
     this.rtp.start();
     this.sessionTimer.arm(this.answeredTimer);
@@ -429,6 +502,7 @@ export class WarmTransfer {
     if (this.state !== 'ringing' && this.state !== 'announcing') return;
     const wasAnnouncing = this.state === 'announcing';
     this.state = 'failed';
+    this.stopRinging();
     this.detach();
     this.sessionTimer.stop();
     this.w.callerGone.removeEventListener('abort', this.onCallerGone);
