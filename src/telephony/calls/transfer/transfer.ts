@@ -10,7 +10,10 @@
 //   blind  refer_rejected_<status>, refer_timeout, dialog_gone, sip_<status> (the final NOTIFY's
 //          sipfrag), subscription_terminated, notify_timeout
 //   warm   (and a dial node's leg) no_route, no_answer, busy, declined, invalid_number, trunk_auth_failed, sip_<status>,
-//          leg_failed, media_failed, human_hangup
+//          leg_failed, media_failed, human_hangup, trunk_unreachable (the leg would leave through
+//          a trunk with health_check on whose OPTIONS pings go unanswered: no INVITE is sent)
+// A blind transfer's REFER goes in the caller's own dialog, not to the termination host, so it
+// does not look at the trunk's health.
 // A warm leg (and so a dial node's) takes its party's REFER once bridged (transfer-handon.ts): the
 // Refer-To goes where a warm destination would, through the same trunk.
 import type { Logger } from '../../../shared/logger.js';
@@ -95,6 +98,16 @@ function secondLeg(
     const reason = /^(tel|sips?):/i.test(destination) ? 'no_route' : 'invalid_destination';
     return { status: 'failed', reason };
   }
+  const viaTrunk = trunk !== undefined && onTrunk(route.target.host, trunk);
+  if (viaTrunk && trunk.health_check === 1 && trunk.health === 'down') {
+    // The trunk's OPTIONS pings go unanswered (telephony/trunks), as POST /calls checks: fail now,
+    // not after Timer B, and send no INVITE.
+    deps.logger.warn(
+      { call_id: call.id, sip_trunk_id: trunk.id, destination },
+      'trunk is down; leg not dialled',
+    );
+    return { status: 'failed', reason: 'trunk_unreachable' };
+  }
   return warmTransfer({
     stack: ctx.stack,
     local: ctx.local,
@@ -105,7 +118,7 @@ function secondLeg(
     target: route.target,
     auth: route.auth,
     from: ourNumber(call),
-    ...(trunk && onTrunk(route.target.host, trunk)
+    ...(viaTrunk
       ? {
           carrierHeaders: outboundProfile(trunk.provider).identityHeaders(
             ourNumber(call),
