@@ -86,12 +86,12 @@ type LegChoices = Pick<
 >;
 
 /** A second leg to `destination` through the call's trunk, bridged to the caller (transfer-warm.ts). */
-function secondLeg(
+async function secondLeg(
   ctx: TransferContext,
   trunk: TrunkRecord | undefined,
   destination: string,
   choices: LegChoices,
-): Promise<TransferResult> | TransferResult {
+): Promise<TransferResult> {
   const { deps, call } = ctx;
   const route = warmTarget(destination, trunk, deps);
   if (route === null) {
@@ -108,6 +108,12 @@ function secondLeg(
     );
     return { status: 'failed', reason: 'trunk_unreachable' };
   }
+  const profile = viaTrunk ? outboundProfile(trunk.provider) : null;
+  if (profile && profile.callsPerSecond !== null && ctx.pace) {
+    // The carrier caps INVITEs per second from us (carrier_a): a second leg takes its slot in the
+    // same line as POST /calls. Cancelled or hung up meanwhile: warmTransfer sends nothing then.
+    await ctx.pace(route.target.host, profile.callsPerSecond);
+  }
   return warmTransfer({
     stack: ctx.stack,
     local: ctx.local,
@@ -118,12 +124,10 @@ function secondLeg(
     target: route.target,
     auth: route.auth,
     from: ourNumber(call),
-    ...(viaTrunk
+    ...(ctx.resolve ? { resolve: ctx.resolve } : {}),
+    ...(profile
       ? {
-          carrierHeaders: outboundProfile(trunk.provider).identityHeaders(
-            ourNumber(call),
-            deps.config.sip.domain,
-          ),
+          carrierHeaders: profile.identityHeaders(ourNumber(call), deps.config.sip.domain),
         }
       : {}),
     callId: call.id,
