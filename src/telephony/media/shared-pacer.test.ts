@@ -40,7 +40,7 @@ describe('SharedPacer', () => {
     const shared = new SharedPacer(clock);
     // Each stream keeps its count and its last packet only: parsing 600,000 packets made this
     // test slow enough to time out on a loaded machine, and the last one carries any drift.
-    const streams = Array.from({ length: 20 }, () => ({ count: 0, last: Buffer.alloc(0) }));
+    const streams = Array.from({ length: 20 }, () => ({ count: 0, last: Buffer.alloc(0) as Buffer }));
     const senders = streams.map((stream, k) => {
       return new RtpSender({
         clock,
