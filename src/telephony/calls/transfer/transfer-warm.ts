@@ -145,6 +145,8 @@ export interface WarmTransferRequest {
   beforeBridge?: () => void;
   /** A provisional response to the leg's INVITE while it rings (a hand-on tells the referrer). */
   onProvisional?: (status: number) => void;
+  /** The far end answered with usable media (the leg's call record goes in_progress). */
+  onAnswered?: () => void;
   /**
    * What the caller hears while the leg rings: `tone` (null: none) until the far end's early
    * media flows, then that. Absent: nothing of the ringing reaches the caller (a hand-on, where
@@ -192,6 +194,7 @@ export function nextPartyRequest(
     meterTts: _m,
     beforeBridge: _p,
     onProvisional: _r,
+    onAnswered: _n,
     ringing: _g,
     ...same
   } = w;
@@ -451,6 +454,7 @@ export class WarmTransfer {
     this.rtp.start();
     this.sessionTimer.arm(this.answeredTimer);
     this.state = 'announcing';
+    this.w.onAnswered?.();
     this.w.suspendMedia();
     this.announce();
   }
