@@ -27,10 +27,14 @@ export async function setupRate(n: BenchNode): Promise<void> {
   if (warm.code !== 0) throw new Error(`warm-up call failed:\n${warm.out.slice(-3000)}`);
 
   const oursDir = mkdtempSync(`${tmpdir()}/bc-ours-`);
+  // The service runs in this process and sipp in its own: our CPU time over the run, per call, is
+  // the cost of a call whatever else the machine runs (the rate is not, on a shared machine).
+  const cpuBefore = process.cpuUsage();
   const ours = await runSipp(
     sippArgs(`127.0.0.1:${n.node.address.udp}`, scenario, oursDir, RATE, CALLS),
     oursDir,
   );
+  const cpu = process.cpuUsage(cpuBefore);
   const oursRtt = responseTimes(oursDir);
 
   // Baseline: the same client against sipp's UAS (answers at once, no work) at the same rate.
@@ -60,6 +64,11 @@ export async function setupRate(n: BenchNode): Promise<void> {
   console.log(
     `  sipp uas    : ${okBase} ok, ${stat(base.out, 'Failed call')} failed, ${rateBase.toFixed(0)} calls/s, ` +
       `INVITE→200 p50 ${percentile(baseRtt, 50).toFixed(1)} ms, p99 ${percentile(baseRtt, 99).toFixed(1)} ms`,
+  );
+  const cpuMs = (cpu.user + cpu.system) / 1000 / Math.max(1, okOurs);
+  console.log(
+    `  cpu         : ${cpuMs.toFixed(2)} ms per call in the service process (user ${(cpu.user / 1000).toFixed(0)} ms, ` +
+      `system ${(cpu.system / 1000).toFixed(0)} ms): 2 cores set up at most ${((2 * 1000) / cpuMs).toFixed(0)} calls/s at that cost`,
   );
   console.log(
     `  ratio       : ${(rateOurs / rateBase).toFixed(2)} of sipp-to-sipp's rate ` +

@@ -151,4 +151,27 @@ describe('Resampler', () => {
       expect(worst).toBeLessThanOrEqual(1);
     }
   });
+
+  it('keeps each stream its own history while streams of the same rates share one filter design', () => {
+    for (const [from, to] of [
+      [16000, 48000],
+      [48000, 16000],
+      [8000, 16000],
+    ]) {
+      const x = tone(440, from, from / 2);
+      const y = tone(2000, from, from / 2, 3000);
+      const alone = stream(new Resampler(from, to), x);
+      // Two streams at once, block by block interleaved, with a third one made in between.
+      const a = new Resampler(from, to);
+      const b = new Resampler(from, to);
+      const block = from / 50;
+      const outA: number[] = [];
+      for (let i = 0; i < x.length; i += block) {
+        outA.push(...a.process(x.subarray(i, i + block)));
+        b.process(y.subarray(i, i + block));
+        if (i === block * 3) new Resampler(from, to).process(y.subarray(0, block));
+      }
+      expect(outA).toEqual([...alone]);
+    }
+  });
 });

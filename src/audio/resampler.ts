@@ -17,6 +17,87 @@ function gcd(a: number, b: number): number {
   return a;
 }
 
+/** A filter design: the same for every stream of the same rates and options, so made once. */
+interface Bank {
+  readonly up: number;
+  readonly down: number;
+  readonly taps: number;
+  readonly protoHalf: number;
+  readonly start: Int32Array;
+  readonly offs: Int32Array;
+  readonly vals: Float32Array;
+  readonly activeTaps: number;
+}
+
+// Designing the bank (a sin and two cos per prototype tap) cost more than a call's first second
+// of audio; every G.711 call made two. The arrays are only ever read, so streams share them.
+const banks = new Map<string, Bank>();
+
+function bankFor(fromRate: number, toRate: number, zeros: number, rolloffOption: number | undefined): Bank {
+  const key = `${fromRate}:${toRate}:${zeros}:${rolloffOption}`;
+  let bank = banks.get(key);
+  if (!bank) {
+    bank = designBank(fromRate, toRate, zeros, rolloffOption);
+    // A handful of rate pairs exist in practice; the bound only guards against a caller's odd rates.
+    if (banks.size >= 64) banks.delete(banks.keys().next().value!);
+    banks.set(key, bank);
+  }
+  return bank;
+}
+
+function designBank(
+  fromRate: number,
+  toRate: number,
+  zeros: number,
+  rolloffOption: number | undefined,
+): Bank {
+  const g = gcd(fromRate, toRate);
+  const up = toRate / g;
+  const down = fromRate / g;
+  const rolloff = rolloffOption ?? (up * down === 2 ? 1 : 0.9);
+  // Prototype at the upsampled rate L*from, cutoff as a fraction of that rate.
+  const cutoff = (0.5 * rolloff * Math.min(fromRate, toRate)) / (up * fromRate);
+  const half = Math.ceil(zeros / (2 * cutoff));
+  // Odd length, centred on a tap, so a half-band design's zeros fall exactly on taps.
+  const protoLength = 2 * half + 1;
+  const taps = Math.ceil(protoLength / up);
+  const proto = new Float64Array(taps * up);
+  for (let n = 0; n < protoLength; n++) {
+    const t = n - half;
+    const sinc = t === 0 ? 2 * cutoff : Math.sin(2 * Math.PI * cutoff * t) / (Math.PI * t);
+    const x = (2 * Math.PI * n) / (protoLength - 1);
+    const w = 0.42 - 0.5 * Math.cos(x) + 0.08 * Math.cos(2 * x);
+    // Gain L restores the level lost to the zeros that upsampling stuffs in.
+    proto[n] = sinc * w * up;
+  }
+  // Phase p's k-th tap multiplies input sample (i - k): coefficient proto[p + k*L]. Taps that
+  // are zero (half-band) or negligible are left out.
+  const start = new Int32Array(up + 1);
+  const offs: number[] = [];
+  const vals: number[] = [];
+  for (let p = 0; p < up; p++) {
+    start[p] = offs.length;
+    for (let k = 0; k < taps; k++) {
+      const c = proto[p + k * up]!;
+      if (Math.abs(c) > 1e-9) {
+        offs.push(k);
+        vals.push(c);
+      }
+    }
+  }
+  start[up] = offs.length;
+  return {
+    up,
+    down,
+    taps,
+    protoHalf: half,
+    start,
+    offs: Int32Array.from(offs),
+    vals: Float32Array.from(vals),
+    activeTaps: offs.length / up,
+  };
+}
+
 export interface ResamplerOptions {
   /** Zero crossings of the sinc on each side; more is sharper and slower. */
   zeroCrossings?: number;
@@ -51,51 +132,21 @@ export class Resampler {
     readonly toRate: number,
     options: ResamplerOptions = {},
   ) {
-    const g = gcd(fromRate, toRate);
-    this.up = toRate / g;
-    this.down = fromRate / g;
     const zeros = options.zeroCrossings ?? 16;
-    const halfBand = this.up * this.down === 2;
-    const rolloff = options.rolloff ?? (halfBand ? 1 : 0.9);
-    // Prototype at the upsampled rate L*from, cutoff as a fraction of that rate.
-    const cutoff = (0.5 * rolloff * Math.min(fromRate, toRate)) / (this.up * fromRate);
-    const half = Math.ceil(zeros / (2 * cutoff));
-    // Odd length, centred on a tap, so a half-band design's zeros fall exactly on taps.
-    const protoLength = 2 * half + 1;
-    this.protoHalf = half;
-    this.taps = Math.ceil(protoLength / this.up);
-    const proto = new Float64Array(this.taps * this.up);
-    for (let n = 0; n < protoLength; n++) {
-      const t = n - half;
-      const sinc = t === 0 ? 2 * cutoff : Math.sin(2 * Math.PI * cutoff * t) / (Math.PI * t);
-      const x = (2 * Math.PI * n) / (protoLength - 1);
-      const w = 0.42 - 0.5 * Math.cos(x) + 0.08 * Math.cos(2 * x);
-      // Gain L restores the level lost to the zeros that upsampling stuffs in.
-      proto[n] = sinc * w * this.up;
-    }
-    // Phase p's k-th tap multiplies input sample (i - k): coefficient proto[p + k*L]. Taps that
-    // are zero (half-band) or negligible are left out.
-    const start = new Int32Array(this.up + 1);
-    const offs: number[] = [];
-    const vals: number[] = [];
-    for (let p = 0; p < this.up; p++) {
-      start[p] = offs.length;
-      for (let k = 0; k < this.taps; k++) {
-        const c = proto[p + k * this.up];
-        if (Math.abs(c) > 1e-9) {
-          offs.push(k);
-          vals.push(c);
-        }
-      }
-    }
-    start[this.up] = offs.length;
-    this.start = start;
-    this.offs = Int32Array.from(offs);
-    this.vals = Float32Array.from(vals);
-    this.activeTaps = offs.length / this.up;
-    this.work = new Float32Array(this.taps - 1 + 960);
     const defaults = options.zeroCrossings === undefined && options.rolloff === undefined;
-    this.halfBand = halfBand && defaults ? (this.up === 2 ? new HalfBandUp() : new HalfBandDown()) : null;
+    const bank = bankFor(fromRate, toRate, zeros, options.rolloff);
+    this.up = bank.up;
+    this.down = bank.down;
+    this.taps = bank.taps;
+    this.protoHalf = bank.protoHalf;
+    this.start = bank.start;
+    this.offs = bank.offs;
+    this.vals = bank.vals;
+    this.activeTaps = bank.activeTaps;
+    const halfBand = this.up * this.down === 2 && defaults;
+    this.halfBand = halfBand ? (this.up === 2 ? new HalfBandUp() : new HalfBandDown()) : null;
+    // The written-out half-band filter keeps its own history: no work buffer here then.
+    this.work = new Float32Array(halfBand ? 0 : this.taps - 1 + 960);
   }
 
   /** Output samples that `inputLength` more input samples will produce. */

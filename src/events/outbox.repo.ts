@@ -1,7 +1,18 @@
 // SQL for the outbox (outbox.ts): the event row, the endpoints of its project that may subscribe
 // to it, and the delivery rows of its fan-out, all written on the caller's transaction.
 import type { Executor } from '../store/database.js';
-import type { WebhookDeliveryTable, WebhookEventTable } from '../store/webhook-tables.js';
+import { preparedQuery, queryRows } from '../store/prepared.js';
+import type {
+  WebhookDeliveryTable,
+  WebhookEndpointTable,
+  WebhookEventTable,
+} from '../store/webhook-tables.js';
+
+// Every event of every call looks its project's endpoints up (three per call): kept prepared.
+const PROJECT_ENDPOINTS = preparedQuery<Pick<WebhookEndpointTable, 'id' | 'status' | 'events'>>(
+  'project_endpoints',
+  'select id, status, events from webhook_endpoints where workspace_id = $1 and project_id = $2',
+);
 
 export const outboxRepo = {
   async insertEvent(trx: Executor, row: WebhookEventTable): Promise<void> {
@@ -9,13 +20,12 @@ export const outboxRepo = {
   },
 
   /** Every endpoint of the project, with its status and its subscribed types (JSON text). */
-  projectEndpoints(trx: Executor, workspaceId: string, projectId: string) {
-    return trx
-      .selectFrom('webhook_endpoints')
-      .select(['id', 'status', 'events'])
-      .where('workspace_id', '=', workspaceId)
-      .where('project_id', '=', projectId)
-      .execute();
+  projectEndpoints(
+    trx: Executor,
+    workspaceId: string,
+    projectId: string,
+  ): Promise<Pick<WebhookEndpointTable, 'id' | 'status' | 'events'>[]> {
+    return Promise.resolve(queryRows(trx, PROJECT_ENDPOINTS, [workspaceId, projectId]));
   },
 
   /** One statement for the whole fan-out; `rows` must not be empty. */

@@ -2,11 +2,16 @@
 // the node's trunk manager pings a trunk with health_check on, sees it up while sipp answers
 // OPTIONS and down once sipp is gone, shows both on the trunk and in the Prometheus gauge, and an
 // outbound call through the down trunk fails at once with trunk_unreachable (no INVITE waits for
-// Timer B). Real clock, short ping interval and timeout.
+// Timer B); so do the second legs of a call on its number: sipp calls in, the workflow's
+// transfer_to_human leaves by `failed` with transfer_failure_reason trunk_unreachable, and its dial
+// node by `failed`, neither sending an INVITE (the test then holds the termination host's port and
+// sees OPTIONS pings only, which it leaves unanswered). Real clock, short ping interval and timeout.
+import { createSocket } from 'node:dgram';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMetrics } from '../../src/ops/metrics.js';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
-import { freeUdpPort, haveSipp, scenarioFile, sipp, sippUasArgs } from '../support/sipp.js';
+import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs, sippUasArgs } from '../support/sipp.js';
+import { eventually, finishedCall, storedEvents, transcript } from './testing/call-reads.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
 const TIMEOUT = 120_000;
@@ -45,9 +50,21 @@ describe('e2e: trunk health with sipp answering OPTIONS, then not', () => {
           line: {
             nodes: [
               { id: 'start', type: 'start', config: {} },
+              { id: 'human', type: 'transfer_to_human', config: { destination: 'tel:+15550177' } },
+              { id: 'sorry', type: 'speak', config: { text: 'No transfer ({{transfer_failure_reason}}).' } },
+              { id: 'dial', type: 'dial', config: { to: '+15551230000', ring_timeout_seconds: 20 } },
               { id: 'bye', type: 'hangup', config: {} },
             ],
-            edges: [{ source: 'start', target: 'bye' }],
+            edges: [
+              { source: 'start', target: 'human' },
+              { source: 'human', source_handle: 'failed', target: 'sorry' },
+              { source: 'sorry', target: 'dial' },
+              ...['answered', 'no_answer', 'busy', 'failed'].map((h) => ({
+                source: 'dial',
+                source_handle: h,
+                target: 'bye',
+              })),
+            ],
           },
         },
       });
@@ -73,6 +90,11 @@ describe('e2e: trunk health with sipp answering OPTIONS, then not', () => {
       expect(answered.code, answered.out).toBe(0);
       await until(async () => expect(await health()).toBe('down'));
       expect(await gauge()).toBe('0');
+      // The termination host's port now: it reads what arrives and answers nothing.
+      const silent = createSocket('udp4');
+      const seen: string[] = [];
+      silent.on('message', (m) => seen.push(m.toString('latin1')));
+      await new Promise<void>((r) => silent.bind(port, '127.0.0.1', () => r()));
 
       const placed = await n.api('POST', '/calls', {
         project_id: world.projectId,
@@ -85,6 +107,49 @@ describe('e2e: trunk health with sipp answering OPTIONS, then not', () => {
         const call = (await n.api('GET', `/calls/${placed.data.data.id}`)).data.data;
         expect([call.status, call.hangup_reason]).toEqual(['failed', 'trunk_unreachable']);
       });
+
+      // A call in on the same number: its second legs would leave through the down trunk.
+      const caller = sipp(
+        sippArgs(
+          `127.0.0.1:${n.sipPort}`,
+          scenarioFile('inbound-answered.xml', {
+            DOMAIN: n.sipDomain,
+            DIALLED: '+14155550123',
+            CALLER: '+4930555004',
+          }),
+          await freeUdpPort(),
+        ),
+      );
+      const c = await caller.done;
+      expect(c.code, c.out.slice(-3000)).toBe(0);
+      const inbound = await eventually(async () => {
+        const row = await n.store.db
+          .selectFrom('calls')
+          .select('id')
+          .where('direction', '=', 'inbound')
+          .executeTakeFirst();
+        return row && finishedCall(n, row.id);
+      });
+      const said = await transcript(n, inbound.session_id!);
+      expect(said.map((m) => m.content)).toContain('No transfer (trunk_unreachable).');
+      const done = await eventually(async () =>
+        (await storedEvents(n)).find((e) => e.type === 'workflow.completed'),
+      );
+      expect(done.data.path).toEqual(['start', 'human', 'sorry', 'dial', 'bye']);
+      // Both legs are recorded, the caller's call their parent, ended at once.
+      const legs = await n.store.db
+        .selectFrom('calls')
+        .select(['status', 'hangup_reason'])
+        .where('parent_call_id', '=', inbound.id)
+        .execute();
+      expect(legs).toEqual([
+        { status: 'failed', hangup_reason: 'trunk_unreachable' },
+        { status: 'failed', hangup_reason: 'trunk_unreachable' },
+      ]);
+      // The termination host saw OPTIONS pings only: neither leg sent an INVITE.
+      expect(seen.length).toBeGreaterThan(0);
+      expect(seen.filter((m) => !m.startsWith('OPTIONS '))).toEqual([]);
+      silent.close();
       metrics.close();
     },
     TIMEOUT,

@@ -87,14 +87,20 @@ export async function listCallsJson(
   return { itemsJson: rows.map((r) => r.json).join(','), count: rows.length, total };
 }
 
+// A call's own row by id: read some five times in every call's life (admission, answer, end), so
+// kept prepared instead of built and compiled by Kysely each time.
+const CALL_BY_ID = preparedQuery<CallTable>('call_by_id', 'select * from calls where id = $1');
+
 /** The call rows the service and the call controller read and write (by id: call ids are unique). */
 export const callsRepo = {
   find(ex: Executor, id: string): Promise<CallTable | undefined> {
-    return ex.selectFrom('calls').selectAll().where('id', '=', id).executeTakeFirst();
+    return Promise.resolve(queryFirst(ex, CALL_BY_ID, [id]));
   },
 
-  load(ex: Executor, id: string): Promise<CallTable> {
-    return ex.selectFrom('calls').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  async load(ex: Executor, id: string): Promise<CallTable> {
+    const row = await queryFirst(ex, CALL_BY_ID, [id]);
+    if (!row) throw new Error(`call ${id} not found`);
+    return row;
   },
 
   findInWorkspace(ex: Executor, workspaceId: string, id: string): Promise<CallTable | undefined> {

@@ -62,6 +62,8 @@ export function legEnding(reason: string | undefined, answered: boolean): LegEnd
       return { status: 'failed', reason: 'trunk_auth_failed' };
     case 'no_route':
       return { status: 'failed', reason: 'no_route' };
+    case 'trunk_unreachable':
+      return { status: 'failed', reason: 'trunk_unreachable' };
     case 'caller_hangup':
     case 'aborted':
       return { status: 'cancelled', reason: 'caller_cancelled' };

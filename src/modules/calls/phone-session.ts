@@ -2,6 +2,7 @@
 // part, the phone session row a call runs its workflow in, and the frozen graph of that version.
 import type { ServiceDeps } from '../context.js';
 import { insertPendingSession } from '../sessions/session-lifecycle.js';
+import { versionGraphs } from '../workflows/version-graphs.js';
 import { workflowsRepo } from '../workflows/workflows.repo.js';
 import { callsRepo } from './calls.repo.js';
 import { isE164 } from '../../shared/e164.js';
@@ -63,12 +64,13 @@ export async function insertPhoneSession(
   return session;
 }
 
-/** The graph of a published version; null when the version row is missing. */
-export async function loadGraph(
-  ex: Executor,
-  workflowId: string,
-  version: number,
-): Promise<WorkflowGraph | null> {
-  const row = await workflowsRepo.findVersion(ex, workflowId, version);
-  return row ? parseJson<WorkflowGraph>(row.graph, { nodes: [], edges: [] }) : null;
+/**
+ * The graph of a published version (shared and frozen: versions never change, so it is read once
+ * per process); null when the version row is missing.
+ */
+export function loadGraph(ex: Executor, workflowId: string, version: number): Promise<WorkflowGraph | null> {
+  return versionGraphs.get(workflowId, version, async () => {
+    const row = await workflowsRepo.findVersion(ex, workflowId, version);
+    return row ? parseJson<WorkflowGraph>(row.graph, { nodes: [], edges: [] }) : null;
+  });
 }

@@ -26,6 +26,7 @@ import type { SessionTable } from '../../store/schema.js';
 import { findAgent, toAgentRecord } from '../agents/agents.service.js';
 import type { ServiceDeps } from '../context.js';
 import { recordUsage } from '../usage/usage.service.js';
+import { versionGraphs } from '../workflows/version-graphs.js';
 import { workflowsRepo } from '../workflows/workflows.repo.js';
 import { activateSession, endSession } from './session-lifecycle.js';
 import type { LiveSessionControl } from './sessions.service.js';
@@ -141,9 +142,12 @@ export class SessionHost implements LiveSessionControl {
     const { deps } = this;
     let graph = options.graph;
     if (!graph) {
-      const version = await workflowsRepo.findVersion(deps.db, row.workflow_id, row.workflow_version);
-      if (!version) throw new SessionJoinError('not_found', 'The workflow version of this session is gone.');
-      graph = parseJson<WorkflowGraph>(version.graph, { nodes: [], edges: [] });
+      graph =
+        (await versionGraphs.get(row.workflow_id, row.workflow_version, async () => {
+          const version = await workflowsRepo.findVersion(deps.db, row.workflow_id, row.workflow_version);
+          return version ? parseJson<WorkflowGraph>(version.graph, { nodes: [], edges: [] }) : null;
+        })) ?? undefined;
+      if (!graph) throw new SessionJoinError('not_found', 'The workflow version of this session is gone.');
     }
     const executionId = deps.newId();
     const session = this.registry.create({

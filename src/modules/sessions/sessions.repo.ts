@@ -3,8 +3,12 @@
 import type { PageParams } from '../../shared/paging.js';
 import type { Executor } from '../../store/database.js';
 import { paginate } from '../../store/paginate.js';
+import { preparedQuery, queryFirst } from '../../store/prepared.js';
 import type { SessionTable } from '../../store/schema.js';
 import { LIVE_CALL_STATUSES } from '../calls/calls.schema.js';
+
+// A session's row by id: the call records read it at every answer and end, so kept prepared.
+const SESSION_BY_ID = preparedQuery<SessionTable>('session_by_id', 'select * from sessions where id = $1');
 
 export const sessionsRepo = {
   list(
@@ -30,11 +34,13 @@ export const sessionsRepo = {
   },
 
   find(ex: Executor, id: string): Promise<SessionTable | undefined> {
-    return ex.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
+    return Promise.resolve(queryFirst(ex, SESSION_BY_ID, [id]));
   },
 
-  load(ex: Executor, id: string): Promise<SessionTable> {
-    return ex.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  async load(ex: Executor, id: string): Promise<SessionTable> {
+    const row = await queryFirst(ex, SESSION_BY_ID, [id]);
+    if (!row) throw new Error(`session ${id} not found`);
+    return row;
   },
 
   async insert(ex: Executor, row: SessionTable): Promise<void> {

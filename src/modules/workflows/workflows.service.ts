@@ -10,6 +10,7 @@ import { validateGraph, type ValidationResult } from '../../workflow/validate.js
 import type { Actor, ServiceDeps } from '../context.js';
 import { workflowAttachedNumbers } from '../phone-numbers/phone-numbers.repo.js';
 import { projectsRepo } from '../projects/projects.repo.js';
+import { versionGraphs } from './version-graphs.js';
 import { workflowsRepo } from './workflows.repo.js';
 import type { CreateWorkflow, UpdateWorkflow, VersionItem, Workflow } from './workflows.schema.js';
 
@@ -113,6 +114,8 @@ export class WorkflowsService {
       }
       await workflowsRepo.delete(trx, actor.workspaceId, id);
     });
+    // After the commit, so no reader can put the deleted versions back in between.
+    versionGraphs.forget(id);
   }
 
   async validate(actor: Actor, id: string): Promise<ValidationResult> {

@@ -43,6 +43,17 @@ describe('LiveCall: one ending, then usage metered', () => {
     await t.call.closed;
   });
 
+  it('closes its media (the RTP port) as it ends, while the session and the channel still unwind', async () => {
+    const t = setup();
+    await t.run();
+    await t.call.hangup('workflow');
+    await new Promise<void>((r) => setImmediate(r));
+    expect(t.counts()).toEqual({ rtpClosed: 1, channelClosed: 0 });
+    t.session.finish();
+    await t.call.closed;
+    expect(t.counts()).toEqual({ rtpClosed: 1, channelClosed: 1 });
+  });
+
   it("a warm transfer's announcement is metered with the call's tts_characters", async () => {
     let endBridge!: () => void;
     const t = setup({

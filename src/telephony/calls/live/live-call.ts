@@ -2,8 +2,8 @@
 // the phone channel the workflow runs on, the far end's in-dialog requests (INFO DTMF, re-INVITE
 // and UPDATE for hold, resume and session-timer refreshes; REFER declined, see transfer-handon.ts),
 // transfers through the injected transferer and the dial node through the dialler, and the end: exactly one ending is
-// recorded (workflow, remote, transfer, shutdown), then the session is stopped if it still runs,
-// usage is metered and the media closed.
+// recorded (workflow, remote, transfer, shutdown), the media (recording, RTP port) closed at once,
+// then the session is stopped if it still runs and usage is metered.
 import type { CallControl } from '../../../channels/call-media.js';
 import type {
   Channel,
@@ -251,6 +251,16 @@ export class LiveCall {
     const { deps } = this.host;
     this.timer.stop();
     this.o.leg.onRequest(undefined);
+    // The call is over: its recording ends and its RTP port and frame ticks go now, not after the
+    // session, the metering and the channel's close. Those can wait minutes behind a speech
+    // recogniser's backlog, and meanwhile the node would send idle frames for calls long gone and
+    // run out of ports.
+    const media = (async () => {
+      await stopCallRecording(this.id).catch((err: unknown) =>
+        deps.logger.error({ err, call_id: this.id }, 'could not finish a call recording'),
+      );
+      await this.o.rtp.close().catch(() => undefined);
+    })();
     try {
       if (this.session) await this.session.done;
       const own = this.channel?.usage() ?? { ttsCharacters: 0, sttSeconds: 0 };
@@ -261,10 +271,7 @@ export class LiveCall {
     } catch (err) {
       deps.logger.error({ err, call_id: this.id }, 'could not close a call');
     } finally {
-      await stopCallRecording(this.id).catch((err: unknown) =>
-        deps.logger.error({ err, call_id: this.id }, 'could not finish a call recording'),
-      );
-      await this.o.rtp.close().catch(() => undefined);
+      await media;
       this.resolveOver(); // whatever way it ended, a closed call is over too
       this.resolveClosed();
     }

@@ -10,7 +10,10 @@
 //   blind  refer_rejected_<status>, refer_timeout, dialog_gone, sip_<status> (the final NOTIFY's
 //          sipfrag), subscription_terminated, notify_timeout
 //   warm   (and a dial node's leg) no_route, no_answer, busy, declined, invalid_number, trunk_auth_failed, sip_<status>,
-//          leg_failed, media_failed, human_hangup
+//          leg_failed, media_failed, human_hangup, trunk_unreachable (the leg would leave through
+//          a trunk with health_check on whose OPTIONS pings go unanswered: no INVITE is sent)
+// A blind transfer's REFER goes in the caller's own dialog, not to the termination host, so it
+// does not look at the trunk's health.
 // A warm leg (and so a dial node's) takes its party's REFER once bridged (transfer-handon.ts): the
 // Refer-To goes where a warm destination would, through the same trunk.
 import type { Logger } from '../../../shared/logger.js';
@@ -111,6 +114,17 @@ async function secondLeg(
     await record.end(legEnding('no_route', false));
     return { status: 'failed', reason: 'no_route', callId };
   }
+  const viaTrunk = trunk !== undefined && onTrunk(route.target.host, trunk);
+  if (viaTrunk && trunk.health_check === 1 && trunk.health === 'down') {
+    // The trunk's OPTIONS pings go unanswered (telephony/trunks), as POST /calls checks: fail now,
+    // not after Timer B, and send no INVITE.
+    deps.logger.warn(
+      { call_id: call.id, sip_trunk_id: trunk.id, destination },
+      'trunk is down; leg not dialled',
+    );
+    await record.end(legEnding('trunk_unreachable', false));
+    return { status: 'failed', reason: 'trunk_unreachable', callId };
+  }
   let result: TransferResult;
   try {
     result = await warmTransfer({
@@ -123,7 +137,7 @@ async function secondLeg(
       target: route.target,
       auth: route.auth,
       from: ourNumber(call),
-      ...(trunk && onTrunk(route.target.host, trunk)
+      ...(viaTrunk
         ? {
             carrierHeaders: outboundProfile(trunk.provider).identityHeaders(
               ourNumber(call),
