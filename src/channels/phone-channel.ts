@@ -7,7 +7,7 @@ import type { SttProvider } from '../providers/stt/stt.types.js';
 import type { TtsProvider } from '../providers/tts/tts.types.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
-import { VoicePipeline, type VoiceUsage } from '../voice/voice-pipeline.js';
+import { VoicePipeline, type VoiceUsage } from './voice/voice-pipeline.js';
 import type { CallControl, CallMedia } from './call-media.js';
 import {
   abortError,

@@ -3,8 +3,8 @@
 // handle elements with the mouse, configured through the schema-generated forms; a missing
 // `save_to_variable` shown on its step and field and publish refused; fixed and published;
 // simulated with the path lit on the canvas; versions listed, viewed read-only, diffed and rolled
-// back; a step renamed and edits undone and redone (Ctrl+Z, Ctrl+Shift+Z, the header's buttons);
-// and "Talk to it" over the realtime text socket. Each wait is on the page's saved state or
+// back; a step renamed and edits undone and redone (Ctrl+Z, Ctrl+Shift+Z, the header's buttons),
+// the history kept across a reload; and "Talk to it" over the realtime text socket. Each wait is on the page's saved state or
 // on what the server holds, never on a timing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -255,7 +255,29 @@ journey('the workflow editor in chromium', () => {
     await page.getByRole('button', { name: 'Undo' }).click();
     await nodeEl('hangup').waitFor({ state: 'detached' });
     await saved((g) => !g.nodes.some((n) => n.id === 'hangup'), 'the step gone again');
-  }, 60_000);
+
+    // A reload keeps this workflow's history (this tab's sessionStorage): Redo brings the step back.
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'PIN check' }).waitFor();
+    await nodeEl('thanks').waitFor();
+    await page.getByRole('button', { name: 'Redo' }).click();
+    await nodeEl('hangup').waitFor();
+    await saved((g) => g.nodes.some((n) => n.id === 'hangup'), 'the step redone after the reload');
+    await page.getByRole('button', { name: 'Undo' }).click();
+    await page.getByRole('button', { name: 'Undo' }).click();
+    await nodeEl('speak').waitFor();
+    await saved((g) => linked(g, 'speak'), 'the rename undone after the reload');
+    await page.getByRole('button', { name: 'Redo' }).click();
+    await nodeEl('thanks').waitFor();
+
+    // Enter on the step already selected opens its Step tab from another tab.
+    await pick('thanks');
+    await tab('Versions');
+    await panel().getByRole('region', { name: 'Step thanks' }).waitFor({ state: 'detached' });
+    await nodeEl('thanks').focus();
+    await page.keyboard.press('Enter');
+    await panel().getByRole('region', { name: 'Step thanks' }).waitFor();
+  }, 90_000);
 
   it('talks to the published version over the realtime text socket', async () => {
     await tab('Talk to it');

@@ -88,7 +88,13 @@ peerDescribe('browser voice through a TURN relay (coturn)', () => {
     // Relay candidates only, on coturn's relay address.
     const candidates = browser.candidates();
     expect(candidates.length).toBeGreaterThan(0);
-    for (const cand of candidates) expect(cand).toMatch(/ 127\.0\.0\.1 \d+ typ relay /);
+    for (const cand of candidates) {
+      expect(cand).toMatch(/ 127\.0\.0\.1 \d+ typ relay /);
+      // From the block claimed for this coturn, outside the ports the kernel hands out.
+      const port = Number(/ (\d+) typ relay /.exec(cand)![1]);
+      expect(port).toBeGreaterThanOrEqual(turn.relayPorts.min);
+      expect(port).toBeLessThanOrEqual(turn.relayPorts.max);
+    }
     browser.accept(String((await c.waitFor((f) => f.type === 'webrtc_answer')).sdp));
     trickle(c, browser);
     await browser.connected();

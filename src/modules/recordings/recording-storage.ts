@@ -1,5 +1,5 @@
-// Where call recordings live, behind one interface so object storage can take the place of the
-// local disk later. A recording is written once, while its call runs (`create` hands out a
+// Where call recordings live, behind one interface so another store (object storage, say) can take
+// the local disk's place. A recording is written once, while its call runs (`create` hands out a
 // RecordingFile that appends and rewrites its header), then only read (whole or a byte range),
 // listed for recovery, and deleted by retention.
 //

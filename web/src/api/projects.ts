@@ -30,5 +30,17 @@ export function useProjects() {
   const projects: Project[] = loaded.data ?? [];
   const nameOf = (id: string | null | undefined) =>
     projects.find((p) => p.id === id)?.name ?? (id ? id.slice(0, 8) : '—');
-  return { ...loaded, projects, nameOf, options: projects.map((p) => ({ value: p.id, label: p.name })) };
+  const options = projects.map((p) => ({ value: p.id, label: p.name }));
+  return {
+    ...loaded,
+    projects,
+    nameOf,
+    options,
+    /** The project a create form sends: the one picked, else the first (a workspace often has one). */
+    orFirst: (id: string) => id || options[0]?.value || '',
+    /** A list page's project filter. */
+    filter: { key: 'project_id' as const, label: 'Project', options, anyLabel: 'All projects' },
+  };
 }
+
+export type Projects = ReturnType<typeof useProjects>;

@@ -62,7 +62,7 @@ import { abortError } from '../../../channels/channel.js';
 import type { TtsProvider } from '../../../providers/tts/tts.types.js';
 import type { Clock, TimerHandle } from '../../../shared/clock.js';
 import type { Logger } from '../../../shared/logger.js';
-import { playSpeech } from '../../../voice/playback.js';
+import { playSpeech } from '../../../channels/voice/playback.js';
 import {
   MediaBridge,
   MediaTap,

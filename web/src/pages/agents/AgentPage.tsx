@@ -10,6 +10,7 @@ import { ConfirmButton } from '../../components/ConfirmButton';
 import { ErrorBanner, Loading } from '../../components/ErrorBanner';
 import { fieldBinder, SelectField, TextArea, TextField } from '../../components/fields';
 import { Form } from '../../components/Form';
+import { ProjectField } from '../../components/ProjectField';
 import { PageHeader, Section } from '../../components/PageHeader';
 import {
   bodyOfAgent,
@@ -43,7 +44,7 @@ export function AgentPage() {
   if (!draft) return <Loading />;
   const edit = (next: AgentDraft) => (setDraft(next), setSaved(false));
   const field = fieldBinder(draft, edit);
-  const projectId = draft.project_id || projects.options[0]?.value || '';
+  const projectId = projects.orFirst(draft.project_id);
   const suggested = (MODEL_SUGGESTIONS[draft.llm_provider] ?? []).includes(draft.llm_model);
   const otherModel = otherChosen || (draft.llm_model !== '' && !suggested);
   const setOtherModel = setOtherChosen;
@@ -101,12 +102,10 @@ export function AgentPage() {
         <Section title="Identity" id="identity">
           <div className="grid-2">
             <TextField {...field('name')} label="Name" autoFocus={creating} placeholder="Receptionist" />
-            <SelectField
-              name="project_id"
-              label="Project"
+            <ProjectField
+              projects={projects}
               value={projectId}
               onChange={field('project_id').onChange}
-              options={projects.options}
               disabled={!creating}
               hint={creating ? undefined : 'Fixed once the agent exists.'}
             />

@@ -29,9 +29,7 @@ export function AgentsPage() {
         list={list}
         noun="agents"
         empty="No agents yet."
-        filters={[
-          { key: 'project_id', label: 'Project', options: projects.options, anyLabel: 'All projects' },
-        ]}
+        filters={[projects.filter]}
         columns={[
           { header: 'Name', cell: (a) => <Link to={`/agents/${a.id}`}>{a.name}</Link> },
           { header: 'Project', cell: (a) => projects.nameOf(a.project_id) },

@@ -52,7 +52,7 @@ export function CallsPage() {
         noun="calls"
         empty="No calls yet. Calls to your numbers, and calls you place, show up here."
         filters={[
-          { key: 'project_id', label: 'Project', options: projects.options, anyLabel: 'All projects' },
+          projects.filter,
           {
             key: 'direction',
             label: 'Direction',

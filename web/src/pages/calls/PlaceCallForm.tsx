@@ -6,6 +6,7 @@ import { useNavigate } from 'react-router';
 import { api, call } from '../../api/client';
 import { useLoad } from '../../api/hooks';
 import { useProjects } from '../../api/projects';
+import { ProjectField } from '../../components/ProjectField';
 import { fieldBinder, SelectField, TextField } from '../../components/fields';
 import { KeyValueEditor, objectOf, type Pair } from '../../components/KeyValueEditor';
 import { FormCard } from '../../components/FormCard';
@@ -16,7 +17,7 @@ export function PlaceCallForm({ onCancel }: { onCancel: () => void }) {
   const [draft, setDraft] = useState({ project_id: '', workflow_id: '', from: '', to: '' });
   const field = fieldBinder(draft, setDraft);
   const [variables, setVariables] = useState<Pair[]>([]);
-  const projectId = draft.project_id || projects.options[0]?.value || '';
+  const projectId = projects.orFirst(draft.project_id);
   const workflows = useLoad(
     async () =>
       projectId
@@ -67,12 +68,10 @@ export function PlaceCallForm({ onCancel }: { onCancel: () => void }) {
       onCancel={onCancel}
     >
       <div className="grid-2">
-        <SelectField
-          name="project_id"
-          label="Project"
+        <ProjectField
+          projects={projects}
           value={projectId}
           onChange={(project_id) => setDraft({ ...draft, project_id, workflow_id: '', from: '' })}
-          options={projects.options}
         />
         <SelectField
           name="workflow_id"

@@ -28,7 +28,7 @@ export function ConversationsPage() {
         noun="conversations"
         empty="No conversations yet. A transcript is written for every session."
         filters={[
-          { key: 'project_id', label: 'Project', options: projects.options, anyLabel: 'All projects' },
+          projects.filter,
           { key: 'session_id', label: 'Session id' },
           { key: 'from_date', label: 'From', type: 'date' },
           { key: 'to_date', label: 'To', type: 'date' },

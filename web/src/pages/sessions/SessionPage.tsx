@@ -79,6 +79,16 @@ export function SessionPage() {
             </dd>
             <dt>Call</dt>
             <dd>{s.call_id ? <Link to={`/calls/${s.call_id}`}>{s.call_id.slice(0, 8)}</Link> : '—'}</dd>
+            <dt>Conversation</dt>
+            <dd>
+              {conversation.data ? (
+                <Link to={`/conversations/${conversation.data.id}`}>
+                  {conversation.data.message_count} messages
+                </Link>
+              ) : (
+                '—'
+              )}
+            </dd>
             <dt>Started</dt>
             <dd>{formatTime(s.started_at)}</dd>
             <dt>Ended</dt>

@@ -29,7 +29,7 @@ export function SessionsPage() {
         noun="sessions"
         empty="No sessions yet. Each call, browser conversation and test run starts one."
         filters={[
-          { key: 'project_id', label: 'Project', options: projects.options, anyLabel: 'All projects' },
+          projects.filter,
           {
             key: 'channel',
             label: 'Channel',

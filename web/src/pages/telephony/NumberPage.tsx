@@ -7,8 +7,9 @@ import { useProjects } from '../../api/projects';
 import type { PhoneNumber } from '../../api/types';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { ErrorBanner, Loading } from '../../components/ErrorBanner';
-import { SelectField, TextField } from '../../components/fields';
+import { TextField } from '../../components/fields';
 import { Form } from '../../components/Form';
+import { ProjectField } from '../../components/ProjectField';
 import { PageHeader } from '../../components/PageHeader';
 import { draftOfRule, inEvaluationOrder, ruleOfDraft, type RuleDraft } from './dispatch-rules';
 import { DispatchRulesEditor } from './DispatchRulesEditor';
@@ -116,12 +117,10 @@ export function NumberPage() {
                 value={draft.label}
                 onChange={(label) => change({ ...draft, label })}
               />
-              <SelectField
-                name="project_id"
-                label="Project"
+              <ProjectField
+                projects={projects}
                 value={draft.project_id}
                 onChange={(project_id) => change({ ...draft, project_id })}
-                options={projects.options}
               />
             </div>
             <h2>Dispatch rules</h2>

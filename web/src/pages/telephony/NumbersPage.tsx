@@ -8,6 +8,7 @@ import { useResourceList } from '../../api/list-query';
 import { useProjects } from '../../api/projects';
 import type { Page, PhoneNumber } from '../../api/types';
 import { fieldBinder, SelectField, TextField } from '../../components/fields';
+import { ProjectField } from '../../components/ProjectField';
 import { PageHeader } from '../../components/PageHeader';
 import { ResourceList } from '../../components/ResourceList';
 import { FormCard } from '../../components/FormCard';
@@ -30,7 +31,7 @@ export function NumbersPage() {
   const trunkOptions = (trunks.data ?? []).map((t) => ({ value: t.id, label: t.name }));
   const trunkName = (id: string) => trunks.data?.find((t) => t.id === id)?.name ?? id.slice(0, 8);
   const chosenTrunk = draft.sip_trunk_id || trunkOptions[0]?.value || '';
-  const chosenProject = draft.project_id || projects.options[0]?.value || '';
+  const chosenProject = projects.orFirst(draft.project_id);
 
   const create = async () => {
     const { data } = await call(
@@ -92,12 +93,10 @@ export function NumbersPage() {
               onChange={(sip_trunk_id) => setDraft({ ...draft, sip_trunk_id })}
               options={trunkOptions}
             />
-            <SelectField
-              name="project_id"
-              label="Project"
+            <ProjectField
+              projects={projects}
               value={chosenProject}
               onChange={(project_id) => setDraft({ ...draft, project_id })}
-              options={projects.options}
             />
           </div>
         </FormCard>
@@ -106,9 +105,7 @@ export function NumbersPage() {
         list={list}
         noun="numbers"
         empty="No numbers registered yet."
-        filters={[
-          { key: 'project_id', label: 'Project', options: projects.options, anyLabel: 'All projects' },
-        ]}
+        filters={[projects.filter]}
         columns={[
           {
             header: 'Number',

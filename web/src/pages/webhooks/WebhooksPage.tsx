@@ -8,7 +8,8 @@ import { useProjects } from '../../api/projects';
 import type { Body, Page, WebhookEndpoint } from '../../api/types';
 import { Badge } from '../../components/Badge';
 import { SecretOnce } from '../../components/CopyButton';
-import { fieldBinder, CheckboxGroup, SelectField, TextField } from '../../components/fields';
+import { fieldBinder, CheckboxGroup, TextField } from '../../components/fields';
+import { ProjectField } from '../../components/ProjectField';
 import { PageHeader } from '../../components/PageHeader';
 import { ResourceList } from '../../components/ResourceList';
 import { EVENT_TYPES } from './events';
@@ -29,7 +30,7 @@ export function WebhooksPage() {
     async (query) =>
       (await call(api.GET('/api/v1/webhook-endpoints', { params: { query } }))) as Page<WebhookEndpoint>,
   );
-  const chosenProject = draft.project_id || projects.options[0]?.value || '';
+  const chosenProject = projects.orFirst(draft.project_id);
 
   const create = async () => {
     const { data } = await call(
@@ -88,12 +89,10 @@ export function WebhooksPage() {
               autoFocus
               hint="https, or http to an address in WEBHOOK_ALLOWED_CIDRS."
             />
-            <SelectField
-              name="project_id"
-              label="Project"
+            <ProjectField
+              projects={projects}
               value={chosenProject}
               onChange={(project_id) => setDraft({ ...draft, project_id })}
-              options={projects.options}
             />
           </div>
           <CheckboxGroup
@@ -110,9 +109,7 @@ export function WebhooksPage() {
         list={list}
         noun="endpoints"
         empty="No endpoints yet."
-        filters={[
-          { key: 'project_id', label: 'Project', options: projects.options, anyLabel: 'All projects' },
-        ]}
+        filters={[projects.filter]}
         columns={[
           {
             header: 'URL',

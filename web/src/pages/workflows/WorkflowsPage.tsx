@@ -7,9 +7,10 @@ import { useResourceList } from '../../api/list-query';
 import { useProjects } from '../../api/projects';
 import type { Page, Workflow } from '../../api/types';
 import { Badge } from '../../components/Badge';
-import { fieldBinder, TextField, SelectField } from '../../components/fields';
+import { fieldBinder, TextField } from '../../components/fields';
 import { Form } from '../../components/Form';
 import { formatTime } from '../../components/format';
+import { ProjectField } from '../../components/ProjectField';
 import { PageHeader } from '../../components/PageHeader';
 import { ResourceList } from '../../components/ResourceList';
 
@@ -27,7 +28,7 @@ export function WorkflowsPage() {
   const create = async () => {
     const { data } = await call(
       api.POST('/api/v1/workflows', {
-        body: { name: draft.name, project_id: draft.project_id || projects.projects[0]?.id || '' },
+        body: { name: draft.name, project_id: projects.orFirst(draft.project_id) },
       }),
     );
     navigate(`/workflows/${data.id}`);
@@ -54,12 +55,10 @@ export function WorkflowsPage() {
           >
             <div className="grid-2">
               <TextField {...field('name')} label="Name" autoFocus />
-              <SelectField
-                name="project_id"
-                label="Project"
-                value={draft.project_id || projects.projects[0]?.id || ''}
+              <ProjectField
+                projects={projects}
+                value={projects.orFirst(draft.project_id)}
                 onChange={(project_id) => setDraft({ ...draft, project_id })}
-                options={projects.options}
               />
             </div>
           </Form>
@@ -69,9 +68,7 @@ export function WorkflowsPage() {
         list={list}
         noun="workflows"
         empty="No workflows yet. Create one to start building."
-        filters={[
-          { key: 'project_id', label: 'Project', options: projects.options, anyLabel: 'All projects' },
-        ]}
+        filters={[projects.filter]}
         columns={[
           { header: 'Name', cell: (w) => <Link to={`/workflows/${w.id}`}>{w.name}</Link> },
           { header: 'Project', cell: (w) => projects.nameOf(w.project_id) },

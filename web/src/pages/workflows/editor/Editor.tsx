@@ -121,8 +121,10 @@ function EditorInner({ workflow, schemas, agents, saveDelayMs }: Props) {
   const graph = useMemo(() => toGraph(nodes, edges, base.current), [nodes, edges]);
   const json = useMemo(() => stableJson(graph), [graph]);
   const lastJson = useRef(json);
-  // Undo and redo: each edit's "before" goes on the history; a drag counts once, when it ends.
-  const history = useRef(new EditHistory());
+  // Undo and redo: each edit's "before" goes on the history; a drag counts once, when it ends. The
+  // history outlives a reload of the tab (sessionStorage), as long as the draft is still where it ended.
+  const [stored] = useState(() => EditHistory.load(sessionStorage, workflow.id, json));
+  const history = useRef(stored);
   const committed = useRef(snapshotOf(initial.nodes, initial.edges));
   const restoring = useRef<string | null>(null);
   const [, setHistoryTick] = useState(0);
@@ -134,9 +136,10 @@ function EditorInner({ workflow, schemas, agents, saveDelayMs }: Props) {
     if (restoring.current !== json) history.current.record(committed.current, now);
     restoring.current = null;
     committed.current = now;
+    history.current.save(sessionStorage, workflow.id, json);
     setHistoryTick((t) => t + 1);
     saver.schedule(graph);
-  }, [json, graph, saver, nodes, edges]);
+  }, [json, graph, saver, nodes, edges, workflow.id]);
 
   const restore = (to: Snapshot | undefined) => {
     if (!to) return;
@@ -419,6 +422,15 @@ function EditorInner({ workflow, schemas, agents, saveDelayMs }: Props) {
         <div
           className="canvas"
           ref={canvasRef}
+          onKeyDown={(e) => {
+            // Enter on a step opens its form even when the step is already selected (xyflow then
+            // reports no selection change, so onDraftChange alone would leave another tab showing).
+            if (
+              (e.key === 'Enter' || e.key === ' ') &&
+              (e.target as HTMLElement).closest('.react-flow__node')
+            )
+              setTab('step');
+          }}
           onDragOver={(e) => {
             if (e.dataTransfer.types.includes(DRAG_TYPE)) {
               e.preventDefault();

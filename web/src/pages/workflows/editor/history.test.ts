@@ -60,6 +60,58 @@ describe('EditHistory', () => {
   });
 });
 
+describe('EditHistory across a reload', () => {
+  const steps = (n: number) =>
+    Array.from({ length: n }, (_, i) => snapshotOf([speak('s', `text ${i}`, i * 10)], []));
+
+  it('comes back for the same workflow when the draft is still where it ended, redo included', () => {
+    const [a, b, c] = steps(3);
+    const h = new EditHistory();
+    h.record(a, b);
+    h.record(b, c);
+    h.undo(c);
+    h.save(sessionStorage, 'wf1', 'graph-b');
+
+    const back = EditHistory.load(sessionStorage, 'wf1', 'graph-b');
+    expect(back.undo(b)).toEqual(a);
+    expect(back.redo(a)).toEqual(b);
+    expect(back.redo(b)).toEqual(c);
+    // Another workflow has its own (none), and a draft changed since (another tab) drops it.
+    expect(EditHistory.load(sessionStorage, 'wf2', 'graph-b').canUndo).toBe(false);
+    expect(EditHistory.load(sessionStorage, 'wf1', 'graph-x').canUndo).toBe(false);
+  });
+
+  it('keeps only the newest steps, fewer when storage is full, and never throws', () => {
+    const many = steps(60);
+    const h = new EditHistory();
+    for (let i = 1; i < many.length; i++) h.record(many[i - 1], many[i]);
+    h.save(sessionStorage, 'wf', 'g');
+    const back = EditHistory.load(sessionStorage, 'wf', 'g');
+    let undone = 0;
+    let at = many[59];
+    for (let s = back.undo(at); s; s = back.undo(at)) [at, undone] = [s, undone + 1];
+    expect(undone).toBe(40);
+    expect(at).toEqual(many[19]);
+
+    // A storage that refuses anything over 2,000 characters: fewer steps are kept.
+    const small: Storage = Object.assign(Object.create(sessionStorage) as Storage, {
+      setItem(key: string, value: string) {
+        if (value.length > 2000) throw new DOMException('full', 'QuotaExceededError');
+        sessionStorage.setItem(key, value);
+      },
+      getItem: (key: string) => sessionStorage.getItem(key),
+    });
+    h.save(small, 'tiny', 'g');
+    const kept = EditHistory.load(small, 'tiny', 'g');
+    expect(kept.canUndo).toBe(true);
+    expect(sessionStorage.getItem('switchboard.editHistory.tiny')!.length).toBeLessThanOrEqual(2000);
+    expect(kept.undo(many[59])).toEqual(many[58]);
+
+    sessionStorage.setItem('switchboard.editHistory.bad', '{not json');
+    expect(EditHistory.load(sessionStorage, 'bad', 'g').canUndo).toBe(false);
+  });
+});
+
 describe('renaming a step', () => {
   const nodes = [speak('start', 'a'), speak('ask', 'b', 200), speak('bye', 'c', 400)];
   const edges = [

@@ -9,6 +9,9 @@ export interface Snapshot {
 }
 
 const LIMIT = 100;
+/** What a reload keeps: the newest undo and redo steps, within a size sessionStorage holds easily. */
+const STORED_STEPS = 40;
+const STORED_CHARS = 1_500_000;
 
 /** What kind of edit turned `before` into `after`: 'config:<id>' when only that step's settings changed. */
 export function editKind(before: Snapshot, after: Snapshot): string | null {
@@ -40,10 +43,57 @@ export function snapshotOf(nodes: StepNode[], edges: LinkEdge[]): Snapshot {
   };
 }
 
+interface Stored {
+  /** The graph (stable JSON) the history leads up to: kept only while the draft is still that graph. */
+  at: string;
+  past: Snapshot[];
+  future: Snapshot[];
+}
+
 export class EditHistory {
   private past: Snapshot[] = [];
   private future: Snapshot[] = [];
   private lastKind: string | null = null;
+
+  /**
+   * The history a reload of this workflow left in this tab's sessionStorage, if it ends at `at` (the
+   * draft as loaded); otherwise, as when another tab or a rollback changed the draft since, an
+   * empty one (undoing into a graph the history no longer leads from would lose work).
+   */
+  static load(storage: Storage, workflowId: string, at: string): EditHistory {
+    const h = new EditHistory();
+    try {
+      const raw = storage.getItem(storageKey(workflowId));
+      const stored = raw ? (JSON.parse(raw) as Stored) : null;
+      if (stored && stored.at === at && Array.isArray(stored.past) && Array.isArray(stored.future)) {
+        h.past = stored.past;
+        h.future = stored.future;
+      }
+    } catch {
+      // Unreadable (edited by hand, or from an older build): start afresh.
+    }
+    return h;
+  }
+
+  /** Keeps the newest steps for a reload; a full storage keeps fewer, never throws. */
+  save(storage: Storage, workflowId: string, at: string): void {
+    let past = this.past.slice(-STORED_STEPS);
+    let future = this.future.slice(-STORED_STEPS);
+    for (;;) {
+      const text = JSON.stringify({ at, past, future } satisfies Stored);
+      if (text.length <= STORED_CHARS || (past.length === 0 && future.length === 0)) {
+        try {
+          storage.setItem(storageKey(workflowId), text);
+          return;
+        } catch {
+          if (past.length === 0 && future.length === 0) return;
+        }
+      }
+      // Drop the oldest undo step first (then the farthest redo): the recent ones matter most.
+      if (past.length > 0) past = past.slice(1);
+      else future = future.slice(1);
+    }
+  }
 
   /** `before` is the graph as it was before an edit that produced `after`. */
   record(before: Snapshot, after: Snapshot): void {
@@ -84,4 +134,8 @@ export class EditHistory {
   get canRedo(): boolean {
     return this.future.length > 0;
   }
+}
+
+function storageKey(workflowId: string): string {
+  return `switchboard.editHistory.${workflowId}`;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import { FakeCallMedia } from '../../test/support/voice-media.js';
-import { FakeSttProvider } from '../../test/support/voice-providers.js';
-import { FakeClock } from '../shared/clock.js';
+import { FakeCallMedia } from '../../../test/support/voice-media.js';
+import { FakeSttProvider } from '../../../test/support/voice-providers.js';
+import { FakeClock } from '../../shared/clock.js';
 import { DigitBuffer } from './digit-buffer.js';
 import { SpeechListener } from './listener.js';
 

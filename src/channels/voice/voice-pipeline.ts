@@ -16,12 +16,12 @@ import {
   type SayOptions,
   type SayResult,
   type UserTurn,
-} from '../channels/channel.js';
-import type { CallMedia } from '../channels/call-media.js';
-import type { SttProvider } from '../providers/stt/stt.types.js';
-import { TtsError, type TtsProvider } from '../providers/tts/tts.types.js';
-import type { Clock, TimerHandle } from '../shared/clock.js';
-import type { Logger } from '../shared/logger.js';
+} from '../channel.js';
+import type { CallMedia } from '../call-media.js';
+import type { SttProvider } from '../../providers/stt/stt.types.js';
+import { TtsError, type TtsProvider } from '../../providers/tts/tts.types.js';
+import type { Clock, TimerHandle } from '../../shared/clock.js';
+import type { Logger } from '../../shared/logger.js';
 import { DigitBuffer } from './digit-buffer.js';
 import { SpeechListener } from './listener.js';
 import { playSpeech } from './playback.js';

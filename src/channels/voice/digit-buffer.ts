@@ -1,8 +1,8 @@
 // Keypad digits of a call, buffered from the moment the channel exists: keys pressed during a
 // prompt, or before a collect node starts, wait here for the next read (docs/workflow-nodes.md: digits pressed
 // while a prompt plays barge in and are counted). Same semantics as the text channel's digits.
-import { abortError, type DigitOptions } from '../channels/channel.js';
-import type { Clock, TimerHandle } from '../shared/clock.js';
+import { abortError, type DigitOptions } from '../channel.js';
+import type { Clock, TimerHandle } from '../../shared/clock.js';
 
 const DTMF_KEYS = /^[0-9*#A-D]$/;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { FakeCallMedia } from '../../test/support/voice-media.js';
-import { FakeTtsProvider } from '../../test/support/voice-providers.js';
-import { FakeClock } from '../shared/clock.js';
+import { FakeCallMedia } from '../../../test/support/voice-media.js';
+import { FakeTtsProvider } from '../../../test/support/voice-providers.js';
+import { FakeClock } from '../../shared/clock.js';
 import { DRAIN_POLL_MAX_MS, playSpeech } from './playback.js';
 
 const drain = async (): Promise<void> => {

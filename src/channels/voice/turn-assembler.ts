@@ -10,7 +10,7 @@
 // A turn the channel cuts itself (the listener's silence timeout) may leave the vendor with words
 // it will still finalise; transcripts that start before the cut are then dropped so the next turn
 // does not repeat them.
-import type { SttEvent } from '../providers/stt/stt.types.js';
+import type { SttEvent } from '../../providers/stt/stt.types.js';
 
 export interface AssembledTurn {
   text: string;

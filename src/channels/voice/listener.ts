@@ -13,11 +13,11 @@
 // the waiting) listen rejects with, so the node fails with the vendor's message, and the listen
 // after that opens a new session. Prompts never fail because of STT: they only lose speech
 // barge-in.
-import { abortError, type ListenOptions, type UserTurn } from '../channels/channel.js';
-import { CALL_PCM_RATE, type CallMedia } from '../channels/call-media.js';
-import type { SpeechHints, SttEvent, SttProvider, SttSession } from '../providers/stt/stt.types.js';
-import type { Clock, TimerHandle } from '../shared/clock.js';
-import type { Logger } from '../shared/logger.js';
+import { abortError, type ListenOptions, type UserTurn } from '../channel.js';
+import { CALL_PCM_RATE, type CallMedia } from '../call-media.js';
+import type { SpeechHints, SttEvent, SttProvider, SttSession } from '../../providers/stt/stt.types.js';
+import type { Clock, TimerHandle } from '../../shared/clock.js';
+import type { Logger } from '../../shared/logger.js';
 import { AudioTimeline } from './audio-timeline.js';
 import { TurnAssembler } from './turn-assembler.js';
 

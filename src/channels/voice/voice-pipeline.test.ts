@@ -1,10 +1,10 @@
 import { describe, expect, it, vi } from 'vitest';
-import { FakeCallMedia } from '../../test/support/voice-media.js';
-import { FakeSttProvider, FakeTtsProvider } from '../../test/support/voice-providers.js';
-import type { OutputTiming } from '../channels/channel.js';
-import { EspeakTtsProvider } from '../providers/tts/espeak.js';
-import type { TtsProvider } from '../providers/tts/tts.types.js';
-import { FakeClock } from '../shared/clock.js';
+import { FakeCallMedia } from '../../../test/support/voice-media.js';
+import { FakeSttProvider, FakeTtsProvider } from '../../../test/support/voice-providers.js';
+import type { OutputTiming } from '../channel.js';
+import { EspeakTtsProvider } from '../../providers/tts/espeak.js';
+import type { TtsProvider } from '../../providers/tts/tts.types.js';
+import { FakeClock } from '../../shared/clock.js';
 import { VoicePipeline } from './voice-pipeline.js';
 
 const drain = async (): Promise<void> => {

@@ -2,10 +2,10 @@
 // caller hears the first words while the rest is still being made), then waits on the injected
 // clock until the send queue has drained. Aborting stops playback at once (stopPlayback) and
 // abandons the synthesis; barge-in is an abort with a reason the channel recognises.
-import { abortError } from '../channels/channel.js';
-import { CALL_PCM_RATE, type CallMedia } from '../channels/call-media.js';
-import type { TtsProvider } from '../providers/tts/tts.types.js';
-import type { Clock, TimerHandle } from '../shared/clock.js';
+import { abortError } from '../channel.js';
+import { CALL_PCM_RATE, type CallMedia } from '../call-media.js';
+import type { TtsProvider } from '../../providers/tts/tts.types.js';
+import type { Clock, TimerHandle } from '../../shared/clock.js';
 
 export interface PlaybackDeps {
   clock: Clock;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SttEvent } from '../providers/stt/stt.types.js';
+import type { SttEvent } from '../../providers/stt/stt.types.js';
 import { AudioTimeline } from './audio-timeline.js';
 import { TurnAssembler } from './turn-assembler.js';
 
