@@ -85,6 +85,11 @@ export interface CallHostDeps {
   draining?: () => boolean;
   /** Where outbound INVITEs to a termination host go (UacLegOptions.resolve). */
   resolve?: UacLegOptions['resolve'];
+  /**
+   * Waits for an INVITE's slot to a carrier host that caps the call rate (InvitePacer.slot): one
+   * pacing per node for POST /calls and the second legs of its calls alike.
+   */
+  pace?: (host: string, perSecond: number) => Promise<void>;
   /** The trunk whose registered Contact an INVITE came on (TrunkManager.trunkOfRequest). */
   trunkOfRequest?: (req: SipRequest, source: Source) => string | undefined;
 }
@@ -316,6 +321,8 @@ export class LiveCall {
       local: this.host.local,
       ports: this.host.media.ports,
       ...(this.host.media.pacer ? { pacer: this.host.media.pacer } : {}),
+      ...(this.host.pace ? { pace: this.host.pace } : {}),
+      ...(this.host.resolve ? { resolve: this.host.resolve } : {}),
       callerGone: this.gone.signal,
       suspendMedia: () => {
         this.o.media.stopPlayback();

@@ -26,6 +26,7 @@ import type { SipDialer } from '../outbound/sip-dialer.js';
 import type { SecondLegDialler, Transferer } from '../transfer/transfer-context.js';
 import { createSecondLegDialler, createTransferer } from '../transfer/transfer.js';
 import { TrunkManager, type TrunkManagerOptions } from '../trunks/trunk-manager.js';
+import { SipResolver, type DnsClient } from '../../sip/transport/resolve.js';
 
 export interface TelephonyNodeOptions {
   deps: ServiceDeps;
@@ -57,8 +58,14 @@ export interface TelephonyNodeOptions {
   admission?: OverloadLimits;
   /** Tests and the benchmark: the per-source flood throttle (default SIP_FLOOD_*). */
   throttle?: SipStackOptions['throttle'];
-  /** Tests: where outbound INVITEs to a termination host go (a carrier's name pointed at sipp). */
+  /**
+   * Where outbound INVITEs (and trunk OPTIONS/REGISTER) to a host name go. Default: RFC 3263
+   * (sip/transport/resolve.ts SipResolver: NAPTR, SRV `_sip._udp` / `_sip._tcp` / `_sips._tcp` by
+   * priority and weight, then A/AAAA) over `dns`. Tests point a carrier's name at sipp.
+   */
   resolve?: CallHostDeps['resolve'];
+  /** The DNS client of the default resolver (default node:dns/promises). */
+  dns?: DnsClient;
   /** Trunk registration and OPTIONS pings (trunks/trunk-manager.ts); false: none (tests). */
   trunks?: Pick<TrunkManagerOptions, 'syncMs' | 'ping' | 'binding'> | false;
 }
@@ -156,6 +163,8 @@ export class TelephonyNode {
       ...(listening.tcp ? { tcp: listening.tcp } : {}),
       ...(listening.tls ? { tls: listening.tls } : {}),
     };
+    const resolver = new SipResolver(o.dns ? { dns: o.dns } : {});
+    const resolve: NonNullable<CallHostDeps['resolve']> = o.resolve ?? ((t) => resolver.resolve(t));
     const trunks =
       o.trunks === false
         ? null
@@ -163,7 +172,7 @@ export class TelephonyNode {
             deps,
             stack,
             local: address,
-            ...(o.resolve ? { resolve: o.resolve } : {}),
+            resolve,
             ...(o.trunks ?? {}),
           });
     host = new CallHost({
@@ -177,7 +186,7 @@ export class TelephonyNode {
       local: { host: sipHost, port: listening.udp ?? listening.tls ?? 0 },
       media,
       draining: drainer.draining,
-      ...(o.resolve ? { resolve: o.resolve } : {}),
+      resolve,
       ...(trunks ? { trunkOfRequest: (req, source) => trunks.trunkOfRequest(req, source) } : {}),
     });
     host.onSetUp = (ms) => gate.setUpTook(ms);

@@ -81,7 +81,7 @@ import type { LocalAudio, NegotiatedAudio, Origin } from '../../sip/sdp/session.
 import type { Respond } from '../../sip/dialog-requests.js';
 import type { SipRequest } from '../../sip/message/types.js';
 import type { SipStack } from '../../sip/stack.js';
-import { UacLeg } from '../../sip/uac-leg.js';
+import { UacLeg, type UacLegOptions } from '../../sip/uac-leg.js';
 import { SecondLegRequests } from './second-leg-requests.js';
 import {
   DialogTimer,
@@ -116,6 +116,8 @@ export interface WarmTransferRequest {
   auth: DigestCredentials;
   /** Caller ID of the new leg (our registered number). */
   from: string;
+  /** RFC 3263: the destinations of a target host given by name (NAPTR, SRV, A/AAAA). */
+  resolve?: UacLegOptions['resolve'];
   /** Extra INVITE header fields the trunk's carrier asks for (carrier_a: P-Asserted-Identity). */
   carrierHeaders?: readonly (readonly [string, string])[];
   /** The call's id, for logs. */
@@ -325,6 +327,7 @@ export class WarmTransfer {
       offer: () => buildOffer(media.local, media.origin),
       onAnswer: (sdp) => (this.answerSdp = sdp),
       onEarlyAnswer: (sdp, status) => this.early(sdp, status),
+      ...(w.resolve ? { resolve: w.resolve } : {}),
     });
     this.ringback = w.ringing ? new RingbackTone(w.clock, w.callerRtp, w.ringing.tone) : null;
     this.sessionTimer = new DialogTimer(w.clock, this.leg, () => this.lost());

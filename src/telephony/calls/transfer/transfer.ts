@@ -125,6 +125,12 @@ async function secondLeg(
     await record.end(legEnding('trunk_unreachable', false));
     return { status: 'failed', reason: 'trunk_unreachable', callId };
   }
+  const profile = viaTrunk ? outboundProfile(trunk.provider) : null;
+  if (profile && profile.callsPerSecond !== null && ctx.pace) {
+    // The carrier caps INVITEs per second from us (carrier_a): a second leg takes its slot in the
+    // same line as POST /calls. Cancelled or hung up meanwhile: warmTransfer sends nothing then.
+    await ctx.pace(route.target.host, profile.callsPerSecond);
+  }
   let result: TransferResult;
   try {
     result = await warmTransfer({
@@ -137,12 +143,10 @@ async function secondLeg(
       target: route.target,
       auth: route.auth,
       from: ourNumber(call),
-      ...(viaTrunk
+      ...(ctx.resolve ? { resolve: ctx.resolve } : {}),
+      ...(profile
         ? {
-            carrierHeaders: outboundProfile(trunk.provider).identityHeaders(
-              ourNumber(call),
-              deps.config.sip.domain,
-            ),
+            carrierHeaders: profile.identityHeaders(ourNumber(call), deps.config.sip.domain),
           }
         : {}),
       callId: call.id,
