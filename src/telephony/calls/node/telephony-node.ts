@@ -16,6 +16,8 @@ import { createTtsProvider } from '../../../providers/tts/registry.js';
 import type { TtsProvider } from '../../../providers/tts/tts.types.js';
 import { RtpPortAllocator } from '../../media/port-allocator.js';
 import { SharedPacer } from '../../media/shared-pacer.js';
+import { addTicks, MediaWorkerPool } from '../../media/workers/media-worker-pool.js';
+import { systemClock } from '../../../shared/clock.js';
 import { OverloadGate, processLoadSignals, type OverloadLimits } from '../../sip/overload.js';
 import { SipStack, type SipStackOptions } from '../../sip/stack.js';
 import { CallDrain, DRAIN_LIMIT_MS } from './call-drain.js';
@@ -49,6 +51,11 @@ export interface TelephonyNodeOptions {
   drainLimitMs?: number;
   /** Tests: another channel over the call's media. */
   newChannel?: PhoneChannelFactory;
+  /**
+   * Media worker threads (default config MEDIA_WORKERS; 0 with a test's fake clock, which a
+   * worker's frame timer cannot follow).
+   */
+  mediaWorkers?: number;
   /** Tests: SIP timers. */
   timers?: SipStackOptions['timers'];
   /**
@@ -107,8 +114,11 @@ export class TelephonyNode {
     let host: CallHost | null = null;
     const ports = o.ports ?? new RtpPortAllocator(config.sip.rtpPortMin, config.sip.rtpPortMax);
     const pacer = new SharedPacer(clock);
-    // Overload control (src/telephony/sip/overload.ts): every port pair is one call at most.
-    const signals = processLoadSignals(() => pacer.ticks);
+    const workerCount = o.mediaWorkers ?? (clock === systemClock ? config.sip.mediaWorkers : 0);
+    const workers = workerCount > 0 ? await MediaWorkerPool.start(workerCount) : null;
+    // Overload control (src/telephony/sip/overload.ts): every port pair is one call at most. The
+    // workers' frame timers (what calls send) count with the main one's (what they hear).
+    const signals = processLoadSignals(() => addTicks(pacer.ticks, workers?.ticks));
     const gate = new OverloadGate(
       clock,
       {
@@ -146,6 +156,7 @@ export class TelephonyNode {
       bindHost: config.sip.host,
       address: sipHost,
       pacer,
+      ...(workers ? { workers } : {}),
       onError: (err) => deps.logger.debug?.({ err }, 'rtp error'),
       // SIP_CODECS: every offer and answer of this node's calls follows this order.
       codecs: config.sip.codecs,
@@ -192,7 +203,11 @@ export class TelephonyNode {
     host.onSetUp = (ms) => gate.setUpTook(ms);
     // Bindings start (and a restarted node registers again) before the node takes calls.
     await trunks?.start();
-    return new TelephonyNode(stack, host, drainer, ports, gate, () => signals.close(), address, trunks);
+    const stopSignals = () => {
+      signals.close();
+      void workers?.close();
+    };
+    return new TelephonyNode(stack, host, drainer, ports, gate, stopSignals, address, trunks);
   }
 
   /** The Dialer for POST /calls. */
