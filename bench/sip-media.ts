@@ -1,7 +1,9 @@
 // The SIP benchmark's media part (sip.bench.ts): SIP_BENCH_MEDIA_CALLS concurrent G.711 calls from
 // SIP_BENCH_MEDIA_PEERS sipp processes, each answered with an RtpSession on one SharedPacer, media
 // both ways through sipp's -rtp_echo, measured over SIP_BENCH_MEDIA_HOLD_S s: packets sent, back and
-// late, the kernel's drops, memory per call, CPU and event-loop delay.
+// late, the kernel's drops, memory per call, CPU and event-loop delay. MEDIA_WORKERS (default one
+// per core, 0 = the main thread) puts the sessions' sockets, pacing and encoding on worker threads;
+// SIP_BENCH_API=1 loads an API route on the main thread with autocannon over the same window.
 import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { systemClock } from '../src/shared/clock.js';
@@ -9,6 +11,9 @@ import { G711Codec } from '../src/audio/codecs/g711.js';
 import { RtpPortAllocator } from '../src/telephony/media/port-allocator.js';
 import { RtpSession } from '../src/telephony/media/rtp-session.js';
 import { SharedPacer } from '../src/telephony/media/shared-pacer.js';
+import { MediaWorkerPool } from '../src/telephony/media/workers/media-worker-pool.js';
+import { loadConfig } from '../src/config/config.js';
+import { apiLoad } from './api-load.js';
 import { answerOffer } from '../src/telephony/sip/sdp/answer.js';
 import type { UasLeg } from '../src/telephony/sip/uas-leg.js';
 import { answeringStack } from './sip-answering-stack.js';
@@ -20,6 +25,9 @@ export const MEDIA_HOLD_S = Number(process.env.SIP_BENCH_MEDIA_HOLD_S ?? 10);
 export const MEDIA_RATE = Number(process.env.SIP_BENCH_MEDIA_RATE ?? 100);
 /** sipp processes sharing the media calls, each with its own RTP echo socket. */
 export const MEDIA_PEERS = Number(process.env.SIP_BENCH_MEDIA_PEERS ?? 4);
+/** MEDIA_WORKERS as the service reads it. */
+export const WORKERS = loadConfig({ MEDIA_WORKERS: process.env.MEDIA_WORKERS }).sip.mediaWorkers;
+export const API_LOAD = process.env.SIP_BENCH_API === '1';
 
 export interface MediaRun {
   readonly calls: number;
@@ -28,6 +36,9 @@ export interface MediaRun {
   readonly received: number;
   readonly late: number;
   readonly skippedFrames: number;
+  /** Frames due with something to send that never went out (every stream's holes). */
+  readonly neverSent: number;
+  readonly api: { requests: number; p99Ms: number; errors: number } | null;
   readonly rssPerCall: number;
   readonly heapPerCall: number;
   readonly cpu: number;
@@ -63,6 +74,8 @@ function udpDrops(): Map<number, number> {
 /** MEDIA_CALLS concurrent G.711 calls from sipp, media both ways through sipp's RTP echo. */
 export async function media(): Promise<MediaRun> {
   const pacer = new SharedPacer(systemClock);
+  const workers = WORKERS > 0 ? await MediaWorkerPool.start(WORKERS) : null;
+  const api = API_LOAD ? await apiLoad() : null;
   const ports = new RtpPortAllocator(20000, 20000 + 4 * MEDIA_CALLS + 1000);
   const sessions: RtpSession[] = [];
   const legs: UasLeg[] = [];
@@ -75,6 +88,7 @@ export async function media(): Promise<MediaRun> {
       host: '127.0.0.1',
       codec: new G711Codec('ulaw'),
       pacer,
+      ...(workers ? { workers } : {}),
       onAudio: () => void frames++,
     });
     sessions.push(session);
@@ -153,7 +167,8 @@ export async function media(): Promise<MediaRun> {
   const sent0 = sum((s) => s.sender.stats.packets);
   const recv0 = sum((s) => s.counters.rtpIn);
   const late0 = sum((s) => s.receiver.jitterBuffer.stats.late);
-  const skipped0 = pacer.skipped;
+  const skipped0 = pacer.skipped + (workers?.skipped ?? 0);
+  const holes0 = sum((s) => s.sender.stats.holeFrames);
   const ourPorts = new Set(sessions.map((s) => s.localPort));
   const drops = () => {
     const d = udpDrops();
@@ -167,21 +182,25 @@ export async function media(): Promise<MediaRun> {
   delay.enable();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  await sleep(MEDIA_HOLD_S * 1000);
+  const [apiResult] = await Promise.all([api?.run(MEDIA_HOLD_S) ?? null, sleep(MEDIA_HOLD_S * 1000)]);
   // Stop sending, let the last echoes come home, then count.
   for (const s of sessions) s.setDirection('recvonly');
   const cpu = process.cpuUsage(cpu0);
   const seconds = (performance.now() - t0) / 1000;
   delay.disable();
+  // Long enough for the workers' figures (sent every 100 ms) to include the last frames.
   await sleep(500);
   const sent = sum((s) => s.sender.stats.packets) - sent0;
   const received = sum((s) => s.counters.rtpIn) - recv0;
   const late = sum((s) => s.receiver.jitterBuffer.stats.late) - late0;
   const drops1 = drops();
+  const neverSent = sum((s) => s.sender.stats.holeFrames) - holes0;
   for (const leg of legs) leg.bye();
   const outs = (await started).map((r) => r.out);
   await Promise.all(sessions.map((s) => s.close()));
   await stack.close();
+  await api?.close();
+  await workers?.close();
   if (frames === 0) throw new Error('no audio frames played out');
   return {
     calls: MEDIA_CALLS,
@@ -189,7 +208,9 @@ export async function media(): Promise<MediaRun> {
     sent,
     received,
     late,
-    skippedFrames: pacer.skipped - skipped0,
+    skippedFrames: pacer.skipped + (workers?.skipped ?? 0) - skipped0,
+    neverSent,
+    api: apiResult,
     rssPerCall: (mem.rss - rss0) / Math.max(1, held),
     heapPerCall: (mem.heapUsed - heap0) / Math.max(1, held),
     cpu: (cpu.user + cpu.system) / 1e6 / seconds,

@@ -12,7 +12,7 @@
 //                        SIP_BENCH_MEDIA=0 skips the media part)
 //
 // The parts: sip-signalling.ts and sip-media.ts, driving sipp through sip-sipp.ts.
-import { MEDIA_CALLS, MEDIA_HOLD_S, MEDIA_PEERS, MEDIA_RATE, media } from './sip-media.js';
+import { API_LOAD, MEDIA_CALLS, MEDIA_HOLD_S, MEDIA_PEERS, MEDIA_RATE, media, WORKERS } from './sip-media.js';
 import { baseline, CALLS, line, ours, RATE } from './sip-signalling.js';
 
 const MEDIA = process.env.SIP_BENCH_MEDIA !== '0';
@@ -37,14 +37,16 @@ async function main(): Promise<void> {
   if (MEDIA) {
     console.log(
       `\nsipp UAC -> Switchboard, ${MEDIA_CALLS} concurrent G.711 calls (set up at ${MEDIA_RATE}/s), ` +
-        `media both ways through the -rtp_echo of ${MEDIA_PEERS} sipp processes, measured over ${MEDIA_HOLD_S} s`,
+        `media both ways through the -rtp_echo of ${MEDIA_PEERS} sipp processes, measured over ${MEDIA_HOLD_S} s; ` +
+        `${WORKERS > 0 ? `${WORKERS} media workers` : 'media on the main thread (MEDIA_WORKERS=0)'}` +
+        `${API_LOAD ? ', autocannon on an API route of this process meanwhile' : ''}`,
     );
     const m = await media();
     const lost = Math.max(0, m.sent - m.received);
-    // A stalled event loop makes the shared pacer skip ticks (timestamps stay true, the frames are
-    // never sent): for every call at once. Those frames were due, so they count as lost, and every
+    // A stalled frame timer skips ticks (timestamps stay true, the frames are never sent): each
+    // stream counts its own (holeFrames). Those frames were due, so they count as lost, and every
     // share below is of the frames due (sent + never sent).
-    const unsent = m.skippedFrames * m.held;
+    const unsent = m.neverSent;
     const due = m.sent + unsent;
     const pct = (x: number) => `${((x / Math.max(1, due)) * 100).toFixed(3)}%`;
     console.log(
@@ -67,6 +69,12 @@ async function main(): Promise<void> {
       `while held                   ${(m.cpu * 100).toFixed(0)}% of a core, event-loop delay p99 ` +
         `${m.delayP99.toFixed(1)} ms; ${m.skippedFrames} pacer ticks skipped after stalls`,
     );
+    if (m.api) {
+      console.log(
+        `API meanwhile                ${m.api.requests} requests (${(m.api.requests / MEDIA_HOLD_S).toFixed(0)}/s), ` +
+          `p99 ${m.api.p99Ms} ms, ${m.api.errors} errors`,
+      );
+    }
     failed ||= m.held < m.calls || m.sippFailed > 0;
     const bad = (unsent + lost + m.late) / Math.max(1, due);
     targets.push(

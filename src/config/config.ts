@@ -28,6 +28,11 @@ export interface Config {
     /** `SIP_CODECS`: our audio codec preference, most preferred first (offers and answers). */
     codecs: SipCodecName[];
     /**
+     * `MEDIA_WORKERS`: worker threads that own the calls' RTP sockets, pacing and encoding (default
+     * one per core); 0 keeps media on the main thread.
+     */
+    mediaWorkers: number;
+    /**
      * `SIP_RINGBACK`: the tone a caller hears while a second leg of their call rings without early
      * media: `us` (440+480 Hz, 2 s on 4 s off; default), `uk`, `eu` or `off` (call-media/ringback.ts).
      */
@@ -322,6 +327,7 @@ export function loadConfig(env: Env = process.env): Config {
       rtpPortMin,
       rtpPortMax,
       codecs: codecList(env, 'SIP_CODECS'),
+      mediaWorkers: int(env, 'MEDIA_WORKERS', os.availableParallelism(), 0, 64),
       ringback: ringback as SipRingback,
       trunkSyncSeconds: int(env, 'SIP_TRUNK_SYNC_SECONDS', 15, 1, 3600),
       optionsIntervalSeconds: int(env, 'SIP_OPTIONS_INTERVAL_SECONDS', 30, 5, 3600),

@@ -65,6 +65,8 @@ export interface CallNodeOptions {
   trunks?: TelephonyNodeOptions['trunks'];
   /** Where outbound INVITEs to a termination host go (a carrier's host name pointed at sipp). */
   resolve?: TelephonyNodeOptions['resolve'];
+  /** The DNS client of the node's RFC 3263 resolver (when `resolve` is not given). */
+  dns?: TelephonyNodeOptions['dns'];
 }
 
 let rtpBase = 30000 + (process.pid % 50) * 400;
@@ -111,6 +113,7 @@ export async function startCallNode(options: CallNodeOptions = {}): Promise<Call
     ...(options.drainLimitMs !== undefined ? { drainLimitMs: options.drainLimitMs } : {}),
     ...(options.trunks !== undefined ? { trunks: options.trunks } : {}),
     ...(options.resolve ? { resolve: options.resolve } : {}),
+    ...(options.dns ? { dns: options.dns } : {}),
   });
   const { app, services } = await buildApp({
     wiring,

@@ -31,6 +31,9 @@ import { decodeRtp, RtpPacket, RtpStatus } from './rtp-packet.js';
 import { MediaReceiver, type AudioFrameInfo } from './rtp-receiver.js';
 import { RtpSender, type DigitOptions } from './rtp-sender.js';
 import { SrtpStreams, type SrtpParameters } from './srtp/srtp-streams.js';
+import type { MediaWorkerPool, WorkerSession } from './workers/media-worker-pool.js';
+import type { WireSrtp } from './workers/protocol.js';
+import { RemoteSender, type MediaSender } from './workers/remote-sender.js';
 
 export interface MediaAddress {
   address: string;
@@ -63,6 +66,11 @@ export interface RtpSessionOptions {
   rtcpIntervalMs?: number;
   /** One frame timer shared by every call of the node (see shared-pacer.ts); else two per call. */
   pacer?: SharedPacer;
+  /**
+   * Media workers (workers/): the sockets, the pacing, encoding and SRTP of what we send run on a
+   * worker thread, so a busy main loop cannot delay a frame; without, all of it runs here.
+   */
+  workers?: MediaWorkerPool;
   onAudio?: (pcm: Int16Array, info: AudioFrameInfo) => void;
   onDigit?: (digit: DigitEvent) => void;
   onDigitEnd?: (digit: DigitEnd) => void;
@@ -96,7 +104,7 @@ export class RtpSession {
     stray: 0,
     srtpDropped: 0,
   };
-  readonly sender: RtpSender;
+  readonly sender: MediaSender;
   readonly receiver: MediaReceiver;
   readonly rtcp: RtcpReporter;
   readonly ssrc: number;
@@ -112,6 +120,9 @@ export class RtpSession {
   /** The SDP address changed mid-call: latch at once only to exactly the new address. */
   private moved = false;
   private srtp: SrtpStreams | 'pending' | null = null;
+  /** The session's half on a media worker, when it runs on one. */
+  private worker: WorkerSession | null = null;
+  private readonly initial: { sequence: number; timestamp: number };
 
   constructor(private readonly options: RtpSessionOptions) {
     const random = options.random ?? Math.random;
@@ -119,19 +130,25 @@ export class RtpSession {
     this.ssrc = Math.floor(random() * 0x100000000) >>> 0;
     this.remote = options.remote ?? null;
     if (options.srtp) this.srtp = options.srtp === 'pending' ? 'pending' : SrtpStreams.create(options.srtp);
-    this.sender = new RtpSender({
-      clock: options.clock,
-      codec,
-      ssrc: this.ssrc,
+    this.initial = {
       sequence: Math.floor(random() * 0x10000),
       timestamp: Math.floor(random() * 0x100000000),
-      payloadType: options.payloadType,
-      telephoneEventPayloadType: options.telephoneEventPayloadType,
-      idle: options.idle,
-      transmit: (b) => this.sendRtp(b),
-      pacer: options.pacer,
-      onError: options.onError,
-    });
+    };
+    this.sender = options.workers
+      ? new RemoteSender(options.clock, this.ssrc)
+      : new RtpSender({
+          clock: options.clock,
+          codec,
+          ssrc: this.ssrc,
+          sequence: this.initial.sequence,
+          timestamp: this.initial.timestamp,
+          payloadType: options.payloadType,
+          telephoneEventPayloadType: options.telephoneEventPayloadType,
+          idle: options.idle,
+          transmit: (b) => this.sendRtp(b),
+          pacer: options.pacer,
+          onError: options.onError,
+        });
     this.receiver = new MediaReceiver({
       clock: options.clock,
       codec: new PipelineCodec(options.codec),
@@ -187,6 +204,7 @@ export class RtpSession {
 
   /** Binds the sockets; media starts flowing with start(). */
   async bind(): Promise<number> {
+    if (this.options.workers) return this.bindOnWorker(this.options.workers);
     const type = isIP(this.options.host) === 6 ? 'udp6' : 'udp4';
     for (let attempt = 0; attempt < BIND_ATTEMPTS; attempt++) {
       const port = this.options.ports.allocate();
@@ -218,6 +236,62 @@ export class RtpSession {
     return this.port;
   }
 
+  private async bindOnWorker(pool: MediaWorkerPool): Promise<number> {
+    const o = this.options;
+    const sender = this.sender as RemoteSender;
+    for (let attempt = 0; attempt < BIND_ATTEMPTS; attempt++) {
+      const port = o.ports.allocate();
+      if (port === null) throw new Error('RTP port range exhausted');
+      try {
+        this.worker = await pool.open(
+          {
+            host: o.host,
+            port,
+            rtcpMux: o.rtcpMux ?? false,
+            codec: o.codec.name,
+            payloadType: o.payloadType ?? o.codec.payloadType,
+            ...(o.telephoneEventPayloadType !== undefined
+              ? { telephoneEventPayloadType: o.telephoneEventPayloadType }
+              : {}),
+            ssrc: this.ssrc,
+            sequence: this.initial.sequence,
+            timestamp: this.initial.timestamp,
+            ...(o.idle ? { idle: o.idle } : {}),
+            srtp: o.srtp === 'pending' ? 'pending' : o.srtp ? toWire(o.srtp) : null,
+          },
+          {
+            onDatagram: (msg, source, onRtcpPort) => this.onDatagram(msg, source, onRtcpPort),
+            onStats: (stats) => {
+              sender.onStats(stats);
+              this.counters.rtpOut = sender.rtpOut;
+            },
+            onSent: (pcm) => sender.onSentFrames(pcm),
+            onError: (err) => o.onError?.(err),
+          },
+        );
+        this.port = port;
+        break;
+      } catch (err) {
+        o.ports.release(port);
+        if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+      }
+    }
+    if (!this.worker) throw new Error('no free RTP port after several attempts');
+    sender.attach(this.worker);
+    this.postDestination();
+    return this.port;
+  }
+
+  /** The worker sends to wherever the latching rule says now. */
+  private postDestination(): void {
+    const to = this.destination;
+    this.worker?.post({
+      t: 'dest',
+      id: this.worker.id,
+      to: to ? { address: to.address, port: to.port } : null,
+    });
+  }
+
   /**
    * Sets or changes the peer's SDP address (answer received, re-INVITE). A new address drops the
    * latch: media follows the SDP again; a packet from exactly that address latches at once, any
@@ -232,6 +306,7 @@ export class RtpSession {
       this.candidate = null;
       this.moved = true;
     }
+    this.postDestination();
   }
 
   /**
@@ -242,6 +317,8 @@ export class RtpSession {
     if (!params) this.srtp = null;
     else if (this.srtp instanceof SrtpStreams) this.srtp.rekey(params);
     else this.srtp = SrtpStreams.create(params);
+    // The worker keeps its own contexts and uses only the outbound one; these only the inbound.
+    this.worker?.post({ t: 'srtp', id: this.worker.id, srtp: params ? toWire(params) : null });
   }
 
   /** The SRTP contexts' own counts (protected, unprotected, and drops by cause); null for plain RTP. */
@@ -273,8 +350,8 @@ export class RtpSession {
       });
     }
     // Wait for the BYE to leave: closing the socket first would drop it.
-    if (this.rtpSocket && this.destination) await this.sendRtcp(this.rtcp.buildBye(reason));
-    await Promise.all([closeSocket(this.rtpSocket), closeSocket(this.rtcpSocket)]);
+    if ((this.rtpSocket || this.worker) && this.destination) await this.sendRtcp(this.rtcp.buildBye(reason));
+    await Promise.all([closeSocket(this.rtpSocket), closeSocket(this.rtcpSocket), this.worker?.close()]);
     if (this.port) this.options.ports.release(this.port);
   }
 
@@ -306,7 +383,7 @@ export class RtpSession {
     this.sender.paused = direction === 'recvonly' || direction === 'inactive';
   }
 
-  private onDatagram(msg: Buffer, rinfo: dgram.RemoteInfo, onRtcpPort: boolean): void {
+  private onDatagram(msg: Buffer, rinfo: Source, onRtcpPort: boolean): void {
     if (this.closed) return;
     try {
       this.process(msg, rinfo, onRtcpPort);
@@ -317,7 +394,7 @@ export class RtpSession {
     }
   }
 
-  private process(datagram: Buffer, rinfo: dgram.RemoteInfo, onRtcpPort: boolean): void {
+  private process(datagram: Buffer, rinfo: Source, onRtcpPort: boolean): void {
     const rtcp = onRtcpPort || isRtcp(datagram);
     let msg = datagram;
     const srtp = this.srtp;
@@ -359,7 +436,7 @@ export class RtpSession {
   }
 
   /** Applies the latching rule to a valid RTP packet's source; true when it may be played. */
-  private accept(rinfo: dgram.RemoteInfo): boolean {
+  private accept(rinfo: Source): boolean {
     // Port 0 cannot be answered (a raw-socket sender, a spoofed packet): never latch to it.
     if (!sendablePort(rinfo.port)) return false;
     const latched = this.latched;
@@ -385,6 +462,7 @@ export class RtpSession {
     else if (!this.rtcpRemote || this.rtcpRemote.address !== rinfo.address) {
       this.rtcpRemote = { address: rinfo.address, port: rinfo.port + 1 };
     }
+    this.postDestination();
     this.options.onLatch?.(this.latched);
     return true;
   }
@@ -399,18 +477,30 @@ export class RtpSession {
 
   private sendRtcp(compound: Buffer): Promise<void> {
     const socket = this.options.rtcpMux ? this.rtpSocket : this.rtcpSocket;
+    const worker = this.worker;
     let to = this.rtcpRemote;
     if (!to && this.remote) {
       const port = this.options.rtcpMux ? this.remote.port : (this.remote.rtcpPort ?? this.remote.port + 1);
       to = { address: this.remote.address, port };
     }
     const srtp = this.srtp;
-    if (!socket || !to || !sendablePort(to.port) || srtp === 'pending') return Promise.resolve();
+    if ((!socket && !worker) || !to || !sendablePort(to.port) || srtp === 'pending') return Promise.resolve();
     this.counters.rtcpOut++;
+    if (worker) return worker.sendRtcp(compound, { address: to.address, port: to.port });
     const dest = to;
     const packet = srtp ? srtp.outbound.protectRtcp(compound) : compound;
-    return new Promise((resolve) => socket.send(packet, dest.port, dest.address, () => resolve()));
+    return new Promise((resolve) => socket!.send(packet, dest.port, dest.address, () => resolve()));
   }
+}
+
+/** Where a datagram came from. */
+interface Source {
+  address: string;
+  port: number;
+}
+
+function toWire(p: SrtpParameters): WireSrtp {
+  return { suite: p.suite, localKey: new Uint8Array(p.localKey), remoteKey: new Uint8Array(p.remoteKey) };
 }
 
 function bindSocket(type: 'udp4' | 'udp6', host: string, port: number): Promise<dgram.Socket> {

@@ -20,6 +20,7 @@ import { createCodec } from '../../../audio/codecs/registry.js';
 import type { RtpPortAllocator } from '../../media/port-allocator.js';
 import { RtpSession, type RtpSessionOptions } from '../../media/rtp-session.js';
 import type { SharedPacer } from '../../media/shared-pacer.js';
+import type { MediaWorkerPool } from '../../media/workers/media-worker-pool.js';
 import type { CodecName } from '../../sip/sdp/codecs.js';
 import type { SdesKey } from '../../sip/sdp/crypto.js';
 import { ourCodec, DEFAULT_DYNAMIC_PTS } from '../../sip/sdp/codecs.js';
@@ -48,6 +49,8 @@ export interface MediaEnv {
   /** What our SDP says (advertisedAddress of the SIP host). */
   address: string;
   pacer?: SharedPacer;
+  /** Media workers (MEDIA_WORKERS): each call's sockets, pacing and encoding run on one. */
+  workers?: MediaWorkerPool;
   onError?: (err: Error) => void;
   /** Our codec preference, most preferred first (SIP_CODECS); default CODEC_PREFERENCE. */
   codecs?: readonly CodecName[];
@@ -109,6 +112,7 @@ export async function sessionForAnswer(
     remote: { address: audio.remoteAddress, port: audio.remotePort },
     ...(audio.srtp ? { srtp: audio.srtp } : {}),
     ...(env.pacer ? { pacer: env.pacer } : {}),
+    ...(env.workers ? { workers: env.workers } : {}),
     ...(env.onError ? { onError: env.onError } : {}),
     ...callbacks,
   });
@@ -138,6 +142,7 @@ export async function sessionForOffer(
     telephoneEventPayloadType: DEFAULT_DYNAMIC_PTS.te8000,
     ...(secure ? { srtp: 'pending' as const } : {}),
     ...(env.pacer ? { pacer: env.pacer } : {}),
+    ...(env.workers ? { workers: env.workers } : {}),
     ...(env.onError ? { onError: env.onError } : {}),
     ...callbacks,
   });

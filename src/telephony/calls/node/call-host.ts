@@ -19,6 +19,7 @@ import { LiveCall, type CallHostDeps } from '../live/live-call.js';
 import { MediaSipLeg } from '../outbound/media-sip-leg.js';
 import type { OutboundCall } from '../outbound/outbound-call.js';
 import { SipDialer } from '../outbound/sip-dialer.js';
+import { InvitePacer } from '../outbound/invite-pacer.js';
 
 export class CallHost {
   readonly records: CallRecords;
@@ -39,7 +40,12 @@ export class CallHost {
 
   constructor(options: CallHostDeps) {
     this.records = options.records ?? new CallRecordsService(options.deps);
-    this.h = { ...options, records: this.records };
+    const invites = new InvitePacer(options.deps.clock);
+    this.h = {
+      ...options,
+      records: this.records,
+      pace: options.pace ?? ((host, perSecond) => invites.slot(host, perSecond)),
+    };
     this.dialer = new SipDialer(
       options.deps,
       () => this.newOutboundLeg(),
@@ -52,6 +58,7 @@ export class CallHost {
         },
       },
       this.records,
+      invites,
     );
   }
 

@@ -16,6 +16,8 @@ import { createTtsProvider } from '../../../providers/tts/registry.js';
 import type { TtsProvider } from '../../../providers/tts/tts.types.js';
 import { RtpPortAllocator } from '../../media/port-allocator.js';
 import { SharedPacer } from '../../media/shared-pacer.js';
+import { addTicks, MediaWorkerPool } from '../../media/workers/media-worker-pool.js';
+import { systemClock } from '../../../shared/clock.js';
 import { OverloadGate, processLoadSignals, type OverloadLimits } from '../../sip/overload.js';
 import { SipStack, type SipStackOptions } from '../../sip/stack.js';
 import { CallDrain, DRAIN_LIMIT_MS } from './call-drain.js';
@@ -26,6 +28,7 @@ import type { SipDialer } from '../outbound/sip-dialer.js';
 import type { SecondLegDialler, Transferer } from '../transfer/transfer-context.js';
 import { createSecondLegDialler, createTransferer } from '../transfer/transfer.js';
 import { TrunkManager, type TrunkManagerOptions } from '../trunks/trunk-manager.js';
+import { SipResolver, type DnsClient } from '../../sip/transport/resolve.js';
 
 export interface TelephonyNodeOptions {
   deps: ServiceDeps;
@@ -48,6 +51,11 @@ export interface TelephonyNodeOptions {
   drainLimitMs?: number;
   /** Tests: another channel over the call's media. */
   newChannel?: PhoneChannelFactory;
+  /**
+   * Media worker threads (default config MEDIA_WORKERS; 0 with a test's fake clock, which a
+   * worker's frame timer cannot follow).
+   */
+  mediaWorkers?: number;
   /** Tests: SIP timers. */
   timers?: SipStackOptions['timers'];
   /**
@@ -57,8 +65,14 @@ export interface TelephonyNodeOptions {
   admission?: OverloadLimits;
   /** Tests and the benchmark: the per-source flood throttle (default SIP_FLOOD_*). */
   throttle?: SipStackOptions['throttle'];
-  /** Tests: where outbound INVITEs to a termination host go (a carrier's name pointed at sipp). */
+  /**
+   * Where outbound INVITEs (and trunk OPTIONS/REGISTER) to a host name go. Default: RFC 3263
+   * (sip/transport/resolve.ts SipResolver: NAPTR, SRV `_sip._udp` / `_sip._tcp` / `_sips._tcp` by
+   * priority and weight, then A/AAAA) over `dns`. Tests point a carrier's name at sipp.
+   */
   resolve?: CallHostDeps['resolve'];
+  /** The DNS client of the default resolver (default node:dns/promises). */
+  dns?: DnsClient;
   /** Trunk registration and OPTIONS pings (trunks/trunk-manager.ts); false: none (tests). */
   trunks?: Pick<TrunkManagerOptions, 'syncMs' | 'ping' | 'binding'> | false;
 }
@@ -100,8 +114,11 @@ export class TelephonyNode {
     let host: CallHost | null = null;
     const ports = o.ports ?? new RtpPortAllocator(config.sip.rtpPortMin, config.sip.rtpPortMax);
     const pacer = new SharedPacer(clock);
-    // Overload control (src/telephony/sip/overload.ts): every port pair is one call at most.
-    const signals = processLoadSignals(() => pacer.ticks);
+    const workerCount = o.mediaWorkers ?? (clock === systemClock ? config.sip.mediaWorkers : 0);
+    const workers = workerCount > 0 ? await MediaWorkerPool.start(workerCount) : null;
+    // Overload control (src/telephony/sip/overload.ts): every port pair is one call at most. The
+    // workers' frame timers (what calls send) count with the main one's (what they hear).
+    const signals = processLoadSignals(() => addTicks(pacer.ticks, workers?.ticks));
     const gate = new OverloadGate(
       clock,
       {
@@ -139,6 +156,7 @@ export class TelephonyNode {
       bindHost: config.sip.host,
       address: sipHost,
       pacer,
+      ...(workers ? { workers } : {}),
       onError: (err) => deps.logger.debug?.({ err }, 'rtp error'),
       // SIP_CODECS: every offer and answer of this node's calls follows this order.
       codecs: config.sip.codecs,
@@ -156,6 +174,8 @@ export class TelephonyNode {
       ...(listening.tcp ? { tcp: listening.tcp } : {}),
       ...(listening.tls ? { tls: listening.tls } : {}),
     };
+    const resolver = new SipResolver(o.dns ? { dns: o.dns } : {});
+    const resolve: NonNullable<CallHostDeps['resolve']> = o.resolve ?? ((t) => resolver.resolve(t));
     const trunks =
       o.trunks === false
         ? null
@@ -163,7 +183,7 @@ export class TelephonyNode {
             deps,
             stack,
             local: address,
-            ...(o.resolve ? { resolve: o.resolve } : {}),
+            resolve,
             ...(o.trunks ?? {}),
           });
     host = new CallHost({
@@ -177,13 +197,17 @@ export class TelephonyNode {
       local: { host: sipHost, port: listening.udp ?? listening.tls ?? 0 },
       media,
       draining: drainer.draining,
-      ...(o.resolve ? { resolve: o.resolve } : {}),
+      resolve,
       ...(trunks ? { trunkOfRequest: (req, source) => trunks.trunkOfRequest(req, source) } : {}),
     });
     host.onSetUp = (ms) => gate.setUpTook(ms);
     // Bindings start (and a restarted node registers again) before the node takes calls.
     await trunks?.start();
-    return new TelephonyNode(stack, host, drainer, ports, gate, () => signals.close(), address, trunks);
+    const stopSignals = () => {
+      signals.close();
+      void workers?.close();
+    };
+    return new TelephonyNode(stack, host, drainer, ports, gate, stopSignals, address, trunks);
   }
 
   /** The Dialer for POST /calls. */

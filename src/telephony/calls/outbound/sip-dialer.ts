@@ -35,8 +35,10 @@ export class SipDialer implements Dialer {
     private readonly newLeg: SipLegFactory,
     private readonly hooks: SipDialerHooks = {},
     private readonly records: CallRecords = new CallRecordsService(deps),
+    /** The node's INVITE pacing, shared with the second legs of its live calls. */
+    pacer?: InvitePacer,
   ) {
-    this.pacer = new InvitePacer(deps.clock);
+    this.pacer = pacer ?? new InvitePacer(deps.clock);
   }
 
   dial(call: CallRecord): void {

@@ -12,6 +12,7 @@ import type { RtpSession } from '../../media/rtp-session.js';
 import type { SharedPacer } from '../../media/shared-pacer.js';
 import type { DialogRequests } from '../../sip/dialog-requests.js';
 import type { SipStack } from '../../sip/stack.js';
+import type { UacLegOptions } from '../../sip/uac-leg.js';
 
 export type { TransferOptions, TransferOutcome } from '../../../channels/channel.js';
 
@@ -41,6 +42,13 @@ export interface TransferContext {
   /** RTP ports and the node's frame timer, for the second leg's media. */
   ports: RtpPortAllocator;
   pacer?: SharedPacer;
+  /**
+   * Waits for the INVITE's slot to a carrier host that caps the call rate (carrier_a: 30 per
+   * second), the node's one pacing shared with POST /calls; without it the leg is not paced.
+   */
+  pace?: (host: string, perSecond: number) => Promise<void>;
+  /** RFC 3263: the destinations of a termination host given by name (UacLegOptions.resolve). */
+  resolve?: UacLegOptions['resolve'];
   /**
    * Aborted when the caller hangs up (their BYE) or the process hangs the call up (shutdown): a
    * transferer stops what it is doing, and a bridge tears down its second leg.
@@ -73,6 +81,8 @@ export interface TransferResult extends TransferOutcome {
    * closes the media.
    */
   bridged?: Promise<void>;
+  /** The second leg's own call record (modules/calls/dial-legs.ts), when one was opened. */
+  callId?: string;
 }
 
 /** What the call host calls for a transfer node (options.mode says blind or warm). */

@@ -1,0 +1,223 @@
+// The main thread's side of the media workers: N worker threads (MEDIA_WORKERS, default one per
+// core), each owning the sockets, pacing and encoding of the sessions given to it (round robin).
+// A session talks to its worker through a WorkerSession: small messages out, one batch per frame
+// back (received datagrams in one transferred buffer, sender figures, a recording's sent frames).
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { DigitOptions } from '../rtp-sender.js';
+import type { FrameTickCounts } from '../shared-pacer.js';
+import type { FromWorker, OpenSession, ToWorker, WireAddress, WireStats } from './protocol.js';
+
+export interface WorkerSessionEvents {
+  onDatagram(msg: Buffer, source: WireAddress, onRtcpPort: boolean): void;
+  onStats(stats: WireStats): void;
+  onSent(pcm: Int16Array): void;
+  onError(err: Error): void;
+}
+
+class MediaWorker {
+  readonly sessions = new Map<number, { events: WorkerSessionEvents; session: WorkerSession }>();
+  readonly opening = new Map<number, (m: Extract<FromWorker, { t: 'opened' }>) => void>();
+  readonly waiting = new Map<string, () => void>();
+  readonly closing = new Map<number, () => void>();
+  ticks: FrameTickCounts = { due: 0, late: 0, skipped: 0 };
+  constructor(readonly thread: Worker) {
+    thread.on('message', (m: FromWorker) => this.onMessage(m));
+    // An unref'd worker never keeps the process alive on its own; sessions' sockets are its.
+    thread.unref();
+  }
+
+  post(m: ToWorker, transfer?: ArrayBuffer[]): void {
+    this.thread.postMessage(m, transfer);
+  }
+
+  private onMessage(m: FromWorker): void {
+    switch (m.t) {
+      case 'opened':
+        this.opening.get(m.id)?.(m);
+        this.opening.delete(m.id);
+        return;
+      case 'batch': {
+        this.ticks = m.ticks;
+        if (m.data) {
+          for (const [id, offset, length, address, port, rtcp] of m.rx) {
+            this.sessions
+              .get(id)
+              ?.events.onDatagram(Buffer.from(m.data, offset, length), { address, port }, rtcp === 1);
+          }
+        }
+        for (const s of m.stats) this.sessions.get(s.id)?.events.onStats(s);
+        for (const [id, pcm] of m.sent) this.sessions.get(id)?.events.onSent(pcm);
+        return;
+      }
+      case 'done': {
+        const key = `${m.id}:${m.req}`;
+        this.waiting.get(key)?.();
+        this.waiting.delete(key);
+        return;
+      }
+      case 'closed':
+        this.closing.get(m.id)?.();
+        this.closing.delete(m.id);
+        this.sessions.delete(m.id);
+        return;
+      case 'error':
+        this.sessions.get(m.id)?.events.onError(new Error(m.message));
+        return;
+      case 'ready':
+        return;
+    }
+  }
+}
+
+export class WorkerSession {
+  private req = 0;
+  constructor(
+    private readonly worker: MediaWorker,
+    readonly id: number,
+  ) {}
+
+  post(m: ToWorker, transfer?: ArrayBuffer[]): void {
+    this.worker.post(m, transfer);
+  }
+
+  /**
+   * Sends a copy of `pcm`, transferred: callers keep their buffers (a cached prompt is played
+   * again), and cloning a view would copy all of the buffer under it.
+   */
+  enqueue(pcm: Int16Array): void {
+    const copy = pcm.slice();
+    this.worker.post({ t: 'pcm', id: this.id, pcm: copy }, [copy.buffer]);
+  }
+
+  sendDigits(digits: string, options: DigitOptions): Promise<void> {
+    const req = ++this.req;
+    return new Promise((resolve) => {
+      this.worker.waiting.set(`${this.id}:${req}`, resolve);
+      this.worker.post({ t: 'digits', id: this.id, req, digits, options });
+    });
+  }
+
+  /** Protected (SRTCP) and sent by the worker from the session's socket; resolves once sent. */
+  sendRtcp(packet: Buffer, to: WireAddress): Promise<void> {
+    const req = ++this.req;
+    return new Promise((resolve) => {
+      this.worker.waiting.set(`${this.id}:${req}`, resolve);
+      this.worker.post({ t: 'rtcp', id: this.id, req, packet, to });
+    });
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      this.worker.closing.set(this.id, resolve);
+      this.worker.post({ t: 'close', id: this.id });
+    });
+  }
+}
+
+let bundled: Promise<string> | null = null;
+
+/**
+ * Built (dist/) the worker runs its compiled entry; from source (tests under vitest) the entry is
+ * bundled once with esbuild, as a worker thread cannot load TypeScript.
+ */
+async function spawn(): Promise<Worker> {
+  const entry = new URL('./media-worker-entry.js', import.meta.url);
+  if (!import.meta.url.endsWith('.ts')) return new Worker(entry);
+  bundled ??= import('esbuild').then(async (esbuild) => {
+    const out = await esbuild.build({
+      entryPoints: [fileURLToPath(new URL('./media-worker-entry.ts', import.meta.url))],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      // A native addon: required at run time (it has a CommonJS entry), not bundled.
+      external: ['@evan/opus'],
+      write: false,
+      logLevel: 'silent',
+    });
+    return out.outputFiles[0]!.text;
+  });
+  return new Worker(await bundled, { eval: true });
+}
+
+export class MediaWorkerPool {
+  private next = 0;
+  private ids = 0;
+
+  private constructor(private readonly workers: MediaWorker[]) {}
+
+  static async start(count: number): Promise<MediaWorkerPool> {
+    if (count < 1) throw new Error('a media worker pool needs at least one worker');
+    const threads = await Promise.all(Array.from({ length: count }, () => spawn()));
+    await Promise.all(
+      threads.map(
+        (t) =>
+          new Promise<void>((resolve, reject) => {
+            t.once('error', reject);
+            t.once('message', () => {
+              t.off('error', reject);
+              resolve();
+            });
+          }),
+      ),
+    );
+    return new MediaWorkerPool(threads.map((t) => new MediaWorker(t)));
+  }
+
+  get size(): number {
+    return this.workers.length;
+  }
+
+  /** The workers' frame timers' ticks together (the overload signal the main pacer gives too). */
+  get ticks(): FrameTickCounts {
+    return addTicks(...this.workers.map((w) => w.ticks));
+  }
+
+  /** Frames the workers' timers skipped after a stall. */
+  get skipped(): number {
+    return this.ticks.skipped;
+  }
+
+  /** Sessions open on the workers now. */
+  get sessions(): number {
+    let n = 0;
+    for (const w of this.workers) n += w.sessions.size;
+    return n;
+  }
+
+  /** Binds a session's sockets on the next worker; rejects with the bind error's code (EADDRINUSE). */
+  open(spec: Omit<OpenSession, 't' | 'id'>, events: WorkerSessionEvents): Promise<WorkerSession> {
+    const worker = this.workers[this.next++ % this.workers.length]!;
+    const id = ++this.ids;
+    return new Promise((resolve, reject) => {
+      worker.opening.set(id, (m) => {
+        if (m.error) {
+          return reject(Object.assign(new Error(m.error), m.code ? { code: m.code } : {}));
+        }
+        const session = new WorkerSession(worker, id);
+        worker.sessions.set(id, { events, session });
+        resolve(session);
+      });
+      worker.post({ ...spec, t: 'open', id });
+    });
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.thread.terminate()));
+  }
+}
+
+/** Tick totals of several frame timers as one. */
+export function addTicks(...all: (FrameTickCounts | undefined)[]): FrameTickCounts {
+  let due = 0;
+  let late = 0;
+  let skipped = 0;
+  for (const t of all) {
+    if (!t) continue;
+    due += t.due;
+    late += t.late;
+    skipped += t.skipped;
+  }
+  return { due, late, skipped };
+}

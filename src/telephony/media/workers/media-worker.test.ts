@@ -1,0 +1,166 @@
+// Media workers: a session whose sockets, pacing and encoding run on a worker thread keeps every
+// frame in order and on its timestamp grid while the main thread is blocked (the same blockage
+// punches holes in an in-process session's stream, the control), and SRTP both ways, digits, a
+// recording's tap of what was sent, the queue figure and RTCP still work through it.
+import { randomBytes } from 'node:crypto';
+import dgram from 'node:dgram';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../../shared/clock.js';
+import { G711Codec } from '../../../audio/codecs/g711.js';
+import { loadConfig } from '../../../config/config.js';
+import { RtpPortAllocator } from '../port-allocator.js';
+import { decodeRtp, RtpPacket, RtpStatus } from '../rtp-packet.js';
+import { RtpSession, type RtpSessionOptions } from '../rtp-session.js';
+import { MediaWorkerPool } from './media-worker-pool.js';
+
+const HOST = '127.0.0.1';
+const base = 44000 + (process.pid % 50) * 40;
+const ports = new RtpPortAllocator(base, base + 39);
+let pool: MediaWorkerPool;
+const open: RtpSession[] = [];
+
+beforeAll(async () => {
+  pool = await MediaWorkerPool.start(2);
+});
+afterAll(async () => {
+  await pool.close();
+});
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((s) => s.close()));
+});
+
+/** Waits (on the event loop, never asserting on time) until `done`. */
+async function until(done: () => boolean, what: string, limit = 500): Promise<void> {
+  for (let i = 0; i < limit && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+  if (!done()) throw new Error(`gave up waiting for ${what}`);
+}
+
+function busyWait(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    /* the main thread is stuck: an API burst, a slow synchronous query */
+  }
+}
+
+const tone = (n: number) =>
+  Int16Array.from({ length: n }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 1000 * i) / 16000)));
+
+function session(extra: Partial<RtpSessionOptions> = {}): RtpSession {
+  const s = new RtpSession({ clock: systemClock, ports, host: HOST, codec: new G711Codec('ulaw'), ...extra });
+  open.push(s);
+  return s;
+}
+
+/** A raw UDP peer that keeps every RTP packet's sequence number and timestamp. */
+async function receiver(): Promise<{ port: number; got: { seq: number; ts: number }[]; close: () => void }> {
+  const socket = dgram.createSocket('udp4');
+  const got: { seq: number; ts: number }[] = [];
+  const p = new RtpPacket();
+  socket.on('message', (msg) => {
+    if (msg.length >= 12 && (msg[1]! & 0x7f) < 72 && decodeRtp(msg, p) === RtpStatus.Ok) {
+      got.push({ seq: p.sequenceNumber, ts: p.timestamp });
+    }
+  });
+  await new Promise<void>((r) => socket.bind(0, HOST, () => r()));
+  return { port: socket.address().port, got, close: () => socket.close() };
+}
+
+/** Frames missing from the stream: timestamp steps of more than one frame between neighbours. */
+function holes(got: { seq: number; ts: number }[]): { seqGaps: number; tsHoles: number } {
+  let seqGaps = 0;
+  let tsHoles = 0;
+  for (let i = 1; i < got.length; i++) {
+    if (((got[i]!.seq - got[i - 1]!.seq) & 0xffff) !== 1) seqGaps++;
+    const step = (got[i]!.ts - got[i - 1]!.ts) >>> 0;
+    if (step !== 160) tsHoles += Math.max(1, Math.round(step / 160) - 1);
+  }
+  return { seqGaps, tsHoles };
+}
+
+/** Plays 1.2 s of tone, blocks the main thread for 200 ms in the middle, and waits for the end. */
+async function playThroughABlock(s: RtpSession, peer: { got: unknown[] }): Promise<void> {
+  await s.bind();
+  s.start();
+  s.enqueue(tone(16000 * 1.2));
+  await until(() => peer.got.length >= 20, 'the first frames');
+  busyWait(200);
+  await until(() => s.sender.queuedMs === 0 && peer.got.length >= 60, 'the tone to finish');
+}
+
+describe('media workers', () => {
+  it('sends every frame on its grid while the main thread is blocked for 200 ms', async () => {
+    const peer = await receiver();
+    const s = session({ workers: pool, remote: { address: HOST, port: peer.port }, idle: 'pause' });
+    await playThroughABlock(s, peer);
+    await s.close();
+    peer.close();
+    expect(peer.got.length).toBe(60);
+    expect(holes(peer.got)).toEqual({ seqGaps: 0, tsHoles: 0 });
+    expect(s.sender.stats.holeFrames).toBe(0);
+  });
+
+  it('control: the same block punches holes in an in-process session', async () => {
+    const peer = await receiver();
+    const s = session({ remote: { address: HOST, port: peer.port }, idle: 'pause' });
+    await s.bind();
+    s.start();
+    s.enqueue(tone(16000 * 1.2));
+    await until(() => peer.got.length >= 20, 'the first frames');
+    busyWait(200);
+    await until(() => s.sender.queuedMs === 0, 'the tone to finish');
+    await s.close();
+    peer.close();
+    expect(holes(peer.got).tsHoles).toBeGreaterThan(0);
+    expect(s.sender.stats.holeFrames).toBeGreaterThan(0);
+  });
+
+  it('carries SRTP both ways, digits, the sent-frame tap, the queue figure and RTCP', async () => {
+    const suite = 'AES_CM_128_HMAC_SHA1_80' as const;
+    const keyA = randomBytes(30);
+    const keyB = randomBytes(30);
+    const heardByPeer: Int16Array[] = [];
+    const heardByWorker: Int16Array[] = [];
+    const digits: string[] = [];
+    const onWorker = session({
+      workers: pool,
+      rtcpIntervalMs: 200,
+      srtp: { suite, localKey: keyA, remoteKey: keyB },
+      onAudio: (pcm, info) => void (info.concealed || heardByWorker.push(pcm)),
+    });
+    const peer = session({
+      srtp: { suite, localKey: keyB, remoteKey: keyA },
+      onAudio: (pcm, info) => void (info.concealed || heardByPeer.push(pcm)),
+      onDigit: (d) => digits.push(d.digit),
+    });
+    const [a, b] = [await onWorker.bind(), await peer.bind()];
+    onWorker.setRemote({ address: HOST, port: b });
+    peer.setRemote({ address: HOST, port: a });
+    const sent: Int16Array[] = [];
+    onWorker.sender.onSent = (pcm) => sent.push(pcm);
+    onWorker.start();
+    peer.start();
+    onWorker.enqueue(tone(16000));
+    expect(onWorker.sender.queuedMs).toBeGreaterThan(900);
+    await until(() => heardByPeer.length >= 10 && heardByWorker.length >= 10, 'audio both ways');
+    await onWorker.sendDigits('5');
+    await until(() => digits.length === 1, 'the digit');
+    expect(digits).toEqual(['5']);
+    await until(() => sent.length >= 10, 'the tap');
+    await until(() => peer.counters.rtcpIn > 0, 'RTCP from the worker', 1500);
+    await until(() => onWorker.counters.rtcpIn > 0, 'RTCP to the worker', 1500);
+    onWorker.sender.clear();
+    expect(onWorker.sender.queuedMs).toBe(0);
+    expect(peer.counters.srtpDropped + onWorker.counters.srtpDropped).toBe(0);
+    expect(onWorker.isLatched).toBe(true);
+    // The tone went out as it was given (the tap sees pipeline-rate frames before encoding).
+    expect(sent.some((f) => f.some((v) => v !== 0))).toBe(true);
+    await until(() => onWorker.counters.rtpOut > 0, 'the worker figures');
+  });
+
+  it('refuses a MEDIA_WORKERS that is not a whole number in range, and takes 0', () => {
+    expect(() => loadConfig({ MEDIA_WORKERS: 'many' })).toThrow(/MEDIA_WORKERS/);
+    expect(() => loadConfig({ MEDIA_WORKERS: '65' })).toThrow(/MEDIA_WORKERS/);
+    expect(loadConfig({ MEDIA_WORKERS: '0' }).sip.mediaWorkers).toBe(0);
+    expect(loadConfig({ MEDIA_WORKERS: '3' }).sip.mediaWorkers).toBe(3);
+  });
+});
