@@ -6385,6 +6385,7 @@ export interface components {
             metadata: {
                 [key: string]: string | number | boolean;
             };
+            parent_call_id: string | null;
             project_id: string;
             recording_error: string | null;
             recording_url: string | null;

@@ -134,6 +134,8 @@ export interface CallTable {
   wait_for_beep?: number;
   /** human, machine, unknown; null when not detected. */
   answered_by?: string | null;
+  /** Migration 011: the call a workflow dialled this leg from (dial node, warm transfer); else null. */
+  parent_call_id?: string | null;
 }
 
 export interface PhoneNumberTable {

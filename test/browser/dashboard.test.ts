@@ -218,6 +218,16 @@ journey('dashboard journeys in chromium', () => {
     await page.getByText('You chose 2.').waitFor();
     await page.getByText('workflow hangup').first().waitFor();
     await check('call');
+
+    // The call's session, and from it the conversation: the same transcript, each on its own page.
+    await page.getByRole('region', { name: 'Details' }).locator('a[href^="/sessions/"]').click();
+    await heading('Phone session');
+    await page.getByText('You chose 2.').waitFor();
+    await check('session');
+    await page.getByRole('link', { name: /\d+ messages/ }).click();
+    await heading('Conversation');
+    await page.getByText('You chose 2.').waitFor();
+    await check('conversation');
   }, 180_000);
 
   it('creates a webhook endpoint, shows its secret once, logs a failed delivery with its response, and redelivers it', async () => {

@@ -81,8 +81,13 @@ describe('e2e: the dial node on a phone call (two sipps)', () => {
       const done = (await storedEvents(n)).find((e) => e.type === 'workflow.completed');
       expect(done?.data.path).toEqual(['start', 'dial', 'back', 'bye']);
       expect((await transcript(n, call.session_id!)).map((m) => m.content)).toContain('Welcome back.');
-      // The dialled leg belongs to the caller's call: no call row of its own.
-      expect(await n.store.db.selectFrom('calls').select('id').execute()).toHaveLength(1);
+      // The dialled leg is a call row of its own, the caller's call its parent (calls-dial-legs.test.ts).
+      const legs = await n.store.db
+        .selectFrom('calls')
+        .select('id')
+        .where('parent_call_id', '=', call.id)
+        .execute();
+      expect(legs).toHaveLength(1);
     },
     120_000,
   );

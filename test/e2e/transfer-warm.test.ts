@@ -133,8 +133,27 @@ describe('e2e: warm transfer with sipp as the human', () => {
       }),
       s.peer.early,
     ]);
-    expect(result).toEqual({ status: 'failed', reason: 'no_answer' });
+    expect(result).toEqual({ status: 'failed', reason: 'no_answer', callId: expect.any(String) });
     expect(s.media).toEqual({ suspend: 0, resume: 0 });
+    // The human's leg is a call of its own, the caller's call its parent, ended no_answer with call.ended.
+    const leg = await s.ctx.deps.db
+      .selectFrom('calls')
+      .selectAll()
+      .where('id', '=', result.callId!)
+      .executeTakeFirstOrThrow();
+    expect(leg).toMatchObject({
+      direction: 'outbound',
+      parent_call_id: s.ctx.call.id,
+      status: 'no_answer',
+      hangup_reason: 'ring_timeout',
+      to_number: '+15550177',
+      workflow_id: s.ctx.call.workflow_id,
+    });
+    const events = await s.ctx.deps.db.selectFrom('webhook_events').select(['type', 'body']).execute();
+    const legEvents = events.filter(
+      (e) => (JSON.parse(e.body) as { data: { id: string } }).data.id === leg.id,
+    );
+    expect(legEvents.map((e) => e.type)).toEqual(['call.ended']);
     const r = await s.peer.sipp.done;
     expect(r.code, r.out.slice(-3000)).toBe(0);
   });

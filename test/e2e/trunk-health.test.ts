@@ -136,6 +136,16 @@ describe('e2e: trunk health with sipp answering OPTIONS, then not', () => {
         (await storedEvents(n)).find((e) => e.type === 'workflow.completed'),
       );
       expect(done.data.path).toEqual(['start', 'human', 'sorry', 'dial', 'bye']);
+      // Both legs are recorded, the caller's call their parent, ended at once.
+      const legs = await n.store.db
+        .selectFrom('calls')
+        .select(['status', 'hangup_reason'])
+        .where('parent_call_id', '=', inbound.id)
+        .execute();
+      expect(legs).toEqual([
+        { status: 'failed', hangup_reason: 'trunk_unreachable' },
+        { status: 'failed', hangup_reason: 'trunk_unreachable' },
+      ]);
       // The termination host saw OPTIONS pings only: neither leg sent an INVITE.
       expect(seen.length).toBeGreaterThan(0);
       expect(seen.filter((m) => !m.startsWith('OPTIONS '))).toEqual([]);

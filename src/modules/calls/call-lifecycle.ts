@@ -40,6 +40,7 @@ export const HANGUP_REASONS = [
   'workflow_unpublished', // inbound: the winning rule's workflow has no published version
   'source_not_allowed', // inbound, registered number: the source is not in its trunk's allowed_ips (403)
   'media_unsupported', // inbound, registered number: no format of the offer can be carried (488)
+  'no_route', // a dialled leg (dial node, warm transfer): no trunk to carry its tel: destination
 ] as const;
 export type HangupReason = (typeof HANGUP_REASONS)[number];
 
@@ -63,6 +64,7 @@ export function toCall(row: CallTable): Call {
     recording_url: row.recording_url ?? null,
     recording_error: row.recording_error ?? null,
     answered_by: row.answered_by ?? null,
+    parent_call_id: row.parent_call_id ?? null,
   };
 }
 

@@ -47,6 +47,12 @@ export const Call = Type.Object(
     answered_by: Nullable(
       Type.String({ description: 'human, machine or unknown, with machine_detection; else null' }),
     ),
+    parent_call_id: Nullable(
+      Type.String({
+        description:
+          'For a leg dialled by a workflow (Dial node, warm transfer): the call it was dialled from',
+      }),
+    ),
   },
   { $id: 'Call' },
 );

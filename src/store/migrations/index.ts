@@ -10,6 +10,7 @@ import * as m006 from './006-call-node.js';
 import * as m007 from './007-message-latency.js';
 import * as m009 from './009-call-recording.js';
 import * as m010 from './010-trunk-registration.js';
+import * as m011 from './011-call-parent.js';
 
 // No 008: the trunk registration migration was written as 008 but landed after 009, so it was
 // renumbered 010 before any release, keeping the names in the order they run.
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '007-message-latency': m007,
   '009-call-recording': m009,
   '010-trunk-registration': m010,
+  '011-call-parent': m011,
 };

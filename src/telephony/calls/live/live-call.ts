@@ -343,8 +343,8 @@ export class LiveCall {
    * of the call's number, or of the registered number `from` names, which is then the caller ID
    * (the dialler: a warm transfer's leg without an announcement) and bridged to the caller; when the
    * dialled party hangs up, the caller gets the workflow back and the node leaves by `answered`.
-   * Not answered, busy or failed: the node leaves by that outcome at once. The leg is part of this
-   * call (no call row of its own, so no `callId`).
+   * Not answered, busy or failed: the node leaves by that outcome at once. The leg is a call of its
+   * own (parent_call_id this call; modules/calls/dial-legs.ts) whose id is the outcome's `callId`.
    */
   private async dialOut(destination: string, options: DialOptions): Promise<DialOutcome> {
     const dialler = this.host.dialler;
@@ -371,9 +371,10 @@ export class LiveCall {
       signal: options.signal,
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     });
+    const leg = result.callId !== undefined ? { callId: result.callId } : {};
     if (result.status !== 'success') {
       const reason = result.reason ?? '';
-      return { status: reason === 'no_answer' ? 'no_answer' : reason === 'busy' ? 'busy' : 'failed' };
+      return { status: reason === 'no_answer' ? 'no_answer' : reason === 'busy' ? 'busy' : 'failed', ...leg };
     }
     if (result.bridged) {
       this.transfer = 'dialled';
@@ -381,7 +382,7 @@ export class LiveCall {
       this.transfer = 'none';
       if (!this.ended) this.o.media.suspended = false;
     }
-    return { status: 'answered' };
+    return { status: 'answered', ...leg };
   }
 
   /** The far end's in-dialog requests other than ACK and BYE. */

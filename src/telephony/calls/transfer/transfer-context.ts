@@ -81,6 +81,8 @@ export interface TransferResult extends TransferOutcome {
    * closes the media.
    */
   bridged?: Promise<void>;
+  /** The second leg's own call record (modules/calls/dial-legs.ts), when one was opened. */
+  callId?: string;
 }
 
 /** What the call host calls for a transfer node (options.mode says blind or warm). */

@@ -29,10 +29,11 @@
 // The caller hanging up before the bridge: CANCEL or BYE to the human, `failed` / caller_hangup.
 // The node's signal aborting before the bridge: the same clean-up, then a rejection with its reason.
 //
-// The human leg is not a call row of its own: it is part of the caller's call, whose row stays
-// `in_progress` through the bridge and ends `completed` with hangup_reason `transfer` when the
-// bridge is over (so duration_seconds and voice_minutes cover the bridged talk). The human leg's
-// SIP Call-ID and outcome are logged with the call's id.
+// The human leg is a call row of its own, opened and moved by the caller of this machine
+// (transfer.ts secondLeg, through `onProvisional` and `onAnswered`; modules/calls/dial-legs.ts).
+// The caller's row stays `in_progress` through the bridge and ends `completed` with hangup_reason
+// `transfer` when the bridge is over (so its duration_seconds and voice_minutes cover the bridged
+// talk too). The human leg's SIP Call-ID and outcome are logged with the caller's call id.
 //
 // The human's leg answers its far end's re-INVITE and UPDATE (session-timer refreshes, hold, a new
 // media address) from our SDP, and its SIP INFO digits cross to the caller as RFC 4733 events. The
@@ -147,6 +148,8 @@ export interface WarmTransferRequest {
   beforeBridge?: () => void;
   /** A provisional response to the leg's INVITE while it rings (a hand-on tells the referrer). */
   onProvisional?: (status: number) => void;
+  /** The far end answered with usable media (the leg's call record goes in_progress). */
+  onAnswered?: () => void;
   /**
    * What the caller hears while the leg rings: `tone` (null: none) until the far end's early
    * media flows, then that. Absent: nothing of the ringing reaches the caller (a hand-on, where
@@ -194,6 +197,7 @@ export function nextPartyRequest(
     meterTts: _m,
     beforeBridge: _p,
     onProvisional: _r,
+    onAnswered: _n,
     ringing: _g,
     ...same
   } = w;
@@ -454,6 +458,7 @@ export class WarmTransfer {
     this.rtp.start();
     this.sessionTimer.arm(this.answeredTimer);
     this.state = 'announcing';
+    this.w.onAnswered?.();
     this.w.suspendMedia();
     this.announce();
   }

@@ -24,6 +24,7 @@ import { outboundProfile } from '../../../modules/sip-trunks/carrier-profile.js'
 import { ringbackCadence } from '../call-media/ringback.js';
 import { warmTransfer, type Announcer, type WarmTransferRequest } from './transfer-warm.js';
 import { CallRecordsService, type TrunkRecord } from '../../../modules/calls/call-records.service.js';
+import { legEnding, legTo, openDialLeg } from '../../../modules/calls/dial-legs.js';
 
 export interface TransfererOptions {
   /** Speaks a warm transfer's announcement; without it the human is bridged straight away. */
@@ -85,7 +86,12 @@ type LegChoices = Pick<
   'signal' | 'ringTimeoutMs' | 'announcement' | 'announcer' | 'onBridge'
 >;
 
-/** A second leg to `destination` through the call's trunk, bridged to the caller (transfer-warm.ts). */
+/**
+ * A second leg to `destination` through the call's trunk, bridged to the caller (transfer-warm.ts),
+ * recorded as a call of its own whose parent is the call (modules/calls/dial-legs.ts): opened
+ * before the INVITE (a leg the calls quota refuses is never dialled), ringing on an 18x,
+ * in_progress on the answer, ended with the transfer's outcome or when the bridge is over.
+ */
 async function secondLeg(
   ctx: TransferContext,
   trunk: TrunkRecord | undefined,
@@ -94,9 +100,19 @@ async function secondLeg(
 ): Promise<TransferResult> {
   const { deps, call } = ctx;
   const route = warmTarget(destination, trunk, deps);
+  if (route === null && !/^(tel|sips?):/i.test(destination)) {
+    return { status: 'failed', reason: 'invalid_destination' };
+  }
+  const { record, refused } = await openDialLeg(deps, call, {
+    from_number: ourNumber(call),
+    phone_number_id: call.phone_number_id,
+    to: legTo(destination),
+  });
+  const callId = record.id;
+  if (refused) return { status: 'failed', reason: 'quota_exhausted', callId };
   if (route === null) {
-    const reason = /^(tel|sips?):/i.test(destination) ? 'no_route' : 'invalid_destination';
-    return { status: 'failed', reason };
+    await record.end(legEnding('no_route', false));
+    return { status: 'failed', reason: 'no_route', callId };
   }
   const viaTrunk = trunk !== undefined && onTrunk(route.target.host, trunk);
   if (viaTrunk && trunk.health_check === 1 && trunk.health === 'down') {
@@ -106,7 +122,8 @@ async function secondLeg(
       { call_id: call.id, sip_trunk_id: trunk.id, destination },
       'trunk is down; leg not dialled',
     );
-    return { status: 'failed', reason: 'trunk_unreachable' };
+    await record.end(legEnding('trunk_unreachable', false));
+    return { status: 'failed', reason: 'trunk_unreachable', callId };
   }
   const profile = viaTrunk ? outboundProfile(trunk.provider) : null;
   if (profile && profile.callsPerSecond !== null && ctx.pace) {
@@ -114,33 +131,59 @@ async function secondLeg(
     // same line as POST /calls. Cancelled or hung up meanwhile: warmTransfer sends nothing then.
     await ctx.pace(route.target.host, profile.callsPerSecond);
   }
-  return warmTransfer({
-    stack: ctx.stack,
-    local: ctx.local,
-    clock: deps.clock,
-    newId: deps.newId,
-    ports: ctx.ports,
-    ...(ctx.pacer ? { pacer: ctx.pacer } : {}),
-    target: route.target,
-    auth: route.auth,
-    from: ourNumber(call),
-    ...(ctx.resolve ? { resolve: ctx.resolve } : {}),
-    ...(profile
-      ? {
-          carrierHeaders: profile.identityHeaders(ourNumber(call), deps.config.sip.domain),
-        }
-      : {}),
-    callId: call.id,
-    ...choices,
-    ringing: { tone: ringbackCadence(deps.config.sip.ringback) },
-    codecs: deps.config.sip.codecs,
-    referTarget: (uri) => warmTarget(uri, trunk, deps),
-    callerRtp: ctx.rtp,
-    suspendMedia: ctx.suspendMedia,
-    resumeMedia: ctx.resumeMedia,
-    ...(ctx.meterTts ? { meterTts: ctx.meterTts } : {}),
-    ...(ctx.callerDigits ? { callerDigits: ctx.callerDigits } : {}),
-    callerGone: ctx.callerGone,
-    logger: deps.logger,
-  });
+  let result: TransferResult;
+  try {
+    result = await warmTransfer({
+      stack: ctx.stack,
+      local: ctx.local,
+      clock: deps.clock,
+      newId: deps.newId,
+      ports: ctx.ports,
+      ...(ctx.pacer ? { pacer: ctx.pacer } : {}),
+      target: route.target,
+      auth: route.auth,
+      from: ourNumber(call),
+      ...(ctx.resolve ? { resolve: ctx.resolve } : {}),
+      ...(profile
+        ? {
+            carrierHeaders: profile.identityHeaders(ourNumber(call), deps.config.sip.domain),
+          }
+        : {}),
+      callId: call.id,
+      ...choices,
+      onProvisional: (status) => {
+        if (status >= 180) void record.ringing();
+      },
+      onAnswered: () => void record.answer(),
+      ringing: { tone: ringbackCadence(deps.config.sip.ringback) },
+      codecs: deps.config.sip.codecs,
+      referTarget: (uri) => warmTarget(uri, trunk, deps),
+      callerRtp: ctx.rtp,
+      suspendMedia: ctx.suspendMedia,
+      resumeMedia: ctx.resumeMedia,
+      ...(ctx.meterTts ? { meterTts: ctx.meterTts } : {}),
+      ...(ctx.callerDigits ? { callerDigits: ctx.callerDigits } : {}),
+      callerGone: ctx.callerGone,
+      logger: deps.logger,
+    });
+  } catch (err) {
+    // The node's run was aborted: the leg was cancelled (or hung up, once answered).
+    await record.end(
+      record.answered ? { status: 'completed', reason: 'workflow_hangup' } : legEnding('aborted', false),
+    );
+    throw err;
+  }
+  if (result.status !== 'success') {
+    await record.end(legEnding(result.reason, record.answered));
+    return { ...result, callId };
+  }
+  // Success is only reported once answered; the record may not have seen it if the 2xx and the
+  // bridge came together.
+  void record.answer();
+  const ended = () => record.end(legEnding(ctx.callerGone.aborted ? 'caller_hangup' : undefined, true));
+  return {
+    ...result,
+    callId,
+    ...(result.bridged ? { bridged: result.bridged.then(ended, ended) } : {}),
+  };
 }
