@@ -129,8 +129,13 @@ describe('codec preference on the wire', () => {
     const e = env();
     const signal = new AbortController();
     const config = { ...t.deps.config, sip: { ...t.deps.config.sip, codecs: ['opus', 'PCMA', 'PCMU'] } };
+    // The leg is a call of its own, recorded in the parent's workspace and project.
     const call = {
       id: 'call-2',
+      workspace_id: t.workspaceId,
+      project_id: w.projectId,
+      workflow_id: w.workflowId,
+      workflow_version: 1,
       direction: 'inbound',
       from_number: '+4930123456',
       to_number: w.number,
