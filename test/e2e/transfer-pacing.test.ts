@@ -64,7 +64,8 @@ describe('second legs share the carrier pacing of POST /calls', () => {
     expect(s.sent).toEqual([]);
     s.gone.abort();
     s.slots[0]!.release();
-    expect(await result).toEqual({ status: 'failed', reason: 'caller_hangup' });
+    // The leg is a call record of its own from the start, so its outcome names it.
+    expect(await result).toEqual({ status: 'failed', reason: 'caller_hangup', callId: expect.any(String) });
     expect(s.sent).toEqual([]);
   });
 
