@@ -8,16 +8,9 @@ import { createSocket } from 'node:dgram';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
 import { storeKinds, type StoreKind } from '../support/stores.js';
+import { callee, callIn, dialWorkflow } from './testing/dial-peers.js';
 import { eventually, storedEvents } from './testing/call-reads.js';
-import {
-  freeUdpPort,
-  haveSipp,
-  scenarioFile,
-  sipp,
-  sippArgs,
-  sippUasArgs,
-  type Peer,
-} from '../support/sipp.js';
+import { haveSipp, type Peer } from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
 const TIMEOUT = 120_000;
@@ -29,44 +22,7 @@ afterEach(async () => {
   for (const n of nodes.splice(0)) await n.close();
 });
 
-const DIAL = {
-  nodes: [
-    { id: 'start', type: 'start', config: {} },
-    {
-      id: 'dial',
-      type: 'dial',
-      config: { to: '+15551230000', ring_timeout_seconds: 1, save_call_id_to: 'leg_id' },
-    },
-    { id: 'back', type: 'speak', config: { text: 'Welcome back.' } },
-    { id: 'nobody', type: 'speak', config: { text: 'Nobody answered.' } },
-    { id: 'bye', type: 'hangup', config: {} },
-  ],
-  edges: [
-    { source: 'start', target: 'dial' },
-    { source: 'dial', source_handle: 'answered', target: 'back' },
-    { source: 'dial', source_handle: 'no_answer', target: 'nobody' },
-    { source: 'dial', source_handle: 'busy', target: 'nobody' },
-    { source: 'dial', source_handle: 'failed', target: 'nobody' },
-    { source: 'back', target: 'bye' },
-    { source: 'nobody', target: 'bye' },
-  ],
-};
-
-async function callee(file: string, vars: Record<string, string | number> = {}) {
-  const port = await freeUdpPort();
-  const peer = sipp(sippUasArgs(scenarioFile(file, vars), port, await freeUdpPort()));
-  peers.push(peer);
-  return { port, peer };
-}
-
-async function callIn(n: CallNode, number: string) {
-  const scenario = scenarioFile('inbound-answered.xml', {
-    DOMAIN: n.sipDomain,
-    DIALLED: number,
-    CALLER: '+4930555004',
-  });
-  return sipp(sippArgs(`127.0.0.1:${n.sipPort}`, scenario, await freeUdpPort())).done;
-}
+const DIAL = dialWorkflow({ to: '+15551230000', ring_timeout_seconds: 1, save_call_id_to: 'leg_id' });
 
 async function world(n: CallNode, number: string, termination: string) {
   return telephonyWorld(n, { number, termination, graphs: { dial: DIAL } });
@@ -133,7 +89,7 @@ describe('e2e: a dial node leg is a call of its own (sipp at both ends)', () => 
       async () => {
         const n = await startCallNode({ store: kind });
         nodes.push(n);
-        const { port, peer } = await callee('outbound-answer.xml');
+        const { port, peer } = await callee(peers, 'outbound-answer.xml');
         const w = await world(n, '+14155550210', `sip:127.0.0.1:${port}`);
         const caller = await callIn(n, '+14155550210');
         expect(caller.code, caller.out.slice(-3000)).toBe(0);
@@ -184,7 +140,7 @@ describe('e2e: a dial node leg is a call of its own (sipp at both ends)', () => 
     async () => {
       const n = await startCallNode();
       nodes.push(n);
-      const { port, peer } = await callee('outbound-reject.xml', { STATUS: 486, REASON: 'Busy Here' });
+      const { port, peer } = await callee(peers, 'outbound-reject.xml', { STATUS: 486, REASON: 'Busy Here' });
       await legOutcome(n, '+14155550211', `sip:127.0.0.1:${port}`, { status: 'busy', hangup_reason: 'busy' });
       expect((await peer.done).code).toBe(0);
     },
@@ -196,7 +152,7 @@ describe('e2e: a dial node leg is a call of its own (sipp at both ends)', () => 
     async () => {
       const n = await startCallNode();
       nodes.push(n);
-      const { port, peer } = await callee('outbound-no-answer.xml');
+      const { port, peer } = await callee(peers, 'outbound-no-answer.xml');
       await legOutcome(n, '+14155550212', `sip:127.0.0.1:${port}`, {
         status: 'no_answer',
         hangup_reason: 'ring_timeout',
@@ -211,7 +167,7 @@ describe('e2e: a dial node leg is a call of its own (sipp at both ends)', () => 
     async () => {
       const n = await startCallNode();
       nodes.push(n);
-      const { port, peer } = await callee('outbound-reject.xml', {
+      const { port, peer } = await callee(peers, 'outbound-reject.xml', {
         STATUS: 503,
         REASON: 'Service Unavailable',
       });

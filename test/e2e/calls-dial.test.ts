@@ -4,16 +4,9 @@
 // scenario (the caller gets our BYE, the callee's BYE is answered).
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
+import { callee, callIn, dialWorkflow } from './testing/dial-peers.js';
 import { eventually, finishedCall, storedEvents, transcript } from './testing/call-reads.js';
-import {
-  freeUdpPort,
-  haveSipp,
-  scenarioFile,
-  sipp,
-  sippArgs,
-  sippUasArgs,
-  type Peer,
-} from '../support/sipp.js';
+import { haveSipp, type Peer } from '../support/sipp.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
 
@@ -24,40 +17,7 @@ afterEach(async () => {
   for (const n of nodes.splice(0)) await n.close();
 });
 
-const DIAL = {
-  nodes: [
-    { id: 'start', type: 'start', config: {} },
-    { id: 'dial', type: 'dial', config: { to: '+15551230000', ring_timeout_seconds: 20 } },
-    { id: 'back', type: 'speak', config: { text: 'Welcome back.' } },
-    { id: 'nobody', type: 'speak', config: { text: 'Nobody answered.' } },
-    { id: 'bye', type: 'hangup', config: {} },
-  ],
-  edges: [
-    { source: 'start', target: 'dial' },
-    { source: 'dial', source_handle: 'answered', target: 'back' },
-    { source: 'dial', source_handle: 'no_answer', target: 'nobody' },
-    { source: 'dial', source_handle: 'busy', target: 'nobody' },
-    { source: 'dial', source_handle: 'failed', target: 'nobody' },
-    { source: 'back', target: 'bye' },
-    { source: 'nobody', target: 'bye' },
-  ],
-};
-
-async function callee(file: string, vars: Record<string, string | number> = {}) {
-  const port = await freeUdpPort();
-  const peer = sipp(sippUasArgs(scenarioFile(file, vars), port, await freeUdpPort()));
-  peers.push(peer);
-  return { port, peer };
-}
-
-async function callIn(n: CallNode, number: string) {
-  const scenario = scenarioFile('inbound-answered.xml', {
-    DOMAIN: n.sipDomain,
-    DIALLED: number,
-    CALLER: '+4930555004',
-  });
-  return sipp(sippArgs(`127.0.0.1:${n.sipPort}`, scenario, await freeUdpPort())).done;
-}
+const DIAL = dialWorkflow({ to: '+15551230000', ring_timeout_seconds: 20 });
 
 describe('e2e: the dial node on a phone call (two sipps)', () => {
   peerTest(
@@ -65,7 +25,7 @@ describe('e2e: the dial node on a phone call (two sipps)', () => {
     async () => {
       const n = await startCallNode();
       nodes.push(n);
-      const { port: calleePort, peer } = await callee('outbound-answer.xml');
+      const { port: calleePort, peer } = await callee(peers, 'outbound-answer.xml');
       await telephonyWorld(n, {
         number: '+14155550200',
         termination: `sip:127.0.0.1:${calleePort}`,
@@ -97,7 +57,7 @@ describe('e2e: the dial node on a phone call (two sipps)', () => {
     async () => {
       const n = await startCallNode();
       nodes.push(n);
-      const { port, peer } = await callee('outbound-reject.xml', { STATUS: 486, REASON: 'Busy Here' });
+      const { port, peer } = await callee(peers, 'outbound-reject.xml', { STATUS: 486, REASON: 'Busy Here' });
       await telephonyWorld(n, {
         number: '+14155550201',
         termination: `sip:127.0.0.1:${port}`,
