@@ -115,6 +115,11 @@ export interface DialOutcome {
   status: DialStatus;
   /** Id of the new call leg when one was created. */
   callId?: string;
+  /**
+   * Why the leg was not answered (no_answer, busy, quota_exhausted, no_audio, …): the dial node's
+   * `dial_failure_reason` variable.
+   */
+  reason?: string;
 }
 
 export interface Channel {
