@@ -230,11 +230,15 @@ export class WebChannel implements Channel, WebRtcSignalling {
         destination,
         ...(options.from !== undefined ? { from: options.from } : {}),
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+        ...(options.machineDetection ? { machineDetection: true } : {}),
         signal: options.signal,
         line: this.line.legLine(),
         gone: gone.signal,
       });
-      const leg = result.callId !== undefined ? { callId: result.callId } : {};
+      const leg = {
+        ...(result.callId !== undefined ? { callId: result.callId } : {}),
+        ...(result.answeredBy !== undefined ? { answeredBy: result.answeredBy } : {}),
+      };
       if (result.status !== 'answered') {
         return { status: result.status, ...leg, ...(result.reason ? { reason: result.reason } : {}) };
       }

@@ -96,6 +96,8 @@ export interface WebDialRequest {
   /** The registered number the leg leaves from (its trunk) and shows as caller ID. */
   from?: string;
   timeoutMs?: number;
+  /** Answering-machine detection before the bridge (a machine fails the leg with `machine`). */
+  machineDetection?: boolean;
   /** The node's signal: aborted while the leg rings, the leg is cancelled and the dial rejects. */
   signal: AbortSignal;
   line: WebLegLine;
@@ -108,6 +110,8 @@ export interface WebDialResult {
   status: 'answered' | 'no_answer' | 'busy' | 'failed';
   callId?: string;
   reason?: string;
+  /** With machineDetection, once the leg answered: who did. */
+  answeredBy?: 'human' | 'machine' | 'unknown';
   bridged?: Promise<void>;
 }
 

@@ -92,6 +92,7 @@ export function createWebLegs(host: CallHostDeps & { records: CallRecords }): We
       {
         signal: req.signal,
         ...(req.timeoutMs !== undefined ? { ringTimeoutMs: req.timeoutMs } : {}),
+        ...(req.machineDetection ? { machineDetection: true } : {}),
       },
     );
     const track = (p: Promise<unknown>): void => {
@@ -101,7 +102,10 @@ export function createWebLegs(host: CallHostDeps & { records: CallRecords }): We
     };
     track(placing);
     const result = await placing;
-    const leg = result.callId !== undefined ? { callId: result.callId } : {};
+    const leg = {
+      ...(result.callId !== undefined ? { callId: result.callId } : {}),
+      ...(result.answeredBy !== undefined ? { answeredBy: result.answeredBy } : {}),
+    };
     if (result.status !== 'success') {
       const reason = result.reason ?? 'failed';
       const status = reason === 'no_answer' ? 'no_answer' : reason === 'busy' ? 'busy' : 'failed';
