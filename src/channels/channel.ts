@@ -153,6 +153,4 @@ export interface Channel {
 }
 
 /** The error a channel rejects with when the signal aborts; carries the signal's reason. */
-export function abortError(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
-}
+export { abortError } from '../shared/input-wait.js';
