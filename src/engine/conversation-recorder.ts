@@ -1,5 +1,6 @@
 // Fills the transcript live from the event stream: one `conversations` row per session (created
-// when the recorder attaches) and one `messages` row per message event, numbered from 1.
+// when the recorder attaches) and one `messages` row per message event, numbered from 1; keys
+// pressed in a keypad node are a `user` message "Pressed <keys>".
 // spoken_at is the event's time; latency_ms (assistant messages after a user turn) is rounded, and
 // its parts (`latency`) are stored as JSON beside it.
 // agent_name is stored only once a second agent has spoken in the session (the API's conversations: "present
@@ -50,6 +51,11 @@ export class ConversationRecorder {
   }
 
   handle(event: EngineEvent): void {
+    // Keys the caller pressed are the caller's turn too: "Pressed 1234#".
+    if (event.type === 'dtmf' && event.keys) {
+      this.handle({ type: 'message', at: event.at, role: 'user', content: `Pressed ${event.keys}` });
+      return;
+    }
     if (event.type !== 'message') return;
     const sequence = ++this.sequence;
     const agent = event.agent_name;

@@ -46,7 +46,15 @@ export type EngineEvent =
       provider: string;
       model?: string;
     }
-  | { type: 'dtmf'; at: number; digits: string; node_id?: string }
+  | {
+      type: 'dtmf';
+      at: number;
+      /** What the keypad node saved (keys and spoken digits, without the terminator). */
+      digits: string;
+      /** The keys pressed on the keypad, in order, the terminator included; absent when none was. */
+      keys?: string;
+      node_id?: string;
+    }
   | {
       type: 'execution.completed';
       at: number;
