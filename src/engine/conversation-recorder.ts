@@ -8,7 +8,7 @@
 import { toDbTime, type Executor } from '../store/database.js';
 import { newId as defaultNewId, type IdGenerator } from '../shared/ids.js';
 import { storableText } from '../shared/text.js';
-import type { EngineEvent, EventStream } from './events.js';
+import { keypressText, type EngineEvent, type EventStream } from './events.js';
 import { sessionRecordingRepo as repo } from './session-recording.repo.js';
 import { WriteQueue } from './write-queue.js';
 
@@ -53,7 +53,7 @@ export class ConversationRecorder {
   handle(event: EngineEvent): void {
     // Keys the caller pressed are the caller's turn too: "Pressed 1234#".
     if (event.type === 'dtmf' && event.keys) {
-      this.handle({ type: 'message', at: event.at, role: 'user', content: `Pressed ${event.keys}` });
+      this.handle({ type: 'message', at: event.at, role: 'user', content: keypressText(event.keys) });
       return;
     }
     if (event.type !== 'message') return;

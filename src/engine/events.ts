@@ -15,6 +15,11 @@ export interface ExecutionError {
   message: string;
 }
 
+/** Keys pressed on a keypad as the caller's turn reads in a transcript: "Pressed 1234#". */
+export function keypressText(keys: string): string {
+  return `Pressed ${keys}`;
+}
+
 export type EngineEvent =
   | {
       type: 'execution.started';
