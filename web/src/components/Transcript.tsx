@@ -3,13 +3,16 @@
 // the transcript records them) show as keypad keys.
 import type { Message } from '../api/types';
 
+type Said = { role: string; content: string };
+
 /** The keys of a recorded keypress turn, or null for words. */
-export function pressedKeys(m: Message): string[] | null {
+export function pressedKeys(m: Said): string[] | null {
   const keys = m.role === 'user' ? /^Pressed ([0-9A-D*#]+)$/.exec(m.content)?.[1] : undefined;
   return keys ? [...keys] : null;
 }
 
-function Content({ message }: { message: Message }) {
+/** What a turn said: its words, or the keys pressed as keypad keys (read out as recorded). */
+export function TurnContent({ message }: { message: Said }) {
   const keys = pressedKeys(message);
   if (!keys) return <div>{message.content}</div>;
   return (
@@ -42,7 +45,7 @@ export function Transcript({ messages, live }: { messages: Message[]; live?: boo
               <span title="Time from the end of the caller's turn to this reply">{m.latency_ms} ms</span>
             )}
           </div>
-          <Content message={m} />
+          <TurnContent message={m} />
         </li>
       ))}
     </ol>
