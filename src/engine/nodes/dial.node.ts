@@ -3,8 +3,11 @@
 // (default 30). Leaves by the outcome: `answered`, `no_answer`, `busy` or `failed` (also for a
 // destination of another form). The new leg's call id goes to `save_call_id_to` when given. On the
 // text channel the outcome is the session's simulated `dial` outcome (default answered).
+// With `machine_detection` the leg's first seconds go through answering-machine detection before
+// it is bridged: a machine is hung up and the node leaves by `failed`; a person (or no verdict) is
+// bridged. The verdict (human, machine, unknown) goes to `save_answered_by_to` when given.
 import type { NodeDefinition } from '../node-types.js';
-import { optString, secondsToMs } from './config.js';
+import { optBoolean, optString, secondsToMs } from './config.js';
 import { normalizeDestination } from './destination.js';
 
 export const DEFAULT_RING_TIMEOUT_SECONDS = 30;
@@ -21,11 +24,13 @@ export const dialNode: NodeDefinition = {
       signal,
       timeoutMs: secondsToMs(config, 'ring_timeout_seconds', DEFAULT_RING_TIMEOUT_SECONDS),
       ...(from !== undefined ? { from: ctx.render(from) } : {}),
+      ...(optBoolean(config, 'machine_detection') ? { machineDetection: true } : {}),
     });
+    const outputs: Record<string, string> = {};
     const saveTo = optString(config, 'save_call_id_to');
-    return {
-      handle: outcome.status,
-      ...(saveTo && outcome.callId ? { outputs: { [saveTo]: outcome.callId } } : {}),
-    };
+    if (saveTo && outcome.callId) outputs[saveTo] = outcome.callId;
+    const saveAnsweredBy = optString(config, 'save_answered_by_to');
+    if (saveAnsweredBy && outcome.answeredBy) outputs[saveAnsweredBy] = outcome.answeredBy;
+    return { handle: outcome.status, ...(Object.keys(outputs).length ? { outputs } : {}) };
   },
 };

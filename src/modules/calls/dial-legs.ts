@@ -47,6 +47,8 @@ export function legTo(destination: string): string {
 export function legEnding(reason: string | undefined, answered: boolean): LegEnding {
   if (answered) {
     if (reason === 'caller_hangup') return { status: 'completed', reason: 'caller_hangup' };
+    // Machine detection found a machine: the workflow's side hung the leg up before the bridge.
+    if (reason === 'machine') return { status: 'completed', reason: 'workflow_hangup' };
     if (reason === 'human_hangup' || reason === undefined)
       return { status: 'completed', reason: 'callee_hangup' };
     return { status: 'failed', reason: 'carrier_error' };
@@ -111,12 +113,17 @@ export class DialLegRecord {
     return this.step('ringing', () => markRinging(this.deps.db, this.deps, this.id));
   }
 
-  /** → in_progress, call.started. */
-  answer(): Promise<void> {
+  /** → in_progress, call.started; with machine detection its verdict first (so call.started has it). */
+  answer(answeredBy?: 'human' | 'machine' | 'unknown'): Promise<void> {
     if (this.over || this.answeredAt) return this.chain;
     this.answeredAt = true;
     return this.step('answer', () =>
-      inTransaction(this.deps.db, (trx) => markAnswered(trx, this.deps, this.id)),
+      inTransaction(this.deps.db, async (trx) => {
+        if (answeredBy) {
+          await callsRepo.setAnsweredBy(trx, this.id, answeredBy, toDbTime(this.deps.clock.now()));
+        }
+        await markAnswered(trx, this.deps, this.id);
+      }),
     );
   }
 

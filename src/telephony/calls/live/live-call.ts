@@ -370,8 +370,12 @@ export class LiveCall {
     const result = await dialler(ctx, destination, {
       signal: options.signal,
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.machineDetection ? { machineDetection: true } : {}),
     });
-    const leg = result.callId !== undefined ? { callId: result.callId } : {};
+    const leg = {
+      ...(result.callId !== undefined ? { callId: result.callId } : {}),
+      ...(result.answeredBy !== undefined ? { answeredBy: result.answeredBy } : {}),
+    };
     if (result.status !== 'success') {
       const reason = result.reason ?? '';
       return { status: reason === 'no_answer' ? 'no_answer' : reason === 'busy' ? 'busy' : 'failed', ...leg };

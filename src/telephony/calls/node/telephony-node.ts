@@ -20,7 +20,7 @@ import { addTicks, MediaWorkerPool } from '../../media/workers/media-worker-pool
 import { systemClock } from '../../../shared/clock.js';
 import { OverloadGate, processLoadSignals, type OverloadLimits } from '../../sip/overload.js';
 import { SipStack, type SipStackOptions } from '../../sip/stack.js';
-import { CallDrain, DRAIN_LIMIT_MS } from './call-drain.js';
+import { CallDrain, DRAIN_LIMIT_MS, type DrainResult } from './call-drain.js';
 import { CallHost } from './call-host.js';
 import { advertisedAddress, type MediaEnv } from '../call-media/call-media-setup.js';
 import type { CallHostDeps, PhoneChannelFactory } from '../live/live-call.js';
@@ -219,7 +219,7 @@ export class TelephonyNode {
    * SIGTERM: new INVITEs get 503, calls in progress may finish up to the drain limit, then the
    * rest are hung up (`shutdown`) and the store swept; then the SIP sockets close.
    */
-  close(): Promise<{ hungUp: boolean; swept: number }> {
+  close(): Promise<DrainResult> {
     this.closing ??= (async () => {
       const result = await this.drainer.drain(this.calls.drainHooks());
       this.overload.stop();
@@ -232,5 +232,5 @@ export class TelephonyNode {
     return this.closing;
   }
 
-  private closing: Promise<{ hungUp: boolean; swept: number }> | null = null;
+  private closing: Promise<DrainResult> | null = null;
 }

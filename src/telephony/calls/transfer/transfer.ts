@@ -11,11 +11,13 @@
 //          sipfrag), subscription_terminated, notify_timeout
 //   warm   (and a dial node's leg) no_route, no_answer, busy, declined, invalid_number, trunk_auth_failed, sip_<status>,
 //          leg_failed, media_failed, human_hangup, trunk_unreachable (the leg would leave through
-//          a trunk with health_check on whose OPTIONS pings go unanswered: no INVITE is sent)
+//          a trunk with health_check on whose OPTIONS pings go unanswered: no INVITE is sent),
+//          machine (with machine detection: an answering machine answered; the leg is hung up)
 // A blind transfer's REFER goes in the caller's own dialog, not to the termination host, so it
 // does not look at the trunk's health.
 // A warm leg (and so a dial node's) takes its party's REFER once bridged (transfer-handon.ts): the
 // Refer-To goes where a warm destination would, through the same trunk.
+import type { AnsweredBy } from '../../../audio/amd.js';
 import type { Logger } from '../../../shared/logger.js';
 import { blindTransfer } from './transfer-blind.js';
 import type { SecondLegDialler, TransferContext, Transferer, TransferResult } from './transfer-context.js';
@@ -59,6 +61,7 @@ export function createTransferer(options: TransfererOptions = {}): Transferer {
       signal: transfer.signal,
       ...(transfer.timeoutMs !== undefined ? { ringTimeoutMs: transfer.timeoutMs } : {}),
       ...(transfer.announcement !== undefined ? { announcement: transfer.announcement } : {}),
+      ...(transfer.machineDetection ? { machineDetection: true } : {}),
       ...(options.announcer ? { announcer: options.announcer } : {}),
       ...(options.onBridge ? { onBridge: options.onBridge } : {}),
     });
@@ -71,6 +74,7 @@ export function createSecondLegDialler(options: Pick<TransfererOptions, 'onBridg
     secondLeg(ctx, await trunkOf(ctx), destination, {
       signal: dial.signal,
       ...(dial.timeoutMs !== undefined ? { ringTimeoutMs: dial.timeoutMs } : {}),
+      ...(dial.machineDetection ? { machineDetection: true } : {}),
       ...(options.onBridge ? { onBridge: options.onBridge } : {}),
     });
 }
@@ -83,7 +87,7 @@ function trunkOf(ctx: TransferContext): Promise<TrunkRecord | undefined> {
 /** What a warm transfer and a dial node set differently on the second leg. */
 type LegChoices = Pick<
   WarmTransferRequest,
-  'signal' | 'ringTimeoutMs' | 'announcement' | 'announcer' | 'onBridge'
+  'signal' | 'ringTimeoutMs' | 'announcement' | 'announcer' | 'onBridge' | 'machineDetection'
 >;
 
 /**
@@ -132,6 +136,8 @@ async function secondLeg(
     await ctx.pace(route.target.host, profile.callsPerSecond);
   }
   let result: TransferResult;
+  // Answering-machine detection's verdict, once the leg answered (machineDetection only).
+  let answeredBy: AnsweredBy | undefined;
   try {
     result = await warmTransfer({
       stack: ctx.stack,
@@ -154,7 +160,10 @@ async function secondLeg(
       onProvisional: (status) => {
         if (status >= 180) void record.ringing();
       },
-      onAnswered: () => void record.answer(),
+      onAnswered: (by) => {
+        answeredBy = by;
+        void record.answer(by);
+      },
       ringing: { tone: ringbackCadence(deps.config.sip.ringback) },
       codecs: deps.config.sip.codecs,
       referTarget: (uri) => warmTarget(uri, trunk, deps),
@@ -173,9 +182,10 @@ async function secondLeg(
     );
     throw err;
   }
+  const verdict = answeredBy !== undefined ? { answeredBy } : {};
   if (result.status !== 'success') {
     await record.end(legEnding(result.reason, record.answered));
-    return { ...result, callId };
+    return { ...result, callId, ...verdict };
   }
   // Success is only reported once answered; the record may not have seen it if the 2xx and the
   // bridge came together.
@@ -184,6 +194,7 @@ async function secondLeg(
   return {
     ...result,
     callId,
+    ...verdict,
     ...(result.bridged ? { bridged: result.bridged.then(ended, ended) } : {}),
   };
 }
