@@ -36,6 +36,11 @@ export interface TelephonyNodeOptions {
   /** SIP over UDP+TCP on this port (0: a free one). Default config.sip.port. */
   port?: number;
   tls?: SipStackOptions['tls'];
+  /**
+   * Outbound TLS (a trunk's registrar, termination host): the certificates trusted besides Node's
+   * (NODE_EXTRA_CA_CERTS does the same for `serve`); tests trust their own.
+   */
+  tlsClient?: SipStackOptions['tlsClient'];
   /** Default: RTP_PORT_MIN..RTP_PORT_MAX. */
   ports?: RtpPortAllocator;
   /** Default: from config (tts_vendor_1 or espeak-ng, cached). */
@@ -140,6 +145,7 @@ export class TelephonyNode {
       host: config.sip.host,
       port: o.port ?? config.sip.port,
       ...(o.tls ? { tls: o.tls } : {}),
+      ...(o.tlsClient ? { tlsClient: o.tlsClient } : {}),
       ...(o.timers ? { timers: o.timers } : {}),
       serverName: 'Switchboard',
       throttle: o.throttle ?? config.sip.flood,
