@@ -27,6 +27,7 @@ import type { CallHostDeps, PhoneChannelFactory } from '../live/live-call.js';
 import type { SipDialer } from '../outbound/sip-dialer.js';
 import type { SecondLegDialler, Transferer } from '../transfer/transfer-context.js';
 import { createSecondLegDialler, createTransferer } from '../transfer/transfer.js';
+import { createWebLegs, type WebLegs } from '../transfer/web-leg.js';
 import { TrunkManager, type TrunkManagerOptions } from '../trunks/trunk-manager.js';
 import { SipResolver, type DnsClient } from '../../sip/transport/resolve.js';
 
@@ -110,6 +111,9 @@ export class TelephonyNode {
     readonly address: { host: string; udp: number; tcp?: number; tls?: number },
     /** Registrations and OPTIONS pings of the trunks that ask for them; null when turned off. */
     readonly trunks: TrunkManager | null,
+    /** The dial legs of this process's web sessions (browser voice). */
+    private readonly webLegs: WebLegs,
+    private readonly stopWebLegs: () => void,
   ) {}
 
   static async start(o: TelephonyNodeOptions): Promise<TelephonyNode> {
@@ -207,13 +211,27 @@ export class TelephonyNode {
       ...(trunks ? { trunkOfRequest: (req, source) => trunks.trunkOfRequest(req, source) } : {}),
     });
     host.onSetUp = (ms) => gate.setUpTook(ms);
+    // Web sessions of this process dial their legs through this node.
+    const webLegs = createWebLegs(host.shared);
+    const stopWebLegs = o.sessions.setLegDialler(webLegs.dial);
     // Bindings start (and a restarted node registers again) before the node takes calls.
     await trunks?.start();
     const stopSignals = () => {
       signals.close();
       void workers?.close();
     };
-    return new TelephonyNode(stack, host, drainer, ports, gate, stopSignals, address, trunks);
+    return new TelephonyNode(
+      stack,
+      host,
+      drainer,
+      ports,
+      gate,
+      stopSignals,
+      address,
+      trunks,
+      webLegs,
+      stopWebLegs,
+    );
   }
 
   /** The Dialer for POST /calls. */
@@ -227,6 +245,9 @@ export class TelephonyNode {
    */
   close(): Promise<DrainResult> {
     this.closing ??= (async () => {
+      // Web sessions' legs end first (cancelled or hung up, their records ended): no drain for them.
+      this.stopWebLegs();
+      await this.webLegs.close();
       const result = await this.drainer.drain(this.calls.drainHooks());
       this.overload.stop();
       this.stopSignals();
