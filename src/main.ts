@@ -224,6 +224,7 @@ async function startSip(
   closers.sip.push(async () => {
     const r = await node.close();
     if (r.hungUp) logger.warn('calls still up at the drain limit were hung up');
+    if (r.gaveUp) logger.warn('hanging up outlasted its limit: the remaining calls were ended in the store');
   });
   const a = node.address;
   const banner =

@@ -93,6 +93,11 @@ export interface TransferOptions {
   announcement?: string;
   /** Warm transfers only: how long the human's phone may ring. */
   timeoutMs?: number;
+  /**
+   * Warm transfers only: answering-machine detection on the human's leg before the announcement;
+   * a machine fails the transfer with reason `machine` (the leg is hung up).
+   */
+  machineDetection?: boolean;
   signal: AbortSignal;
 }
 
@@ -106,6 +111,11 @@ export interface DialOptions {
   /** Caller id: a registered number (E.164). */
   from?: string;
   timeoutMs?: number;
+  /**
+   * Answering-machine detection on the leg before it is bridged: a machine is hung up and the
+   * outcome is `failed`; the verdict is the outcome's `answeredBy` either way.
+   */
+  machineDetection?: boolean;
   signal: AbortSignal;
 }
 
@@ -115,6 +125,13 @@ export interface DialOutcome {
   status: DialStatus;
   /** Id of the new call leg when one was created. */
   callId?: string;
+  /**
+   * Why the leg was not answered (no_answer, busy, quota_exhausted, no_audio, …): the dial node's
+   * `dial_failure_reason` variable.
+   */
+  reason?: string;
+  /** With machineDetection, once the leg answered: who did (human, machine or unknown). */
+  answeredBy?: 'human' | 'machine' | 'unknown';
 }
 
 export interface Channel {
@@ -141,6 +158,4 @@ export interface Channel {
 }
 
 /** The error a channel rejects with when the signal aborts; carries the signal's reason. */
-export function abortError(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
-}
+export { abortError } from '../shared/input-wait.js';

@@ -37,6 +37,11 @@ export type EngineEvent =
       latency?: LatencyBreakdown;
       node_id?: string;
     }
+  /**
+   * The user cut the assistant's last message short (speech, a key or text during its playback):
+   * what was said is in the transcript, but not all of it was heard.
+   */
+  | { type: 'message.interrupted'; at: number; node_id?: string }
   | { type: 'variables.changed'; at: number; changes: Record<string, unknown>; node_id?: string }
   | {
       type: 'usage';

@@ -95,6 +95,12 @@ export function createNodeContext(deps: NodeContextDeps): MutableNodeContext {
           onStarted: emit,
           ...(options.voice ? { voice: options.voice } : {}),
         })
+        .then((result) => {
+          // Emitted first: the interruption must follow the message it cuts short.
+          emit({});
+          if (result.bargedIn) events.emit({ type: 'message.interrupted', node_id: nodeId });
+          return result;
+        })
         .finally(() => emit({}));
     },
     async listen(options): Promise<UserTurn | null> {

@@ -43,6 +43,16 @@ export const sessionRecordingRepo = {
     await queryExecute(ex, INSERT_MESSAGE, params);
   },
 
+  /** Marks a message the user cut short. */
+  async markInterrupted(ex: Executor, conversationId: string, sequence: number): Promise<void> {
+    await ex
+      .updateTable('messages')
+      .set({ interrupted: 1 })
+      .where('conversation_id', '=', conversationId)
+      .where('sequence', '=', sequence)
+      .execute();
+  },
+
   /** Names the agent of earlier messages, once a second agent has spoken in the conversation. */
   async nameAgent(
     ex: Executor,

@@ -169,6 +169,13 @@ export const DialConfigSchema = Type.Object(
     from: Type.Optional(Template('a registered number; default: the number of the current call')),
     ring_timeout_seconds: Type.Optional(Seconds('default 30')),
     save_call_id_to: Type.Optional(VariableName),
+    machine_detection: Type.Optional(
+      Type.Boolean({
+        description:
+          'Answering-machine detection on the answered leg before it is bridged (at most 4 s): a machine is hung up and the node leaves by failed',
+      }),
+    ),
+    save_answered_by_to: Type.Optional(VariableName),
   },
   open,
 );
@@ -178,6 +185,12 @@ export const TransferToHumanConfigSchema = Type.Object(
     destination: Template('tel:<E164> or sip:user@host'),
     announcement: Type.Optional(Template('played to the human before bridging')),
     ring_timeout_seconds: Type.Optional(Seconds('default 30')),
+    machine_detection: Type.Optional(
+      Type.Boolean({
+        description:
+          'Answering-machine detection on the answered leg before the announcement (at most 4 s): a machine is hung up and the node leaves by failed (transfer_failure_reason machine)',
+      }),
+    ),
   },
   open,
 );

@@ -152,7 +152,7 @@ function configWrites(node: NodeLike): FieldValue[] {
     case 'transform':
       return strings(config, ['save_to_variable']);
     case 'dial':
-      return strings(config, ['save_call_id_to']);
+      return strings(config, ['save_call_id_to', 'save_answered_by_to']);
     case 'set_variables':
       return keysOf(config, 'variables');
     case 'webhook':

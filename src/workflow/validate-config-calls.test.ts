@@ -96,6 +96,19 @@ describe('dial', () => {
       at('to', `\`to\` is only known at run time; it must render to an E.164 number, ${FORMS}.`),
     ]);
   });
+
+  it('checks machine_detection on dial and transfer_to_human, and that save_answered_by_to needs it', () => {
+    const to = 'tel:+14155550100';
+    expect(check('dial', { to, machine_detection: true, save_answered_by_to: 'who' }).errors).toEqual([]);
+    expect(check('dial', { to, machine_detection: 'yes', save_answered_by_to: 'who' }).errors).toEqual([
+      at('machine_detection', '`machine_detection` must be true or false.'),
+      at('save_answered_by_to', '`save_answered_by_to` needs `machine_detection: true`.'),
+    ]);
+    expect(check('transfer_to_human', { destination: to, machine_detection: 1 }).errors).toEqual([
+      at('machine_detection', '`machine_detection` must be true or false.'),
+    ]);
+    expect(check('transfer_to_human', { destination: to, machine_detection: true }).errors).toEqual([]);
+  });
 });
 
 describe('webhook', () => {

@@ -128,6 +128,11 @@ export function checkDial(f: ConfigFields): void {
   }
   f.seconds('ring_timeout_seconds');
   f.variableName('save_call_id_to', false);
+  const amd = f.boolean('machine_detection');
+  const saveAnsweredBy = f.variableName('save_answered_by_to', false);
+  if (saveAnsweredBy !== undefined && amd !== true) {
+    f.error('save_answered_by_to', '`save_answered_by_to` needs `machine_detection: true`.');
+  }
 }
 
 export function checkTransfer(f: ConfigFields): void {
@@ -147,5 +152,6 @@ export function checkTransfer(f: ConfigFields): void {
   if (f.node.type === 'transfer_to_human') {
     f.string('announcement', false);
     f.seconds('ring_timeout_seconds');
+    f.boolean('machine_detection');
   }
 }

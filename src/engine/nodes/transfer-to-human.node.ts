@@ -2,9 +2,11 @@
 // `announcement` (template, optional) to the human, then bridges; the human's phone rings up to
 // `ring_timeout_seconds` (default 30). Success finishes the execution as
 // `transferred`; a human who does not answer (or a destination that is not tel:/sip:) leaves by
-// `failed`, with the reason in the `transfer_failure_reason` variable.
+// `failed`, with the reason in the `transfer_failure_reason` variable. With `machine_detection`
+// the human's first seconds go through answering-machine detection before the announcement: a
+// machine is hung up and the node leaves by `failed` with the reason `machine`.
 import type { NodeDefinition } from '../node-types.js';
-import { optString, secondsToMs } from './config.js';
+import { optBoolean, optString, secondsToMs } from './config.js';
 import { normalizeDestination } from './destination.js';
 
 export const transferToHumanNode: NodeDefinition = {
@@ -22,6 +24,7 @@ export const transferToHumanNode: NodeDefinition = {
       signal,
       timeoutMs: secondsToMs(config, 'ring_timeout_seconds', 30),
       ...(announcement ? { announcement: ctx.render(announcement) } : {}),
+      ...(optBoolean(config, 'machine_detection') ? { machineDetection: true } : {}),
     });
     if (outcome.status === 'success') {
       return { handle: 'success', finish: { status: 'transferred', destination, mode: 'warm' } };

@@ -131,7 +131,7 @@ export interface CallEnding {
 
 /**
  * The one way a call ends, inside the caller's transaction: the call record gets its final status
- * and reason (call.ended), its phone session ends (session.ended) and, when `meter` and the call
+ * and reason (call.ended), its phone session ends (session.ended; not a web session that dialled it) and, when `meter` and the call
  * was connected, voice_minutes = duration / 60 are recorded under the provider of the trunk of the
  * call's number (null once the number is gone). Returns the ended row; null if it had ended
  * already (nothing is emitted twice) or was not in one of `from`.
@@ -162,7 +162,10 @@ export async function endCall(
     { workspaceId: row.workspace_id, projectId: row.project_id, type: 'call.ended', data: { ...call }, now },
   ];
   if (row.session_id) {
-    const session = await endSessionById(ex, deps, row.session_id, ending.sessionReason ?? 'failed');
+    // A call's own phone session ends with it; a web session that dialled the call (a leg's
+    // session_id, modules/calls/dial-legs.ts) goes on.
+    const reason = ending.sessionReason ?? 'failed';
+    const session = await endSessionById(ex, deps, row.session_id, reason, row.id);
     if (session) events.push(session.event);
   }
   await emitEvents(ex, events, deps.newId);

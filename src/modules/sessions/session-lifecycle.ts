@@ -64,16 +64,17 @@ export async function endSession(
 /**
  * Ends a live session by id inside the caller's transaction (one statement changes and reads it):
  * the ended session and its session.ended, for the caller to write with its own events
- * (emitEvents); null when it had ended already or does not exist.
+ * (emitEvents); null when it had ended already, does not exist, or is not the session of `callId`.
  */
 export async function endSessionById(
   trx: Executor,
   deps: Pick<ServiceDeps, 'clock'>,
   id: string,
   reason: SessionEndReason,
+  callId: string,
 ): Promise<{ session: Session; event: EmitEventInput } | null> {
   const now = deps.clock.now();
-  const row = await sessionsRepo.endReturning(trx, id, reason, toDbTime(now));
+  const row = await sessionsRepo.endOfCall(trx, id, callId, reason, toDbTime(now));
   if (!row) return null;
   const session = toSession(row);
   const event: EmitEventInput = {

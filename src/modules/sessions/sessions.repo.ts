@@ -44,6 +44,11 @@ const END = preparedQuery<SessionTable>(
   `update sessions set status = 'ended', end_reason = $2, ended_at = $3, updated_at = $3
    where id = $1 and status != 'ended' returning *`,
 );
+const END_OF_CALL = preparedQuery<SessionTable>(
+  'session_end_of_call',
+  `update sessions set status = 'ended', end_reason = $3, ended_at = $4, updated_at = $4
+   where id = $1 and call_id = $2 and status != 'ended' returning *`,
+);
 
 export const sessionsRepo = {
   list(
@@ -99,6 +104,17 @@ export const sessionsRepo = {
     at: string,
   ): Promise<SessionTable | undefined> {
     return (await queryRows(ex, END, [id, reason, at]))[0];
+  },
+
+  /** endReturning() for the session of call `callId` only (not a web session that dialled the call). */
+  async endOfCall(
+    ex: Executor,
+    id: string,
+    callId: string,
+    reason: string,
+    at: string,
+  ): Promise<SessionTable | undefined> {
+    return (await queryRows(ex, END_OF_CALL, [id, callId, reason, at]))[0];
   },
 
   /** pending → active; false when it was not pending. */

@@ -125,4 +125,39 @@ describe('UtteranceSttProvider (VAD-cut utterances, one recognition each)', () =
     ctl.abort(new Error('hangup'));
     await expect(next).rejects.toThrow('hangup');
   });
+
+  it('close() waits for a recognition stuck behind a backlog only up to closeLimitMs, then aborts it', async () => {
+    const clock = new FakeClock();
+    const signals: AbortSignal[] = [];
+    const stuck: UtteranceRecognizer = {
+      id: 'stt_vendor_1',
+      // A backlog that never reaches this utterance: answers only by rejecting on abort.
+      recognize: (r) =>
+        new Promise((_, reject) => {
+          signals.push(r.signal);
+          r.signal.addEventListener('abort', () => reject(r.signal.reason as Error), { once: true });
+        }),
+    };
+    const session = await new UtteranceSttProvider(stuck, { clock, closeLimitMs: 3000 }).start({
+      sampleRate: 16000,
+    });
+    for (const f of frames(concat(silence(300), await spoken('yes'), silence(1000)))) session.sendAudio(f);
+    let closed = false;
+    const closing = session.close().then(() => (closed = true));
+    const events: SttEvent[] = [];
+    const reading = (async () => {
+      for await (const e of session.events) events.push(e);
+    })();
+    for (let i = 0; i < 5; i++) await new Promise<void>((r) => setImmediate(r));
+    expect(signals).toHaveLength(1);
+    clock.advance(2999);
+    for (let i = 0; i < 5; i++) await new Promise<void>((r) => setImmediate(r));
+    expect(closed).toBe(false);
+    expect(signals[0]!.aborted).toBe(false);
+    clock.advance(1);
+    await closing;
+    await reading;
+    expect(signals[0]!.aborted).toBe(true);
+    expect(events.map((e) => e.type)).toEqual(['speech_started']);
+  });
 });

@@ -8,8 +8,11 @@
 //                      └ speech_end ───► recognise(pre-roll + speech + tail) ─► final transcript
 //
 // finalize() ends an utterance in progress at once (the listener's silence timeout cut the turn);
-// close() recognises what is pending and ends the events.
-import { systemClock, type Clock } from '../../shared/clock.js';
+// close() recognises what is pending and ends the events, waiting at most `closeLimitMs` for it: a
+// shared recogniser's backlog (the embedded one decodes one utterance at a time for the whole node)
+// can be minutes long under load, and a call's end or the service's shutdown must not wait on it.
+// Past the limit the pending recognitions are aborted (the embedded decoder drops them unstarted).
+import { systemClock, type Clock, type TimerHandle } from '../../shared/clock.js';
 import { DEFAULT_VAD_HANGOVER_MS, EnergyVad } from '../../audio/vad.js';
 import { AsyncQueue } from '../shared/async-queue.js';
 import {
@@ -53,7 +56,11 @@ export interface UtteranceSttOptions {
   tailMs?: number;
   /** An utterance longer than this is cut and recognised (ms). */
   maxUtteranceMs?: number;
+  /** How long close() waits for pending recognitions before it aborts them (ms, default 5000). */
+  closeLimitMs?: number;
 }
+
+export const DEFAULT_CLOSE_LIMIT_MS = 5_000;
 
 /** An SttProvider over a per-utterance recogniser. */
 export class UtteranceSttProvider implements SttProvider {
@@ -89,6 +96,7 @@ class UtteranceSttSession implements SttSession {
   private readonly preRollMs: number;
   private readonly tailMs: number;
   private readonly maxUtteranceMs: number;
+  private readonly closeLimitMs: number;
   /** Audio since shortly before the utterance in progress (or the last pre-roll while quiet). */
   private chunks: Chunk[] = [];
   private sentMs = 0;
@@ -108,6 +116,7 @@ class UtteranceSttSession implements SttSession {
     this.preRollMs = options.preRollMs ?? 100;
     this.tailMs = options.tailMs ?? 100;
     this.maxUtteranceMs = options.maxUtteranceMs ?? 30_000;
+    this.closeLimitMs = options.closeLimitMs ?? DEFAULT_CLOSE_LIMIT_MS;
     this.hints = start.hints;
     this.vad = new EnergyVad({
       sampleRate: this.rate,
@@ -163,7 +172,21 @@ class UtteranceSttSession implements SttSession {
     if (this.closed) return;
     this.finalize();
     this.closed = true;
-    await this.recognising;
+    let timer: TimerHandle | null = null;
+    const limit = new Promise<void>((resolve) => {
+      timer = this.clock.setTimeout(() => {
+        this.abort.abort(
+          new SttError(
+            `${this.recognizer.id}: recognition outlasted the close`,
+            this.recognizer.id,
+            'timeout',
+          ),
+        );
+        resolve();
+      }, this.closeLimitMs);
+    });
+    await Promise.race([this.recognising, limit]);
+    if (timer) this.clock.clearTimeout(timer);
     this.queue.end();
   }
 

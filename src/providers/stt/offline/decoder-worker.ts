@@ -1,7 +1,9 @@
 // The embedded decoder runs on a worker thread: decoding an utterance takes 40-150 ms of CPU per
 // second of audio, in one synchronous WebAssembly call, which on the main thread would hold every
 // call's RTP pacing on this node for that long. The worker loads the model once (about half a
-// second), then decodes one utterance at a time; jobs queue in order.
+// second), then decodes one utterance at a time; jobs queue in order, here on the main thread, so
+// a job whose call has gone (its signal aborted) leaves the queue at once instead of being decoded
+// behind a backlog nobody waits for.
 //
 // The worker's code is a small script run with `eval` (the package is ESM-only and loaded with a
 // dynamic import), so the same code runs from the TypeScript sources under test and from dist/.
@@ -54,14 +56,26 @@ parentPort.on('message', async (job) => {
 `;
 
 interface Pending {
+  id: number;
+  pcm: Float32Array;
+  grammar: string;
+  search: Record<string, number>;
   resolve: (r: DecodeResult) => void;
   reject: (e: Error) => void;
+  /** Removes the abort listener. */
+  done: () => void;
 }
 
-/** One decoder thread; `decode` may be called concurrently (jobs run in order). */
+/**
+ * One decoder thread; `decode` may be called concurrently (jobs run in order, one at a time on the
+ * thread, the rest wait here).
+ */
 export class DecoderWorker {
   private worker: Worker | null = null;
-  private readonly pending = new Map<number, Pending>();
+  /** Jobs not started yet, in order. */
+  private readonly queue: Pending[] = [];
+  /** The job the thread is decoding. */
+  private running: Pending | null = null;
   private seq = 0;
 
   constructor(private readonly model: DecoderModel) {}
@@ -71,18 +85,43 @@ export class DecoderWorker {
     this.thread();
   }
 
+  /** Jobs waiting or decoding. */
+  get backlog(): number {
+    return this.queue.length + (this.running ? 1 : 0);
+  }
+
   /**
    * Decodes float samples in [-1, 1] at the model's rate against a JSGF grammar, with these
-   * search beams (`beam`, `pbeam`, `wbeam`).
+   * search beams (`beam`, `pbeam`, `wbeam`). An abort rejects at once with the signal's reason:
+   * a waiting job leaves the queue, a running one's result is dropped when it comes.
    */
-  decode(pcm: Float32Array, grammar: string, search: Record<string, number>): Promise<DecodeResult> {
-    const worker = this.thread();
+  decode(
+    pcm: Float32Array,
+    grammar: string,
+    search: Record<string, number>,
+    signal?: AbortSignal,
+  ): Promise<DecodeResult> {
+    if (signal?.aborted) return Promise.reject(signal.reason as Error);
     const id = ++this.seq;
     return new Promise<DecodeResult>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      // Only a thread with work pending keeps the process alive.
-      worker.ref();
-      worker.postMessage({ id, pcm, grammar, search }, [pcm.buffer as ArrayBuffer]);
+      const onAbort = (): void => {
+        const at = this.queue.indexOf(job);
+        if (at >= 0) this.queue.splice(at, 1);
+        // A running job stays `running` until its answer comes: the thread is busy until then.
+        reject(signal!.reason as Error);
+      };
+      const job: Pending = {
+        id,
+        pcm,
+        grammar,
+        search,
+        resolve,
+        reject,
+        done: () => signal?.removeEventListener('abort', onAbort),
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.queue.push(job);
+      this.pump();
     });
   }
 
@@ -93,17 +132,36 @@ export class DecoderWorker {
     await worker?.terminate();
   }
 
+  /** Starts the next job when the thread is free. */
+  private pump(): void {
+    if (this.running) return;
+    const job = this.queue.shift();
+    if (!job) {
+      // Only a thread with work keeps the process alive.
+      this.worker?.unref();
+      return;
+    }
+    const worker = this.thread();
+    this.running = job;
+    worker.ref();
+    worker.postMessage({ id: job.id, pcm: job.pcm, grammar: job.grammar, search: job.search }, [
+      job.pcm.buffer as ArrayBuffer,
+    ]);
+  }
+
   private thread(): Worker {
     if (this.worker) return this.worker;
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: this.model });
     worker.unref();
     worker.on('message', (m: { id: number; text?: string; decodeMs?: number; error?: string }) => {
-      const job = this.pending.get(m.id);
-      if (!job) return;
-      this.pending.delete(m.id);
-      if (this.pending.size === 0) worker.unref();
+      const job = this.running;
+      if (!job || job.id !== m.id) return;
+      this.running = null;
+      job.done();
+      // Settling an aborted job again does nothing.
       if (m.error !== undefined) job.reject(new Error(m.error));
       else job.resolve({ text: m.text ?? '', decodeMs: m.decodeMs ?? 0 });
+      this.pump();
     });
     const lost = (err: Error): void => {
       if (this.worker === worker) this.worker = null;
@@ -116,8 +174,11 @@ export class DecoderWorker {
   }
 
   private failAll(err: Error): void {
-    const jobs = [...this.pending.values()];
-    this.pending.clear();
-    for (const j of jobs) j.reject(err);
+    const jobs = [...(this.running ? [this.running] : []), ...this.queue.splice(0)];
+    this.running = null;
+    for (const j of jobs) {
+      j.done();
+      j.reject(err);
+    }
   }
 }

@@ -178,6 +178,35 @@ describe('the embedded recogniser (soundswallower)', () => {
     expect(turns).toBeGreaterThan(5);
   });
 
+  it("drops an aborted utterance from the decoder's queue at once: a hung-up call's audio is never decoded", async () => {
+    const recognizer = new OfflineRecognizer({ englishModel: 'soundswallower-en-us' });
+    recognizers.push(recognizer);
+    const pcm = concat(await spoken('four five six seven'), silence(200));
+    const request = (signal: AbortSignal) =>
+      recognizer.recognize({ pcm, sampleRate: 16000, hints: DIGITS, signal });
+    // The model and its word list load first.
+    await request(new AbortController().signal);
+    const before = recognizer.stats.audioMs;
+    const first = new AbortController();
+    const second = new AbortController();
+    const third = new AbortController();
+    const a = request(first.signal);
+    const b = request(second.signal);
+    const c = request(third.signal);
+    // Each job is queued once the (loaded) word list's promise has answered it.
+    for (let i = 0; i < 50 && recognizer.backlog < 3; i++) await new Promise<void>((r) => setImmediate(r));
+    expect(recognizer.backlog).toBe(3);
+    second.abort(new Error('the caller hung up'));
+    await expect(b).rejects.toThrow('the caller hung up');
+    // Left the queue without waiting for the decode in progress.
+    expect(recognizer.backlog).toBe(2);
+    expect((await a).text).not.toBe('');
+    expect((await c).text).not.toBe('');
+    // Two decodes' worth of audio: the aborted one never reached the decoder.
+    expect(recognizer.stats.audioMs - before).toBe((2 * pcm.length * 1000) / 16000);
+    expect(recognizer.backlog).toBe(0);
+  });
+
   it('refuses audio at another rate with a clear error', async () => {
     const recognizer = new OfflineRecognizer();
     await expect(

@@ -112,7 +112,12 @@ export class OfflineRecognizer implements UtteranceRecognizer {
     const open = !request.hints?.digits && !(request.hints?.phrases ?? []).length;
     const samples = Float32Array.from(request.pcm, (v) => v / 32768);
     try {
-      const { text, decodeMs } = await model.worker.decode(samples, grammar, open ? OPEN_SEARCH : SEARCH);
+      const { text, decodeMs } = await model.worker.decode(
+        samples,
+        grammar,
+        open ? OPEN_SEARCH : SEARCH,
+        request.signal,
+      );
       this.stats.audioMs += (request.pcm.length * 1000) / MODEL_RATE;
       this.stats.decodeMs += decodeMs;
       request.signal.throwIfAborted();
@@ -128,6 +133,13 @@ export class OfflineRecognizer implements UtteranceRecognizer {
         },
       );
     }
+  }
+
+  /** Utterances waiting for or in a decoder thread, all models together. */
+  get backlog(): number {
+    let n = 0;
+    for (const m of this.models.values()) n += m.worker.backlog;
+    return n;
   }
 
   /** Ends the decoder threads (tests; the service lets them die with the process). */

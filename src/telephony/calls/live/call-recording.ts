@@ -103,21 +103,44 @@ export async function detectAnsweredBy(
   gone: AbortSignal,
 ): Promise<AnsweredBy | null> {
   if (!call.machine_detection) return null;
-  const { clock } = deps;
-  const verdict = await new Promise<AnsweredBy>((resolve) => {
+  const verdict = await listenForAnsweredBy(
+    deps.clock,
+    (l) => media.onAudio(l),
+    gone,
+    call.wait_for_beep === 1,
+  );
+  await new CallRecordsService(deps as ServiceDeps).setAnsweredBy(call.id, verdict);
+  return verdict;
+}
+
+/**
+ * The detector on an answered party's audio (16 kHz frames from `onAudio`): the verdict within
+ * AMD_TIMEOUT_MS, then with `waitForBeep` on a machine its beep (at most BEEP_TIMEOUT_MS more).
+ * `gone` ends the wait early: the verdict so far, else `unknown`. Used by POST /calls calls and by
+ * dial and warm-transfer legs (transfer-warm.ts).
+ */
+export function listenForAnsweredBy(
+  clock: Deps['clock'],
+  onAudio: (listener: (pcm: Int16Array) => void) => () => void,
+  gone: AbortSignal,
+  waitForBeep = false,
+): Promise<AnsweredBy> {
+  return new Promise<AnsweredBy>((resolve) => {
     const amd = new AnsweringMachineDetector({ sampleRate: 16000 });
-    const beep = call.wait_for_beep ? new BeepDetector({ sampleRate: 16000 }) : null;
+    const beep = waitForBeep ? new BeepDetector({ sampleRate: 16000 }) : null;
     let answered: AnsweredBy | null = null;
+    let done = false;
     let timer = clock.setTimeout(() => finish(answered ?? 'unknown'), AMD_TIMEOUT_MS);
     const finish = (by: AnsweredBy) => {
+      if (done) return;
+      done = true;
       off();
       clock.clearTimeout(timer);
       gone.removeEventListener('abort', onGone);
       resolve(by);
     };
     const onGone = () => finish(answered ?? 'unknown');
-    gone.addEventListener('abort', onGone);
-    const off = media.onAudio((pcm) => {
+    const off = onAudio((pcm) => {
       const heardBeep = beep?.push(pcm);
       if (answered === 'machine' && heardBeep) return finish('machine');
       if (answered) return;
@@ -129,7 +152,7 @@ export async function detectAnsweredBy(
       clock.clearTimeout(timer);
       timer = clock.setTimeout(() => finish('machine'), BEEP_TIMEOUT_MS);
     });
+    if (gone.aborted) return finish('unknown');
+    gone.addEventListener('abort', onGone);
   });
-  await new CallRecordsService(deps as ServiceDeps).setAnsweredBy(call.id, verdict);
-  return verdict;
 }

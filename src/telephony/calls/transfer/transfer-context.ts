@@ -5,6 +5,7 @@
 // live call owns the caller's leg and media; a transferer or dialler borrows them and reports how
 // it went.
 import type { TransferOptions, TransferOutcome } from '../../../channels/channel.js';
+import type { AnsweredBy } from '../../../audio/amd.js';
 import type { ServiceDeps } from '../../../modules/context.js';
 import type { CallRecord, CallRecords } from '../../../modules/calls/call-records.service.js';
 import type { RtpPortAllocator } from '../../media/port-allocator.js';
@@ -83,6 +84,8 @@ export interface TransferResult extends TransferOutcome {
   bridged?: Promise<void>;
   /** The second leg's own call record (modules/calls/dial-legs.ts), when one was opened. */
   callId?: string;
+  /** With machine detection, once the leg answered: its verdict. */
+  answeredBy?: AnsweredBy;
 }
 
 /** What the call host calls for a transfer node (options.mode says blind or warm). */
@@ -96,6 +99,8 @@ export type Transferer = (
 export interface DialLegOptions {
   signal: AbortSignal;
   timeoutMs?: number;
+  /** Answering-machine detection before the bridge (a machine fails the leg with `machine`). */
+  machineDetection?: boolean;
 }
 
 /**

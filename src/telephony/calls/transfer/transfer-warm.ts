@@ -10,6 +10,9 @@
 //               is set up from it, receive-only, and from its first packet the caller hears that
 //               instead of the tone. Both stop on the answer and on any failure (the queued rest
 //               is dropped at once). A 2xx without SDP takes the early SDP as the answer.
+//   detecting   (machineDetection only) the human answered: their first seconds go through
+//               answering-machine detection (at most about 4 s; the caller still hears the tone,
+//               never the leg); a machine → failed `machine` (BYE sent), else on to announcing.
 //   announcing  the human answered: the caller's media is suspended (the phone channel neither
 //               plays nor listens), the announcement is synthesised into the human's leg only.
 //   bridged     MediaBridge joins the caller's RtpSession and the human's; the transfer resolves
@@ -83,6 +86,8 @@ import type { SipRequest } from '../../sip/message/types.js';
 import type { SipStack } from '../../sip/stack.js';
 import { UacLeg, type UacLegOptions } from '../../sip/uac-leg.js';
 import { SecondLegRequests } from './second-leg-requests.js';
+import { listenForAnsweredBy } from '../live/call-recording.js';
+import type { AnsweredBy } from '../../../audio/amd.js';
 import {
   DialogTimer,
   timerInviteHeaders,
@@ -90,7 +95,7 @@ import {
   type DialogTimerState,
 } from '../live/session-refresh.js';
 import { bridgedLegCodecs, offerCodec, sdesKeys } from '../call-media/call-media-setup.js';
-import { RingbackTone, type RingbackCadence } from '../call-media/ringback.js';
+import { RingbackTone, type RingbackCadence, type ToneSink } from '../call-media/ringback.js';
 import type { DigestCredentials, SipTarget } from '../outbound/sip-leg.js';
 import type { TransferResult } from './transfer-context.js';
 import { declineRefer, handOn, type HandOnDialHooks } from './transfer-handon.js';
@@ -127,8 +132,8 @@ export interface WarmTransferRequest {
   announcer?: Announcer;
   /** Our codec preference (SIP_CODECS); the leg offers its G.711 part. Default PCMU, PCMA. */
   codecs?: readonly CodecName[];
-  /** The caller's media, bridged to the human once the announcement is over. */
-  callerRtp: RtpSession;
+  /** The caller's side (a call's RTP session, or a browser's line), bridged to the human once the announcement is over. */
+  caller: CallerSide;
   suspendMedia: () => void;
   resumeMedia: () => void;
   /** Characters of the announcement sent to TTS, for the call's tts_characters. */
@@ -148,14 +153,42 @@ export interface WarmTransferRequest {
   beforeBridge?: () => void;
   /** A provisional response to the leg's INVITE while it rings (a hand-on tells the referrer). */
   onProvisional?: (status: number) => void;
-  /** The far end answered with usable media (the leg's call record goes in_progress). */
-  onAnswered?: () => void;
+  /**
+   * The far end answered with usable media (the leg's call record goes in_progress); with
+   * `machineDetection` once the verdict is in (or the leg ended before it: `unknown`), and given it.
+   */
+  onAnswered?: (answeredBy?: AnsweredBy) => void;
+  /**
+   * Answering-machine detection on the answered leg (call-recording.ts listenForAnsweredBy, at
+   * most about 4 s) before the announcement and the bridge; the caller keeps hearing ringback
+   * meanwhile. A machine fails the transfer with `machine` (BYE to the leg).
+   */
+  machineDetection?: boolean;
   /**
    * What the caller hears while the leg rings: `tone` (null: none) until the far end's early
    * media flows, then that. Absent: nothing of the ringing reaches the caller (a hand-on, where
    * the caller is still bridged to the party who referred).
    */
   ringing?: { tone: RingbackCadence | null };
+}
+
+/**
+ * The caller's side of a second leg: where the ringing (tone or early media) is queued, and the
+ * caller's end of the bridge, taken when the bridge starts and released when it stops.
+ */
+export interface CallerSide extends ToneSink {
+  tap(): SessionTap;
+}
+
+/** A call's own RTP session as the caller's side (phone calls). */
+export function rtpCaller(rtp: RtpSession): CallerSide {
+  return {
+    enqueue: (pcm) => rtp.enqueue(pcm),
+    get sender() {
+      return rtp.sender;
+    },
+    tap: () => tapSession(rtp),
+  };
 }
 
 /** A final status of the human's INVITE as a failure reason (see the table at the top). */
@@ -198,6 +231,7 @@ export function nextPartyRequest(
     beforeBridge: _p,
     onProvisional: _r,
     onAnswered: _n,
+    machineDetection: _d,
     ringing: _g,
     ...same
   } = w;
@@ -279,7 +313,7 @@ export async function warmTransfer(w: WarmTransferRequest): Promise<TransferResu
  * Where a warm transfer stands (the table at the top): `failed` is final before the bridge; `over`
  * after it (either side hung up, or a hand-on moved the caller to the next party's bridge).
  */
-export type WarmTransferState = 'ringing' | 'announcing' | 'bridged' | 'failed' | 'over';
+export type WarmTransferState = 'ringing' | 'detecting' | 'announcing' | 'bridged' | 'failed' | 'over';
 
 /** How the human's leg is left when the transfer fails: CANCEL while it rings, BYE once answered. */
 type LegEnding = 'cancel' | 'bye' | 'none';
@@ -300,6 +334,10 @@ export class WarmTransfer {
   /** Settles `bridged` (the promise the transfer's success carries). */
   private endBridge: (() => void) | null = null;
   private readonly announcing = new AbortController();
+  /** Ends answering-machine detection early (the transfer failed meanwhile). */
+  private readonly detecting = new AbortController();
+  /** Whether onAnswered has been called (once per leg). */
+  private answerReported = false;
   /** A hand-on is under way (REFER from the bridged party), and whether the referrer left meanwhile. */
   private handingOn = false;
   private referrerLeft = false;
@@ -329,7 +367,7 @@ export class WarmTransfer {
       onEarlyAnswer: (sdp, status) => this.early(sdp, status),
       ...(w.resolve ? { resolve: w.resolve } : {}),
     });
-    this.ringback = w.ringing ? new RingbackTone(w.clock, w.callerRtp, w.ringing.tone) : null;
+    this.ringback = w.ringing ? new RingbackTone(w.clock, w.caller, w.ringing.tone) : null;
     this.sessionTimer = new DialogTimer(w.clock, this.leg, () => this.lost());
     // The human's in-dialog requests (INFO digits, re-INVITE/UPDATE, REFER): second-leg-requests.ts.
     const transport = w.target.transport === 'udp' ? '' : `;transport=${w.target.transport}`;
@@ -425,7 +463,7 @@ export class WarmTransfer {
     this.earlySdp = sdp;
     this.rtp.setDirection('recvonly');
     this.rtp.start();
-    const caller = this.w.callerRtp;
+    const caller = this.w.caller;
     this.earlyOff ??= this.media.tap.onAudio((pcm) => {
       if (!this.earlyHeard) {
         this.earlyHeard = true;
@@ -440,16 +478,25 @@ export class WarmTransfer {
   /** The caller stops hearing the ringing (tone or early media); what is queued is dropped. */
   private stopRinging(): void {
     this.ringback?.stop();
+    this.stopEarlyMedia();
+  }
+
+  /** The far end's early media stops reaching the caller (the tone, if any, goes on). */
+  private stopEarlyMedia(): void {
     if (this.earlyOff) {
       this.earlyOff();
       this.earlyOff = null;
-      if (this.earlyHeard) this.w.callerRtp.sender.clear();
+      if (this.earlyHeard) this.w.caller.sender.clear();
     }
   }
 
-  /** ringing → announcing: the answer's SDP set on the human's media, the caller's suspended. */
+  /**
+   * ringing → announcing: the answer's SDP set on the human's media, the caller's suspended; with
+   * machine detection ringing → detecting first (the caller still hears the tone, not the leg).
+   */
   private answered(): void {
-    this.stopRinging();
+    if (this.w.machineDetection) this.stopEarlyMedia();
+    else this.stopRinging();
     // A 2xx without SDP confirms the early answer (a 183's).
     const audio = this.readSdp(this.answerSdp ?? this.earlySdp);
     if (!audio) return this.fail('media_failed', 'bye');
@@ -457,10 +504,36 @@ export class WarmTransfer {
     this.rtp.setDirection(audio.direction);
     this.rtp.start();
     this.sessionTimer.arm(this.answeredTimer);
+    if (this.w.machineDetection) return this.detect();
+    this.proceed();
+  }
+
+  /** detecting: the leg's audio through the detector; a machine fails the transfer, else on. */
+  private detect(): void {
+    this.state = 'detecting';
+    const { w } = this;
+    void listenForAnsweredBy(w.clock, (l) => this.media.tap.onAudio(l), this.detecting.signal).then((by) => {
+      if (this.state !== 'detecting') return;
+      w.logger?.info({ ...this.log, answered_by: by }, 'warm transfer: answering-machine detection');
+      this.reportAnswer(by);
+      if (by === 'machine') return this.fail('machine', 'bye');
+      this.proceed();
+    });
+  }
+
+  /** → announcing: the caller's media suspended, the announcement (or the bridge at once). */
+  private proceed(): void {
+    this.stopRinging();
     this.state = 'announcing';
-    this.w.onAnswered?.();
+    this.reportAnswer();
     this.w.suspendMedia();
     this.announce();
+  }
+
+  private reportAnswer(by?: AnsweredBy): void {
+    if (this.answerReported) return;
+    this.answerReported = true;
+    this.w.onAnswered?.(by);
   }
 
   /** The announcement into the human's leg only, then the bridge (at once without one). */
@@ -490,7 +563,7 @@ export class WarmTransfer {
     const { w } = this;
     this.detach();
     w.beforeBridge?.();
-    const callerTap = tapSession(w.callerRtp);
+    const callerTap = w.caller.tap();
     this.callerTap = callerTap;
     const callerSide = w.callerDigits ? withDigitSource(callerTap.end, w.callerDigits) : callerTap.end;
     const bridge = new MediaBridge(callerSide, rtpBridgeEnd(this.rtp, this.media.tap));
@@ -507,8 +580,11 @@ export class WarmTransfer {
 
   /** Before the bridge: → failed, the leg and media cleaned up, `failed` (or the abort's rejection). */
   private fail(reason: string, how: LegEnding, error?: unknown): void {
-    if (this.state !== 'ringing' && this.state !== 'announcing') return;
+    if (this.state !== 'ringing' && this.state !== 'detecting' && this.state !== 'announcing') return;
     const wasAnnouncing = this.state === 'announcing';
+    // Answered, but gone before detection's verdict: its record is answered all the same.
+    if (this.state === 'detecting') this.reportAnswer('unknown');
+    this.detecting.abort();
     this.state = 'failed';
     this.stopRinging();
     this.detach();
