@@ -2,13 +2,14 @@
 // types, `_` for unused parameters), and the architecture: production code imports only downward
 // through the rooms of lint/layers.js, no import circles, and test fixtures stay where they belong
 // (ARCHITECTURE.md, "Layers" and "Testing"); SQL only in repos and the store, and none of it
-// in telephony. test/lint/ proves the rules bite.
+// in telephony; functions of at most 80 lines. test/lint/ proves the rules bite.
 import js from '@eslint/js';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import importX from 'eslint-plugin-import-x';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 import { layerZones, productionTestingZones, root, supportZones, testingZones } from './lint/layers.js';
+import { longFunctionFiles, MAX_FUNCTION_LINES } from './lint/long-functions.js';
 import sqlInRepos from './lint/sql-in-repos.js';
 
 const restrict = (zones) => ['error', { basePath: root, zones }];
@@ -70,6 +71,19 @@ export default tseslint.config(
       'import-x/no-restricted-paths': restrict([...layerZones(), ...productionTestingZones]),
       // Packages cannot close a circle through our code; not following them saves most of the cost.
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
+    },
+  },
+  // A function past ~80 lines (blank lines and comments aside) is split where the split names a
+  // real step (ARCHITECTURE.md, "Rules that keep it livable"). The few that are still longer are
+  // listed in lint/long-functions.js, each with why; the list only shrinks.
+  {
+    files: ['src/**/*.ts', 'bench/**/*.ts'],
+    ignores: [...tests, ...longFunctionFiles],
+    rules: {
+      'max-lines-per-function': [
+        'error',
+        { max: MAX_FUNCTION_LINES, skipBlankLines: true, skipComments: true, IIFEs: true },
+      ],
     },
   },
   // SQL only in *.repo.ts and src/store (lint/sql-in-repos.js).

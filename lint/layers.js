@@ -32,7 +32,7 @@ export const ROOMS = [
   {
     name: 'channel-contracts',
     path: ['src/channels/channel.ts', 'src/channels/call-media.ts', 'src/channels/web-media.ts'],
-    may: ['providers'],
+    may: ['providers', 'shared'],
   },
   // A browser's peer connection (node-datachannel), the WebPeer of the web channel's contract.
   { name: 'webrtc', path: 'src/webrtc', may: ['channel-contracts', 'media', 'audio', 'shared'] },

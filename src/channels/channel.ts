@@ -125,6 +125,11 @@ export interface DialOutcome {
   status: DialStatus;
   /** Id of the new call leg when one was created. */
   callId?: string;
+  /**
+   * Why the leg was not answered (no_answer, busy, quota_exhausted, no_audio, …): the dial node's
+   * `dial_failure_reason` variable.
+   */
+  reason?: string;
   /** With machineDetection, once the leg answered: who did (human, machine or unknown). */
   answeredBy?: 'human' | 'machine' | 'unknown';
 }
@@ -153,6 +158,4 @@ export interface Channel {
 }
 
 /** The error a channel rejects with when the signal aborts; carries the signal's reason. */
-export function abortError(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
-}
+export { abortError } from '../shared/input-wait.js';

@@ -7,7 +7,8 @@
 //
 // Playback takes `playbackMsPerChar` × length on the injected clock (0 by default: instant), which
 // is what lets tests barge into a prompt on a FakeClock.
-import type { Clock, TimerHandle } from '../shared/clock.js';
+import type { Clock } from '../shared/clock.js';
+import { InputWaiters } from '../shared/input-wait.js';
 import {
   abortError,
   type Channel,
@@ -80,11 +81,12 @@ export class TextChannel implements Channel {
   private digits: string[] = [];
   private inputSeq = 0;
   private hungUp = false;
-  private readonly waiters = new Set<() => void>();
+  private readonly waiters: InputWaiters;
   private readonly listeners = new Set<(out: TextChannelOutput) => void>();
 
   constructor(options: TextChannelOptions) {
     this.clock = options.clock;
+    this.waiters = new InputWaiters(options.clock);
     this.kind = options.kind ?? 'test';
     const telephony = options.simulateTelephony ?? true;
     this.capabilities = { dtmf: true, telephony, simulated: telephony };
@@ -132,11 +134,9 @@ export class TextChannel implements Channel {
     const playMs = this.msPerChar * text.length;
     if (playMs <= 0) return { bargedIn: false };
     const startSeq = this.inputSeq;
-    const barged = await this.waitFor(
+    const barged = await this.waiters.waitFor(
       () => (options.bargeIn && this.inputSeq > startSeq ? true : undefined),
-      options.signal,
-      playMs,
-      false,
+      { signal: options.signal, timeoutMs: playMs },
     );
     return { bargedIn: barged === true };
   }
@@ -148,11 +148,11 @@ export class TextChannel implements Channel {
           return turn && { text: turn.text, endedAt: this.clock.monotonic() };
         }
       : () => this.texts.shift();
-    return this.waitFor(next, options.signal, options.timeoutMs, true);
+    return this.waiters.waitFor(next, { ...options, silent: this.silent });
   }
 
   nextDigit(options: DigitOptions): Promise<string | null> {
-    return this.waitFor(() => this.digits.shift(), options.signal, options.timeoutMs, true);
+    return this.waiters.waitFor(() => this.digits.shift(), { ...options, silent: this.silent });
   }
 
   clearDigits(): void {
@@ -192,53 +192,9 @@ export class TextChannel implements Channel {
   }
 
   private wake(): void {
-    for (const w of [...this.waiters]) w();
+    this.waiters.wake();
   }
 
-  /**
-   * Resolves with poll()'s first defined value, or null on timeout (or at once on silence when
-   * `idleIsSilence` and input is closed); rejects when the signal aborts.
-   */
-  private waitFor<T>(
-    poll: () => T | undefined,
-    signal: AbortSignal,
-    timeoutMs: number | undefined,
-    idleIsSilence: boolean,
-  ): Promise<T | null> {
-    if (signal.aborted) return Promise.reject(abortError(signal));
-    const first = poll();
-    if (first !== undefined) return Promise.resolve(first);
-    if (idleIsSilence && this.silenceWhenIdle) return Promise.resolve(null);
-    if (timeoutMs !== undefined && timeoutMs <= 0) return Promise.resolve(null);
-    return new Promise<T | null>((resolve, reject) => {
-      let timer: TimerHandle | undefined;
-      const cleanup = (): void => {
-        this.waiters.delete(check);
-        signal.removeEventListener('abort', onAbort);
-        if (timer) this.clock.clearTimeout(timer);
-      };
-      const check = (): void => {
-        const value = poll();
-        if (value !== undefined) {
-          cleanup();
-          resolve(value);
-        } else if (idleIsSilence && this.silenceWhenIdle) {
-          cleanup();
-          resolve(null);
-        }
-      };
-      const onAbort = (): void => {
-        cleanup();
-        reject(abortError(signal));
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      if (timeoutMs !== undefined) {
-        timer = this.clock.setTimeout(() => {
-          cleanup();
-          resolve(null);
-        }, timeoutMs);
-      }
-      this.waiters.add(check);
-    });
-  }
+  /** Listens and digit reads end as silence (null) once input is closed and drained. */
+  private readonly silent = (): boolean => this.silenceWhenIdle;
 }

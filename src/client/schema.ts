@@ -6230,6 +6230,8 @@ export interface components {
         "def-4": {
             agent_name?: string | null;
             content: string;
+            /** @description Assistant messages: true when the user cut it short (speech, a key or text during its playback), so not all of content was heard */
+            interrupted: boolean;
             latency: components["schemas"]["def-5"] | null;
             latency_ms: number | null;
             /** @description user, assistant, system or tool */

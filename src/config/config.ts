@@ -282,33 +282,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must be a postgres:// URL');
   }
-  const providers: Config['providers'] = {};
-  for (const id of PROVIDER_IDS) {
-    const prefix = id.toUpperCase();
-    providers[id] = {
-      apiKey: env[`${prefix}_API_KEY`] || undefined,
-      baseUrl: env[`${prefix}_BASE_URL`] || undefined,
-    };
-  }
-  const ringback = (env.SIP_RINGBACK || 'us').trim().toLowerCase();
-  if (!(SIP_RINGBACKS as readonly string[]).includes(ringback)) {
-    throw new ConfigError(`SIP_RINGBACK must be one of ${SIP_RINGBACKS.join(', ')}`);
-  }
-  const sttProtocol = (env.STT_VENDOR_1_PROTOCOL || 'deepgram').toLowerCase();
-  if (!(STT_PROTOCOLS as readonly string[]).includes(sttProtocol)) {
-    throw new ConfigError(`STT_VENDOR_1_PROTOCOL must be one of ${STT_PROTOCOLS.join(', ')}`);
-  }
-  const rtpPortMin = int(env, 'RTP_PORT_MIN', 20000, 1024, 65535);
-  const rtpPortMax = int(env, 'RTP_PORT_MAX', 30000, 1024, 65535);
-  if (rtpPortMax < rtpPortMin) throw new ConfigError('RTP_PORT_MAX must not be below RTP_PORT_MIN');
-  const sipPort = int(env, 'SIP_PORT', 5060, 0, 65535);
-  // TLS is on when a certificate is given. Without SIP_TLS_KEY the certificate file is read for
-  // the key as well (one PEM holding both); a key alone is a mistake, not "TLS off".
-  const tlsCert = env.SIP_TLS_CERT || undefined;
-  const sipHost = env.SIP_HOST || '127.0.0.1';
-  if (!tlsCert && env.SIP_TLS_KEY) throw new ConfigError('SIP_TLS_KEY is set but SIP_TLS_CERT is not');
+  const sip = sipConfig(env);
+  const speech = speechConfig(env);
   return {
-    nodeId: nodeId(env, sipPort),
+    nodeId: nodeId(env, sip.port),
     dataDir: path.resolve(env.SWITCHBOARD_DATA_DIR || './data'),
     databaseUrl,
     redisUrl: env.REDIS_URL || undefined,
@@ -317,33 +294,13 @@ export function loadConfig(env: Env = process.env): Config {
     publicBaseUrl: (
       env.PUBLIC_BASE_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`
     ).replace(/\/+$/, ''),
-    sip: {
-      host: sipHost,
-      port: sipPort,
-      tlsPort: int(env, 'SIP_TLS_PORT', 5061, 0, 65535),
-      tlsCert,
-      tlsKey: tlsCert && (env.SIP_TLS_KEY || tlsCert),
-      domain: env.SIP_DOMAIN || 'sip.localhost',
-      rtpPortMin,
-      rtpPortMax,
-      codecs: codecList(env, 'SIP_CODECS'),
-      mediaWorkers: int(env, 'MEDIA_WORKERS', os.availableParallelism(), 0, 64),
-      ringback: ringback as SipRingback,
-      trunkSyncSeconds: int(env, 'SIP_TRUNK_SYNC_SECONDS', 15, 1, 3600),
-      optionsIntervalSeconds: int(env, 'SIP_OPTIONS_INTERVAL_SECONDS', 30, 5, 3600),
-      flood: {
-        ratePerSecond: int(env, 'SIP_FLOOD_RATE', 500, 1),
-        burst: int(env, 'SIP_FLOOD_BURST', 1000, 1),
-        exempt: addressRanges(env, 'SIP_FLOOD_EXEMPT'),
-      },
-      maxWriteQueueBytes: int(env, 'SIP_MAX_WRITE_QUEUE_BYTES', 1024 * 1024, 1024),
-    },
+    sip,
     admission: {
       maxConcurrentCalls: optionalInt(env, 'MAX_CONCURRENT_CALLS', 1),
       maxCallsPerSecond: optionalInt(env, 'MAX_CALLS_PER_SECOND', 1),
     },
     webrtc: {
-      host: env.WEBRTC_HOST || sipHost,
+      host: env.WEBRTC_HOST || sip.host,
       publicIp: publicIp(env, 'WEBRTC_PUBLIC_IP'),
       iceServers: iceServers(env, 'WEBRTC_ICE_SERVERS'),
     },
@@ -364,11 +321,69 @@ export function loadConfig(env: Env = process.env): Config {
     joinTokenTtlSeconds: int(env, 'JOIN_TOKEN_TTL_SECONDS', 3600, 1),
     ringTimeoutSeconds: int(env, 'RING_TIMEOUT_SECONDS', 30, 1),
     llmFallbacks: env.LLM_FALLBACKS || undefined,
-    providers,
-    speech: {
-      sttProtocol: sttProtocol as SttProtocol,
-      sttModel: env.STT_VENDOR_1_MODEL || undefined,
-      espeakCommand: env.ESPEAK_NG_COMMAND || 'espeak-ng',
+    providers: providerKeys(env),
+    speech,
+  };
+}
+
+/** The SIP stack and its media: listeners, TLS, RTP ports, codecs, ringback, flood limits. */
+function sipConfig(env: Env): Config['sip'] {
+  const ringback = (env.SIP_RINGBACK || 'us').trim().toLowerCase();
+  if (!(SIP_RINGBACKS as readonly string[]).includes(ringback)) {
+    throw new ConfigError(`SIP_RINGBACK must be one of ${SIP_RINGBACKS.join(', ')}`);
+  }
+  const rtpPortMin = int(env, 'RTP_PORT_MIN', 20000, 1024, 65535);
+  const rtpPortMax = int(env, 'RTP_PORT_MAX', 30000, 1024, 65535);
+  if (rtpPortMax < rtpPortMin) throw new ConfigError('RTP_PORT_MAX must not be below RTP_PORT_MIN');
+  // TLS is on when a certificate is given. Without SIP_TLS_KEY the certificate file is read for
+  // the key as well (one PEM holding both); a key alone is a mistake, not "TLS off".
+  const tlsCert = env.SIP_TLS_CERT || undefined;
+  if (!tlsCert && env.SIP_TLS_KEY) throw new ConfigError('SIP_TLS_KEY is set but SIP_TLS_CERT is not');
+  return {
+    host: env.SIP_HOST || '127.0.0.1',
+    port: int(env, 'SIP_PORT', 5060, 0, 65535),
+    tlsPort: int(env, 'SIP_TLS_PORT', 5061, 0, 65535),
+    tlsCert,
+    tlsKey: tlsCert && (env.SIP_TLS_KEY || tlsCert),
+    domain: env.SIP_DOMAIN || 'sip.localhost',
+    rtpPortMin,
+    rtpPortMax,
+    codecs: codecList(env, 'SIP_CODECS'),
+    mediaWorkers: int(env, 'MEDIA_WORKERS', os.availableParallelism(), 0, 64),
+    ringback: ringback as SipRingback,
+    trunkSyncSeconds: int(env, 'SIP_TRUNK_SYNC_SECONDS', 15, 1, 3600),
+    optionsIntervalSeconds: int(env, 'SIP_OPTIONS_INTERVAL_SECONDS', 30, 5, 3600),
+    flood: {
+      ratePerSecond: int(env, 'SIP_FLOOD_RATE', 500, 1),
+      burst: int(env, 'SIP_FLOOD_BURST', 1000, 1),
+      exempt: addressRanges(env, 'SIP_FLOOD_EXEMPT'),
     },
+    maxWriteQueueBytes: int(env, 'SIP_MAX_WRITE_QUEUE_BYTES', 1024 * 1024, 1024),
+  };
+}
+
+/** Each provider's API key and base URL (`<PROVIDER>_API_KEY`, `<PROVIDER>_BASE_URL`). */
+function providerKeys(env: Env): Config['providers'] {
+  const providers: Config['providers'] = {};
+  for (const id of PROVIDER_IDS) {
+    const prefix = id.toUpperCase();
+    providers[id] = {
+      apiKey: env[`${prefix}_API_KEY`] || undefined,
+      baseUrl: env[`${prefix}_BASE_URL`] || undefined,
+    };
+  }
+  return providers;
+}
+
+/** Speech recognition's protocol and model, and the local synthesizer's command. */
+function speechConfig(env: Env): Config['speech'] {
+  const sttProtocol = (env.STT_VENDOR_1_PROTOCOL || 'deepgram').toLowerCase();
+  if (!(STT_PROTOCOLS as readonly string[]).includes(sttProtocol)) {
+    throw new ConfigError(`STT_VENDOR_1_PROTOCOL must be one of ${STT_PROTOCOLS.join(', ')}`);
+  }
+  return {
+    sttProtocol: sttProtocol as SttProtocol,
+    sttModel: env.STT_VENDOR_1_MODEL || undefined,
+    espeakCommand: env.ESPEAK_NG_COMMAND || 'espeak-ng',
   };
 }

@@ -111,6 +111,69 @@ for (const kind of storeKinds()) {
       ]);
     });
 
+    it('marks the assistant message the user cut short as interrupted', async () => {
+      const clock = new FakeClock('2026-03-01T10:00:00Z');
+      const llm = new ScriptedLlm({
+        clock,
+        firstTokenMs: 0,
+        replies: [{ text: 'Our opening hours are nine to five on weekdays.' }],
+      });
+      const oneAgent = graph(
+        [
+          ['start', 'start'],
+          ['a', 'agent', { agent_id: 'a1', greeting: 'Hello there.', max_turns: 2 }],
+          ['bye', 'end'],
+        ],
+        [
+          ['start', 'a'],
+          ['a', 'bye'],
+        ],
+      );
+      const session = new SessionRegistry().create({
+        sessionId: `cut-${kind.name}`,
+        clock,
+        // 50 ms a character: the greeting plays for 0.6 s, the answer for 2.4 s.
+        channel: new TextChannel({ clock, playbackMsPerChar: 50 }),
+        graph: oneAgent,
+        llm: { fake: llm },
+        getAgent: async () => testAgent({ id: 'a1', name: 'Ada' }),
+      });
+      const rec = recordSession(session, {
+        db: store.db,
+        workspaceId: 'w1',
+        projectId: 'p1',
+        now: clock.now(),
+      });
+      session.start();
+      await settle();
+      await clock.advanceAsync(700); // the greeting plays out
+      session.sendText('when are you open');
+      await settle(100);
+      await clock.advanceAsync(500); // a fifth of the answer
+      session.sendText('thanks, bye');
+      await settle(100);
+      await clock.advanceAsync(100);
+      await session.done;
+      await rec.flush();
+      const conv = await store.db
+        .selectFrom('conversations')
+        .select('id')
+        .where('session_id', '=', `cut-${kind.name}`)
+        .executeTakeFirstOrThrow();
+      const msgs = await store.db
+        .selectFrom('messages')
+        .select(['role', 'content', 'interrupted'])
+        .where('conversation_id', '=', conv.id)
+        .orderBy('sequence')
+        .execute();
+      expect(msgs.map((m) => [m.role, m.content, Number(m.interrupted)])).toEqual([
+        ['assistant', 'Hello there.', 0],
+        ['user', 'when are you open', 0],
+        ['assistant', 'Our opening hours are nine to five on weekdays.', 1],
+        ['user', 'thanks, bye', 0],
+      ]);
+    });
+
     it('stores text from outside sources (a model reply with NUL) with U+FFFD in its place', async () => {
       const clock = new FakeClock('2026-03-01T10:00:00Z');
       const llm = new ScriptedLlm({ clock, firstTokenMs: 0, replies: [{ text: 'a\u0000b \ud800' }] });
@@ -159,6 +222,57 @@ for (const kind of storeKinds()) {
       expect(msgs).toEqual([
         { role: 'user', content: 'hello' },
         { role: 'assistant', content: 'a\uFFFDb \uFFFD' },
+      ]);
+    });
+
+    it("records the keys a caller pressed as the caller's turn, between the prompt and the answer", async () => {
+      const clock = new FakeClock('2026-03-01T10:00:00Z');
+      const pin = graph(
+        [
+          ['start', 'start'],
+          ['ask', 'dtmf', { prompt: 'Your PIN, then hash.', save_to_variable: 'pin' }],
+          ['ok', 'speak', { text: 'Thanks.' }],
+          ['bye', 'end'],
+        ],
+        [
+          ['start', 'ask'],
+          ['ask', 'ok', 'success'],
+          ['ok', 'bye'],
+        ],
+      );
+      const session = new SessionRegistry().create({
+        sessionId: `keys-${kind.name}`,
+        clock,
+        channel: new TextChannel({ clock }),
+        graph: pin,
+      });
+      const rec = recordSession(session, {
+        db: store.db,
+        workspaceId: 'w1',
+        projectId: 'p1',
+        now: clock.now(),
+      });
+      session.start();
+      await settle();
+      session.sendDtmf('12#');
+      await settle(100);
+      await session.done;
+      await rec.flush();
+      const conv = await store.db
+        .selectFrom('conversations')
+        .select('id')
+        .where('session_id', '=', `keys-${kind.name}`)
+        .executeTakeFirstOrThrow();
+      const msgs = await store.db
+        .selectFrom('messages')
+        .select(['sequence', 'role', 'content', 'latency_ms'])
+        .where('conversation_id', '=', conv.id)
+        .orderBy('sequence')
+        .execute();
+      expect(msgs).toEqual([
+        { sequence: 1, role: 'assistant', content: 'Your PIN, then hash.', latency_ms: null },
+        { sequence: 2, role: 'user', content: 'Pressed 12#', latency_ms: null },
+        { sequence: 3, role: 'assistant', content: 'Thanks.', latency_ms: null },
       ]);
     });
   });

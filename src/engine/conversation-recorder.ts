@@ -1,13 +1,15 @@
 // Fills the transcript live from the event stream: one `conversations` row per session (created
-// when the recorder attaches) and one `messages` row per message event, numbered from 1.
+// when the recorder attaches) and one `messages` row per message event, numbered from 1; keys
+// pressed in a keypad node are a `user` message "Pressed <keys>".
 // spoken_at is the event's time; latency_ms (assistant messages after a user turn) is rounded, and
-// its parts (`latency`) are stored as JSON beside it.
+// its parts (`latency`) are stored as JSON beside it. An interruption (message.interrupted) marks
+// the last assistant message as cut short.
 // agent_name is stored only once a second agent has spoken in the session (the API's conversations: "present
 // when multiple agents ran"); at that moment earlier agent messages get their names filled in.
 import { toDbTime, type Executor } from '../store/database.js';
 import { newId as defaultNewId, type IdGenerator } from '../shared/ids.js';
 import { storableText } from '../shared/text.js';
-import type { EngineEvent, EventStream } from './events.js';
+import { keypressText, type EngineEvent, type EventStream } from './events.js';
 import { sessionRecordingRepo as repo } from './session-recording.repo.js';
 import { WriteQueue } from './write-queue.js';
 
@@ -28,6 +30,8 @@ export class ConversationRecorder {
   /** Agent name → sequences of its messages, kept until a second agent makes names visible. */
   private readonly agentMessages = new Map<string, number[]>();
   private namesVisible = false;
+  /** The sequence of the last assistant message: the one an interruption cuts short. */
+  private lastAssistant: number | null = null;
 
   constructor(private readonly options: RecorderOptions) {
     this.queue = new WriteQueue(options.onError);
@@ -50,8 +54,20 @@ export class ConversationRecorder {
   }
 
   handle(event: EngineEvent): void {
+    // Keys the caller pressed are the caller's turn too: "Pressed 1234#".
+    if (event.type === 'dtmf' && event.keys) {
+      this.handle({ type: 'message', at: event.at, role: 'user', content: keypressText(event.keys) });
+      return;
+    }
+    if (event.type === 'message.interrupted') {
+      const sequence = this.lastAssistant;
+      if (sequence === null) return;
+      this.queue.push(() => repo.markInterrupted(this.options.db, this.conversationId!, sequence));
+      return;
+    }
     if (event.type !== 'message') return;
     const sequence = ++this.sequence;
+    if (event.role === 'assistant') this.lastAssistant = sequence;
     const agent = event.agent_name;
     let backfill: [string, number[]][] = [];
     if (agent !== undefined) {
@@ -72,6 +88,7 @@ export class ConversationRecorder {
       spoken_at: toDbTime(event.at),
       latency_ms: event.latency_ms === undefined ? null : Math.round(event.latency_ms),
       latency: event.latency === undefined ? null : JSON.stringify(event.latency),
+      interrupted: 0,
     };
     this.queue.push(async () => {
       const conversationId = this.conversationId!;

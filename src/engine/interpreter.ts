@@ -16,8 +16,8 @@ import type { LlmProvider } from '../providers/llm/llm.types.js';
 import { isoSeconds, type Clock, type TimerHandle } from '../shared/clock.js';
 import { inSpan } from '../shared/tracing.js';
 import { EventStream, type ExecutionError, type ExecutionStatus } from './events.js';
-import { buildEdgeIndex, findStartNode } from './graph-walk.js';
-import { createNodeContext } from './node-context.js';
+import { buildEdgeIndex, findStartNode, type EdgeIndex } from './graph-walk.js';
+import { createNodeContext, type MutableNodeContext } from './node-context.js';
 import { expectedWords } from './speech-hints.js';
 import {
   NodeError,
@@ -156,10 +156,9 @@ export class Execution {
   }
 
   private async loop(): Promise<ExecutionResult> {
-    const { clock, graph, channel } = this.options;
+    const { clock, graph } = this.options;
     const maxMs = this.options.maxExecutionMs ?? DEFAULT_MAX_EXECUTION_MS;
     const maxSteps = this.options.maxSteps ?? DEFAULT_MAX_STEPS;
-    const registry = this.options.registry ?? defaultRegistry;
     const startedAt = clock.monotonic();
     const timer: TimerHandle = clock.setTimeout(() => this.timeout(), maxMs);
     this.events.emit({
@@ -170,16 +169,7 @@ export class Execution {
         ? { workflow_version: this.options.workflowVersion }
         : {}),
     });
-    const ctx = createNodeContext({
-      clock,
-      channel,
-      events: this.events,
-      variables: this.variables,
-      llm: this.options.llm,
-      getAgent: this.options.getAgent,
-      fetch: this.options.fetch,
-      speechHints: (nodeId) => expectedWords(graph, nodeId),
-    });
+    const ctx = this.nodeContext();
     const edges = buildEdgeIndex(graph);
     let node: GraphNode | undefined = findStartNode(graph);
     let steps = 0;
@@ -192,38 +182,7 @@ export class Execution {
         }
         if (clock.monotonic() - startedAt >= maxMs) this.timeout();
         if (this.stop) throw new StopSignal();
-        this.currentNode = node;
-        this.path.push(node.id);
-        const def = registry.get(node.type);
-        if (!def) throw new NodeError('unknown_node_type', `Unknown node type "${node.type}".`);
-        const missing = def.needs?.find((need) => !channel.capabilities[need]);
-        if (missing && !(def.unsupported && edges.get(node.id)?.has(def.unsupported.handle))) {
-          throw new NodeError(
-            'channel_unsupported',
-            `Node type "${node.type}" needs ${missing}, which the ${channel.kind} channel lacks.`,
-          );
-        }
-        ctx.nodeId = node.id;
-        this.events.emit({ type: 'node.entered', node_id: node.id, node_type: node.type });
-        let outcome: NodeOutcome;
-        if (missing) {
-          outcome = def.unsupported!;
-        } else {
-          const running = node;
-          outcome = await inSpan(
-            `node ${running.type}`,
-            { 'switchboard.node_id': running.id, 'switchboard.node_type': running.type },
-            () => this.runNode(def, ctx, running),
-          );
-        }
-        if (this.stop) throw new StopSignal();
-        if (outcome.outputs) this.variables.setMany(outcome.outputs);
-        this.events.emit({
-          type: 'node.exited',
-          node_id: node.id,
-          node_type: node.type,
-          handle: outcome.handle,
-        });
+        const outcome = await this.step(node, ctx, edges);
         if (outcome.finish) return this.finish(outcome, startedAt);
         const next: GraphNode | undefined = edges.get(node.id)?.get(outcome.handle);
         if (!next) {
@@ -239,6 +198,59 @@ export class Execution {
     } finally {
       clock.clearTimeout(timer);
     }
+  }
+
+  /** The context every node of this run gets (its node id is set as each one is entered). */
+  private nodeContext(): MutableNodeContext {
+    const { clock, graph, channel } = this.options;
+    return createNodeContext({
+      clock,
+      channel,
+      events: this.events,
+      variables: this.variables,
+      llm: this.options.llm,
+      getAgent: this.options.getAgent,
+      fetch: this.options.fetch,
+      speechHints: (nodeId) => expectedWords(graph, nodeId),
+    });
+  }
+
+  /**
+   * One node: entered, run (or left by its `unsupported` handle when the channel lacks what it
+   * needs and that handle has an edge), its outputs saved, exited. Returns how it left.
+   */
+  private async step(node: GraphNode, ctx: MutableNodeContext, edges: EdgeIndex): Promise<NodeOutcome> {
+    const { channel } = this.options;
+    const registry = this.options.registry ?? defaultRegistry;
+    this.currentNode = node;
+    this.path.push(node.id);
+    const def = registry.get(node.type);
+    if (!def) throw new NodeError('unknown_node_type', `Unknown node type "${node.type}".`);
+    const missing = def.needs?.find((need) => !channel.capabilities[need]);
+    if (missing && !(def.unsupported && edges.get(node.id)?.has(def.unsupported.handle))) {
+      throw new NodeError(
+        'channel_unsupported',
+        `Node type "${node.type}" needs ${missing}, which the ${channel.kind} channel lacks.`,
+      );
+    }
+    ctx.nodeId = node.id;
+    this.events.emit({ type: 'node.entered', node_id: node.id, node_type: node.type });
+    const outcome = missing
+      ? def.unsupported!
+      : await inSpan(
+          `node ${node.type}`,
+          { 'switchboard.node_id': node.id, 'switchboard.node_type': node.type },
+          () => this.runNode(def, ctx, node),
+        );
+    if (this.stop) throw new StopSignal();
+    if (outcome.outputs) this.variables.setMany(outcome.outputs);
+    this.events.emit({
+      type: 'node.exited',
+      node_id: node.id,
+      node_type: node.type,
+      handle: outcome.handle,
+    });
+    return outcome;
   }
 
   private finish(outcome: NodeOutcome, startedAt: number): ExecutionResult {

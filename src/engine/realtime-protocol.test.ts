@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { TextChannel } from '../channels/text-channel.js';
 import { FakeClock } from '../shared/clock.js';
-import { parseClientMessage, RealtimeConnection, type ServerMessage } from './realtime-protocol.js';
+import {
+  parseClientMessage,
+  RealtimeConnection,
+  toServerMessage,
+  type ServerMessage,
+} from './realtime-protocol.js';
 import { SessionRegistry } from './session-runtime.js';
 import { graph, settle } from '../../test/support/engine-harness.js';
 
@@ -124,6 +129,12 @@ describe('RealtimeConnection', () => {
     expect(frames).toContainEqual({ type: 'assistant_text', text: 'You chose 1' });
     expect(frames.at(-3)).toEqual({ type: 'status', status: 'active', execution_status: 'completed' });
     expect(frames.at(-1)).toEqual({ type: 'ended', end_reason: 'completed', duration_seconds: 0 });
+  });
+
+  it('tells the client when the user cut the last assistant output short', () => {
+    expect(toServerMessage({ type: 'message.interrupted', at: 0, node_id: 'ask' })).toEqual({
+      type: 'assistant_interrupted',
+    });
   });
 
   it('holds the ended frame until the end is stored, then closes', async () => {

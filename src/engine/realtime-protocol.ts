@@ -40,6 +40,8 @@ export type ServerMessage =
       latency?: LatencyBreakdown;
     }
   | { type: 'user_text'; text: string }
+  /** The user cut the last assistant_text short: not all of it was heard. */
+  | { type: 'assistant_interrupted' }
   | { type: 'node'; event: 'entered' | 'exited'; node_id: string; node_type: string; handle?: string }
   | { type: 'status'; status: SessionStatus; execution_status?: string }
   | { type: 'ended'; end_reason: SessionEndReason; duration_seconds: number }
@@ -134,6 +136,8 @@ export function toServerMessage(event: EngineEvent): ServerMessage | null {
         };
       }
       return event.role === 'user' ? { type: 'user_text', text: event.content } : null;
+    case 'message.interrupted':
+      return { type: 'assistant_interrupted' };
     case 'node.entered':
       return { type: 'node', event: 'entered', node_id: event.node_id, node_type: event.node_type };
     case 'node.exited':

@@ -48,14 +48,53 @@ export function createMetrics(options: MetricsOptions): Metrics {
   if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
   const registers = [registry];
 
-  const { db, clock, nodeId } = options;
-  // The two webhook gauges share one read per scrape: prom-client starts every gauge's collect()
-  // before awaiting any, so the second one joins the read the first began.
-  let queueRead: Promise<QueueState> | null = null;
-  const webhookQueue = (): Promise<QueueState> =>
-    (queueRead ??= metricsRepo.webhookQueue(db).finally(() => {
-      queueRead = null;
+  registerLiveCallGauge(registers, options);
+  const calls = callInstruments(registers);
+  registerWebhookQueueGauges(registers, options);
+  registerTrunkGauges(registers, options);
+  const delivery = new Histogram({
+    name: 'switchboard_webhook_delivery_seconds',
+    help: 'Duration of each webhook delivery attempt from request to response, by outcome',
+    labelNames: ['outcome'] as const,
+    buckets: DELIVERY_BUCKETS,
+    registers,
+  });
+  const http = new Histogram({
+    name: 'switchboard_http_request_duration_seconds',
+    help: 'HTTP requests answered, by method, route pattern and status code',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    buckets: HTTP_BUCKETS,
+    registers,
+  });
+  const overload = overloadInstruments(registers);
+  const stop = observeTelemetry(telemetryObserver({ ...calls, delivery, ...overload }));
+
+  return {
+    registry,
+    render: () => registry.metrics(),
+    observeRequest(method, route, status, seconds) {
+      http.observe({ method, route, status_code: String(status) }, seconds);
+    },
+    close() {
+      stop();
+      registry.clear();
+    },
+  };
+}
+
+type Registers = Registry[];
+
+/** One read shared by the gauges that collect in the same scrape (see registerWebhookQueueGauges). */
+function sharedRead<T>(read: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | null = null;
+  return () =>
+    (pending ??= read().finally(() => {
+      pending = null;
     }));
+}
+
+/** This node's live calls, read from the store at scrape time. */
+function registerLiveCallGauge(registers: Registers, { db, nodeId }: MetricsOptions): void {
   new Gauge({
     name: 'switchboard_calls_active',
     help: 'Calls live on this node (queued, ringing or in progress) by direction and status, read from the store at scrape time',
@@ -68,6 +107,10 @@ export function createMetrics(options: MetricsOptions): Metrics {
       }
     },
   });
+}
+
+/** Calls ended and answered, and the RTP streams they closed: fed by telemetry events. */
+function callInstruments(registers: Registers) {
   const callsTotal = new Counter({
     name: 'switchboard_calls_total',
     help: 'Calls that ended on this node, by direction and final status',
@@ -97,6 +140,14 @@ export function createMetrics(options: MetricsOptions): Metrics {
     buckets: JITTER_BUCKETS,
     registers,
   });
+  return { callsTotal, setup, rtpExpected, rtpLost, jitter };
+}
+
+/** The webhook queue's depth and age, read from the store at scrape time. */
+function registerWebhookQueueGauges(registers: Registers, { db, clock }: MetricsOptions): void {
+  // The two gauges share one read per scrape: prom-client starts every gauge's collect() before
+  // awaiting any, so the second one joins the read the first began.
+  const webhookQueue: () => Promise<QueueState> = sharedRead(() => metricsRepo.webhookQueue(db));
   new Gauge({
     name: 'switchboard_webhook_queue_depth',
     help: 'Webhook deliveries pending (due or waiting to retry), read from the store at scrape time',
@@ -114,12 +165,12 @@ export function createMetrics(options: MetricsOptions): Metrics {
       this.set(q.oldest === null ? 0 : Math.max(0, clock.now() - Date.parse(q.oldest)) / 1000);
     },
   });
-  // The two trunk gauges share one read per scrape, as the webhook ones do.
-  let trunkRead: ReturnType<typeof metricsRepo.watchedTrunks> | null = null;
-  const watchedTrunks = () =>
-    (trunkRead ??= metricsRepo.watchedTrunks(db).finally(() => {
-      trunkRead = null;
-    }));
+}
+
+/** Health and registration of the trunks that ask for them, read from the store at scrape time. */
+function registerTrunkGauges(registers: Registers, { db }: MetricsOptions): void {
+  // One read per scrape, as the webhook gauges share theirs.
+  const watchedTrunks = sharedRead(() => metricsRepo.watchedTrunks(db));
   new Gauge({
     name: 'switchboard_sip_trunk_up',
     help: 'Trunks with health_check on: 1 while the termination host answers OPTIONS, 0 while it is down (absent until the first finding)',
@@ -146,22 +197,13 @@ export function createMetrics(options: MetricsOptions): Metrics {
       }
     },
   });
-  const delivery = new Histogram({
-    name: 'switchboard_webhook_delivery_seconds',
-    help: 'Duration of each webhook delivery attempt from request to response, by outcome',
-    labelNames: ['outcome'] as const,
-    buckets: DELIVERY_BUCKETS,
-    registers,
-  });
-  const http = new Histogram({
-    name: 'switchboard_http_request_duration_seconds',
-    help: 'HTTP requests answered, by method, route pattern and status code',
-    labelNames: ['method', 'route', 'status_code'] as const,
-    buckets: HTTP_BUCKETS,
-    registers,
-  });
+}
 
-  // Overload control and bad input (src/telephony/sip/overload.ts, transport/throttle.ts, stream.ts).
+/**
+ * Overload control and bad input (src/telephony/sip/overload.ts, transport/throttle.ts,
+ * stream.ts): refused calls, admission limits, throttled messages, closed connections.
+ */
+function overloadInstruments(registers: Registers) {
   const refused = new Counter({
     name: 'switchboard_calls_refused_total',
     help: 'Inbound INVITEs refused before a call was set up, by reason (max_concurrent_calls, max_calls_per_second, draining, unknown_domain, unknown_workspace, unknown_number, source_forbidden, media_unsupported, no_dispatch_rule, workflow_unpublished, quota_exhausted)',
@@ -191,50 +233,44 @@ export function createMetrics(options: MetricsOptions): Metrics {
     labelNames: ['transport'] as const,
     registers,
   });
+  return { refused, admissionLimit, admissionDelay, throttled, overflowed };
+}
 
-  const onEvent = (e: TelemetryEvent): void => {
+type EventInstruments = ReturnType<typeof callInstruments> &
+  ReturnType<typeof overloadInstruments> & { delivery: Histogram<'outcome'> };
+
+/** Feeds each telemetry event into the instrument that counts it. */
+function telemetryObserver(m: EventInstruments): (e: TelemetryEvent) => void {
+  return (e) => {
     switch (e.kind) {
       case 'call.answered':
-        setup.observe({ direction: e.direction }, e.setupSeconds);
+        m.setup.observe({ direction: e.direction }, e.setupSeconds);
         return;
       case 'call.ended':
-        callsTotal.inc({ direction: e.direction, status: e.status });
+        m.callsTotal.inc({ direction: e.direction, status: e.status });
         return;
       case 'rtp.closed':
-        rtpExpected.inc(e.expected);
-        rtpLost.inc(e.lost);
-        jitter.observe(e.jitterSeconds);
+        m.rtpExpected.inc(e.expected);
+        m.rtpLost.inc(e.lost);
+        m.jitter.observe(e.jitterSeconds);
         return;
       case 'webhook.attempt':
-        delivery.observe({ outcome: e.ok ? 'succeeded' : 'failed' }, e.seconds);
+        m.delivery.observe({ outcome: e.ok ? 'succeeded' : 'failed' }, e.seconds);
         return;
       case 'call.refused':
-        refused.inc({ reason: e.reason });
+        m.refused.inc({ reason: e.reason });
         return;
       case 'admission.limits':
-        admissionLimit.set({ limit: 'concurrent_calls' }, e.concurrentCalls);
-        admissionLimit.set({ limit: 'calls_per_second' }, e.callsPerSecond);
-        admissionDelay.set(e.loopDelaySeconds);
+        m.admissionLimit.set({ limit: 'concurrent_calls' }, e.concurrentCalls);
+        m.admissionLimit.set({ limit: 'calls_per_second' }, e.callsPerSecond);
+        m.admissionDelay.set(e.loopDelaySeconds);
         return;
       case 'sip.throttled':
-        throttled.inc({ transport: e.transport });
+        m.throttled.inc({ transport: e.transport });
         return;
       case 'sip.write_queue_full':
-        overflowed.inc({ transport: e.transport });
+        m.overflowed.inc({ transport: e.transport });
         return;
     }
-  };
-  const stop = observeTelemetry(onEvent);
-
-  return {
-    registry,
-    render: () => registry.metrics(),
-    observeRequest(method, route, status, seconds) {
-      http.observe({ method, route, status_code: String(status) }, seconds);
-    },
-    close() {
-      stop();
-      registry.clear();
-    },
   };
 }

@@ -197,6 +197,8 @@ export interface MessageTable {
   latency_ms: number | null;
   /** JSON of the engine's LatencyBreakdown; null where latency_ms is, and on older rows. */
   latency: string | null;
+  /** 1 when the user cut the (assistant) message short; 0 (the default) otherwise. */
+  interrupted?: number;
 }
 
 export interface UsageEventTable {

@@ -9,6 +9,7 @@ interface Msg {
   agent_name?: string | null;
   latency_ms?: number | null;
   latency?: Record<string, number | null>;
+  interrupted?: boolean;
 }
 
 describe.each(storeKinds())('conversations on $name', (kind) => {
@@ -52,6 +53,7 @@ describe.each(storeKinds())('conversations on $name', (kind) => {
           spoken_at: new Date(Date.parse(opts.createdAt) + i * 1000).toISOString(),
           latency_ms: m.latency_ms ?? null,
           latency: m.latency ? JSON.stringify(m.latency) : null,
+          interrupted: m.interrupted ? 1 : 0,
         })
         .execute();
     }
@@ -63,7 +65,13 @@ describe.each(storeKinds())('conversations on $name', (kind) => {
     const c = await insertConversation(ws.workspaceId, {
       createdAt: '2026-10-05T09:00:00.000Z',
       messages: [
-        { role: 'assistant', content: 'Hello, how can I help?', agent_name: 'Front desk', latency_ms: 0 },
+        {
+          role: 'assistant',
+          content: 'Hello, how can I help?',
+          agent_name: 'Front desk',
+          latency_ms: 0,
+          interrupted: true,
+        },
         { role: 'user', content: 'My order is late.' },
         {
           role: 'assistant',
@@ -98,6 +106,7 @@ describe.each(storeKinds())('conversations on $name', (kind) => {
             spoken_at: '2026-10-05T09:00:00Z',
             latency_ms: 0,
             latency: null,
+            interrupted: true,
           },
           {
             sequence: 2,
@@ -106,6 +115,7 @@ describe.each(storeKinds())('conversations on $name', (kind) => {
             spoken_at: '2026-10-05T09:00:01Z',
             latency_ms: null,
             latency: null,
+            interrupted: false,
           },
           {
             sequence: 3,
@@ -120,6 +130,7 @@ describe.each(storeKinds())('conversations on $name', (kind) => {
               tts_first_audio_ms: 95,
               first_packet_ms: 12,
             },
+            interrupted: false,
           },
         ],
       },

@@ -58,11 +58,15 @@ export interface TranscriptEntry {
   /** The assistant's first output after a user turn: ms from the end of that turn. */
   latencyMs?: number;
   agentName?: string;
+  /** The assistant's words the user cut short (spoke, pressed a key): not all were heard. */
+  interrupted?: boolean;
 }
 
 export interface CallEvents {
   status: CallStatus;
   transcript: TranscriptEntry;
+  /** The user cut the last assistant entry short (barge-in); the entry now has `interrupted`. */
+  interrupted: TranscriptEntry;
   /** The workflow moved: a node was entered or left. */
   node: { event: 'entered' | 'exited'; nodeId: string; nodeType: string; handle?: string };
   ended: { reason: string; durationSeconds?: number };
@@ -293,6 +297,13 @@ export class WebVoiceCall {
         };
         this.transcript.push(entry);
         this.emit('transcript', entry);
+        return;
+      }
+      case 'assistant_interrupted': {
+        const entry = this.transcript.findLast((e) => e.role === 'assistant');
+        if (!entry || entry.interrupted) return;
+        entry.interrupted = true;
+        this.emit('interrupted', entry);
         return;
       }
       case 'node':

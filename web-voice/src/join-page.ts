@@ -122,6 +122,14 @@ function main(): void {
         if (s === 'connected') say('Connected: speak any time.');
       });
       c.on('transcript', (t) => line(t.role, t.text));
+      c.on('interrupted', () => {
+        const last = [...list.querySelectorAll('li.assistant')].at(-1);
+        if (!last) return;
+        const cut = document.createElement('span');
+        cut.className = 'cut';
+        cut.textContent = ' (interrupted)';
+        last.append(cut);
+      });
       c.on('error', (e) => {
         if (e.code === 'autoplay_blocked') {
           say('Click anywhere to hear the call.');

@@ -125,6 +125,10 @@ function mount(script: HTMLScriptElement): void {
         list.append(item);
         list.scrollTop = list.scrollHeight;
       });
+      c.on('interrupted', () => {
+        const last = [...list.querySelectorAll('li.assistant')].at(-1);
+        if (last) last.append(' (interrupted)');
+      });
       c.on('ended', () => idle('Call ended.'));
     } catch (err) {
       idle(err instanceof JoinError ? err.message : 'The call could not start. Try again.');

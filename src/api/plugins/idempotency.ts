@@ -29,8 +29,27 @@ function requestHash(request: FastifyRequest): string {
 
 export function registerIdempotency(app: FastifyInstance, deps: ServiceDeps): void {
   app.decorateRequest('idempotency', null);
+  const claim = claimHook(deps);
+  const settle = settleHook(deps);
 
-  const claim = async (request: FastifyRequest, reply: FastifyReply) => {
+  // Only POST routes of an authenticated scope can take a key, so only they get the two hooks;
+  // every other request skips them entirely.
+  app.addHook('onRoute', (route) => {
+    const methods = [route.method].flat();
+    if (!methods.includes('POST') || !route.config?.scope) return;
+    const preHandler = route.preHandler === undefined ? [] : [route.preHandler].flat();
+    if (!preHandler.includes(claim)) route.preHandler = [claim, ...preHandler];
+    const onSend = route.onSend === undefined ? [] : [route.onSend].flat();
+    if (!onSend.includes(settle)) route.onSend = [settle, ...onSend];
+  });
+}
+
+/**
+ * The preHandler: takes the request's key, or answers for it (the first response replayed, 409
+ * while the first still runs, 422 for another request); a stale or expired key is taken over.
+ */
+function claimHook(deps: ServiceDeps) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
     const raw = request.headers['idempotency-key'];
     if (raw === undefined || !request.actor) return;
     const key = Array.isArray(raw) ? raw[0]! : raw;
@@ -84,8 +103,11 @@ export function registerIdempotency(app: FastifyInstance, deps: ServiceDeps): vo
     }
     return sendError(reply, 409, 'A request with this Idempotency-Key is still being processed.');
   };
+}
 
-  const settle = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+/** The onSend hook: keeps a 2xx response for replays, frees the key on any other outcome. */
+function settleHook(deps: ServiceDeps) {
+  return async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const idem = request.idempotency;
     if (!idem) return payload;
     request.idempotency = null;
@@ -102,15 +124,4 @@ export function registerIdempotency(app: FastifyInstance, deps: ServiceDeps): vo
     }
     return payload;
   };
-
-  // Only POST routes of an authenticated scope can take a key, so only they get the two hooks;
-  // every other request skips them entirely.
-  app.addHook('onRoute', (route) => {
-    const methods = [route.method].flat();
-    if (!methods.includes('POST') || !route.config?.scope) return;
-    const preHandler = route.preHandler === undefined ? [] : [route.preHandler].flat();
-    if (!preHandler.includes(claim)) route.preHandler = [claim, ...preHandler];
-    const onSend = route.onSend === undefined ? [] : [route.onSend].flat();
-    if (!onSend.includes(settle)) route.onSend = [settle, ...onSend];
-  });
 }

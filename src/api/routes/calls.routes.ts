@@ -8,7 +8,7 @@ import { pageParams, renderPageJson } from '../../shared/paging.js';
 import { actorOf } from '../plugins/auth.js';
 import { errorResponses, IdParams, PageQuery, Paginated, Single } from '../../shared/schemas.js';
 import { parseRange } from './http-range.js';
-import { pageRequest, typed } from './route-helpers.js';
+import { pageRequest, typed, type TypedRoutes } from './route-helpers.js';
 
 export async function callRoutes(app: FastifyInstance, s: Services, deps: ServiceDeps): Promise<void> {
   const r = typed(app);
@@ -55,8 +55,28 @@ export async function callRoutes(app: FastifyInstance, s: Services, deps: Servic
     async (req) => ({ data: await s.calls.get(actorOf(req), req.params.id) }),
   );
 
-  // The call's recording: a 2-channel WAV (left the far party, right the service), with HTTP Range
-  // for seeking. A recording still being written is served as far as it is on disk.
+  recordingRoute(r, s, tags);
+
+  // Beyond the spec: cancel an outbound call that has not been answered (CANCEL on the wire from
+  // the node that dialled it, this one or, told over the live-event bus, another; cancelled /
+  // caller_cancelled either way). A connected call is ended by its workflow or its parties, so
+  // anything else is 409.
+  r.delete(
+    '/calls/:id',
+    {
+      config: { scope: 'calls:write' },
+      schema: { tags, params: IdParams, response: { 204: Type.Null(), ...errorResponses(404, 409) } },
+    },
+    async (req, reply) => {
+      await s.calls.cancel(actorOf(req), req.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+}
+
+// The call's recording: a 2-channel WAV (left the far party, right the service), with HTTP Range
+// for seeking. A recording still being written is served as far as it is on disk.
+function recordingRoute(r: TypedRoutes, s: Services, tags: string[]): void {
   r.get(
     '/calls/:id/recording',
     {
@@ -85,22 +105,6 @@ export async function callRoutes(app: FastifyInstance, s: Services, deps: Servic
         r.header('content-length', body.size);
       }
       return r.send(body.stream);
-    },
-  );
-
-  // Beyond the spec: cancel an outbound call that has not been answered (CANCEL on the wire from
-  // the node that dialled it, this one or, told over the live-event bus, another; cancelled /
-  // caller_cancelled either way). A connected call is ended by its workflow or its parties, so
-  // anything else is 409.
-  r.delete(
-    '/calls/:id',
-    {
-      config: { scope: 'calls:write' },
-      schema: { tags, params: IdParams, response: { 204: Type.Null(), ...errorResponses(404, 409) } },
-    },
-    async (req, reply) => {
-      await s.calls.cancel(actorOf(req), req.params.id);
-      return reply.code(204).send(null);
     },
   );
 }

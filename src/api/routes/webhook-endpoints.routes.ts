@@ -14,7 +14,7 @@ import {
 import { pageParams, renderPage } from '../../shared/paging.js';
 import { actorOf } from '../plugins/auth.js';
 import { errorResponses, IdParams, PageQuery, Paginated, Single } from '../../shared/schemas.js';
-import { pageRequest, typed } from './route-helpers.js';
+import { pageRequest, typed, type TypedRoutes } from './route-helpers.js';
 
 export async function webhookEndpointRoutes(
   app: FastifyInstance,
@@ -22,8 +22,14 @@ export async function webhookEndpointRoutes(
   deps: ServiceDeps,
 ): Promise<void> {
   const r = typed(app);
-  const tags = ['webhooks'];
+  endpointRoutes(r, s, deps);
+  deliveryRoutes(r, s, deps);
+}
 
+const tags = ['webhooks'];
+
+/** The endpoints: list, create, read, update, delete, rotate the signing secret. */
+function endpointRoutes(r: TypedRoutes, s: Services, deps: ServiceDeps): void {
   r.get(
     '/webhook-endpoints',
     {
@@ -106,7 +112,10 @@ export async function webhookEndpointRoutes(
     },
     async (req) => ({ data: await s.webhookEndpoints.rotateSecret(actorOf(req), req.params.id) }),
   );
+}
 
+/** What was delivered to an endpoint, and sending a delivery again. */
+function deliveryRoutes(r: TypedRoutes, s: Services, deps: ServiceDeps): void {
   r.get(
     '/webhook-endpoints/:id/deliveries',
     {

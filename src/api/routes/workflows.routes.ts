@@ -19,12 +19,18 @@ import { SimulateBody, SimulationResultSchema } from '../../modules/workflows/si
 import { pageParams, renderPage } from '../../shared/paging.js';
 import { actorOf } from '../plugins/auth.js';
 import { errorResponses, IdParams, PageQuery, Paginated, Single } from '../../shared/schemas.js';
-import { pageRequest, typed } from './route-helpers.js';
+import { pageRequest, typed, type TypedRoutes } from './route-helpers.js';
 
 export async function workflowRoutes(app: FastifyInstance, s: Services, deps: ServiceDeps): Promise<void> {
   const r = typed(app);
-  const tags = ['workflows'];
+  draftRoutes(r, s, deps);
+  versionRoutes(r, s, deps);
+}
 
+const tags = ['workflows'];
+
+/** The workflow itself: list, create, read, update (its draft), delete. */
+function draftRoutes(r: TypedRoutes, s: Services, deps: ServiceDeps): void {
   r.get(
     '/workflows',
     {
@@ -93,7 +99,10 @@ export async function workflowRoutes(app: FastifyInstance, s: Services, deps: Se
       return reply.code(204).send(null);
     },
   );
+}
 
+/** What is made of a draft: validation, published versions, a simulated run. */
+function versionRoutes(r: TypedRoutes, s: Services, deps: ServiceDeps): void {
   r.post(
     '/workflows/:id/validate',
     {

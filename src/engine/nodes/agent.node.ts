@@ -20,8 +20,8 @@
 // Tool calls of the agent's own `tools` are answered by agent-tools.ts (webhook `url` → called;
 // others → an error result). Each model call emits a `usage` event; at most max_tool_rounds (5)
 // model calls answer one user turn.
-import type { LlmMessage, LlmTool, LlmToolCall } from '../../providers/llm/llm.types.js';
-import { NodeError, type NodeDefinition } from '../node-types.js';
+import type { LlmMessage, LlmProvider, LlmTool, LlmToolCall } from '../../providers/llm/llm.types.js';
+import { NodeError, type AgentRecord, type NodeContext, type NodeDefinition } from '../node-types.js';
 import { runAgentTool } from './agent-tools.js';
 import { optArray, optNumber, optString, reqString } from './config.js';
 
@@ -80,24 +80,11 @@ export const agentNode: NodeDefinition = {
     const exits = readExits(config);
     const outputs = readOutputs(config);
     const exitByTool = new Map(exits.map((e) => [e.handle, e]));
-    const tools: LlmTool[] = [
-      ...agent.tools
-        .filter((t) => !exitByTool.has(t.name))
-        .map((t) => ({
-          name: t.name,
-          description: t.description ?? '',
-          parameters: t.parameters ?? { type: 'object', properties: {} },
-        })),
-      ...exits.map((e) => exitTool(e, outputs)),
-    ];
+    const tools = agentTools(agent, exits, outputs);
     const silence = optNumber(config, 'silence_timeout_seconds');
     const maxTurns = optNumber(config, 'max_turns');
     const maxRounds = optNumber(config, 'max_tool_rounds') ?? DEFAULT_MAX_TOOL_ROUNDS;
-    const instructions = optString(config, 'instructions');
-    const system = [agent.system_prompt, instructions ?? '']
-      .filter((p) => p !== '')
-      .map((p) => ctx.render(p))
-      .join('\n\n');
+    const system = systemPrompt(ctx, agent, optString(config, 'instructions'));
     const history = ctx.conversation;
     if (optString(config, 'history') === 'reset') history.length = 0;
     const voice = {
@@ -120,33 +107,8 @@ export const agentNode: NodeDefinition = {
       if (!turn) return { handle: DEFAULT_AGENT_HANDLE };
 
       for (let round = 0; round < maxRounds; round++) {
-        let text = '';
-        let firstOutputAt: number | undefined;
-        const calls: LlmToolCall[] = [];
         const messages: LlmMessage[] = [{ role: 'system', content: system }, ...history];
-        for await (const ev of llm.stream({
-          model: agent.llm_model,
-          messages,
-          temperature: agent.temperature,
-          signal,
-          ...(tools.length > 0 ? { tools } : {}),
-        })) {
-          if (ev.type === 'text') {
-            firstOutputAt ??= ctx.clock.monotonic();
-            text += ev.delta;
-          } else if (ev.type === 'tool_call') {
-            calls.push(ev.call);
-          } else {
-            ctx.emit({
-              type: 'usage',
-              llm_input_tokens: ev.usage.inputTokens,
-              llm_output_tokens: ev.usage.outputTokens,
-              // After a fallback the provider that answered is named on `done`; bill that one.
-              provider: ev.provider ?? llm.id,
-              model: ev.model ?? agent.llm_model,
-            });
-          }
-        }
+        const { text, calls, firstOutputAt } = await modelReply(ctx, llm, agent, messages, tools, signal);
         history.push({
           role: 'assistant',
           content: text,
@@ -178,6 +140,72 @@ export const agentNode: NodeDefinition = {
     }
   },
 };
+
+/** The agent's own tools (those not shadowed by an exit), then one tool per exit. */
+function agentTools(agent: AgentRecord, exits: AgentExit[], outputs: AgentOutput[]): LlmTool[] {
+  const exitNames = new Set(exits.map((e) => e.handle));
+  return [
+    ...agent.tools
+      .filter((t) => !exitNames.has(t.name))
+      .map((t) => ({
+        name: t.name,
+        description: t.description ?? '',
+        parameters: t.parameters ?? { type: 'object', properties: {} },
+      })),
+    ...exits.map((e) => exitTool(e, outputs)),
+  ];
+}
+
+/** The agent's system prompt with this step's instructions after it, both rendered. */
+function systemPrompt(ctx: NodeContext, agent: AgentRecord, instructions: string | undefined): string {
+  return [agent.system_prompt, instructions ?? '']
+    .filter((p) => p !== '')
+    .map((p) => ctx.render(p))
+    .join('\n\n');
+}
+
+interface ModelReply {
+  text: string;
+  calls: LlmToolCall[];
+  /** When the first text arrived (monotonic), for the reply's latency. */
+  firstOutputAt: number | undefined;
+}
+
+/** One model call: its text and tool calls, with a `usage` event for what it cost. */
+async function modelReply(
+  ctx: NodeContext,
+  llm: LlmProvider,
+  agent: AgentRecord,
+  messages: LlmMessage[],
+  tools: LlmTool[],
+  signal: AbortSignal,
+): Promise<ModelReply> {
+  const reply: ModelReply = { text: '', calls: [], firstOutputAt: undefined };
+  for await (const ev of llm.stream({
+    model: agent.llm_model,
+    messages,
+    temperature: agent.temperature,
+    signal,
+    ...(tools.length > 0 ? { tools } : {}),
+  })) {
+    if (ev.type === 'text') {
+      reply.firstOutputAt ??= ctx.clock.monotonic();
+      reply.text += ev.delta;
+    } else if (ev.type === 'tool_call') {
+      reply.calls.push(ev.call);
+    } else {
+      ctx.emit({
+        type: 'usage',
+        llm_input_tokens: ev.usage.inputTokens,
+        llm_output_tokens: ev.usage.outputTokens,
+        // After a fallback the provider that answered is named on `done`; bill that one.
+        provider: ev.provider ?? llm.id,
+        model: ev.model ?? agent.llm_model,
+      });
+    }
+  }
+  return reply;
+}
 
 const SKIPPED = '{"error":"not run: the conversation moved on"}';
 

@@ -14,6 +14,8 @@ export function describeEvent(e: EngineEvent): string {
       const latency = e.latency_ms !== undefined ? ` [${Math.round(e.latency_ms)}ms]` : '';
       return `${who}: ${e.content}${latency}`;
     }
+    case 'message.interrupted':
+      return 'interrupted';
     case 'variables.changed':
       return `set ${Object.entries(e.changes)
         .map(([k, v]) => `${k}=${JSON.stringify(v)}`)

@@ -50,6 +50,10 @@ export const Message = Type.Object(
     spoken_at: Timestamp,
     latency_ms: Nullable(Type.Integer({ description: 'Assistant turns: end of user turn to first output' })),
     latency: Nullable(MessageLatency),
+    interrupted: Type.Boolean({
+      description:
+        'Assistant messages: true when the user cut it short (speech, a key or text during its playback), so not all of content was heard',
+    }),
   },
   { $id: 'Message' },
 );

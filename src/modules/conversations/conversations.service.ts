@@ -42,6 +42,7 @@ export function toMessages(rows: MessageTable[]): Message[] {
     spoken_at: apiTime(m.spoken_at),
     latency_ms: m.latency_ms === null ? null : Math.round(Number(m.latency_ms)),
     latency: m.latency === null || m.latency === undefined ? null : (JSON.parse(m.latency) as MessageLatency),
+    interrupted: Number(m.interrupted ?? 0) === 1,
   }));
 }
 

@@ -1,6 +1,6 @@
 // The visual workflow editor (/workflows/:id), its own lazily loaded chunk. It loads the workflow,
 // the node schemas (GET /workflow-schema) and the project's agents, then hands them to the canvas
-// (EditorCanvas.tsx), which owns the graph while it is edited.
+// (Editor.tsx), which owns the graph while it is edited.
 import { useParams } from 'react-router';
 import { api, call } from '../../../api/client';
 import { useLoad } from '../../../api/hooks';

@@ -1,7 +1,7 @@
 // What the editor knows about each of the 13 node types without the server: its label, a one-line
 // purpose for the palette, its fixed exits (handles) and which exit an edge without `source_handle`
 // means, and whether the config adds exits (condition branches, agent exits). It mirrors the
-// engine's node specs; node-catalog.test.ts fails when the two drift.
+// engine's node specs; graph.test.ts fails when the two drift.
 
 export const NODE_TYPES = [
   'start',
