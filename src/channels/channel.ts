@@ -125,6 +125,11 @@ export interface DialOutcome {
   status: DialStatus;
   /** Id of the new call leg when one was created. */
   callId?: string;
+  /**
+   * Why the leg was not answered (no_answer, busy, quota_exhausted, no_audio, …): the dial node's
+   * `dial_failure_reason` variable.
+   */
+  reason?: string;
   /** With machineDetection, once the leg answered: who did (human, machine or unknown). */
   answeredBy?: 'human' | 'machine' | 'unknown';
 }

@@ -8,6 +8,12 @@
 // A say that starts while the offer is being answered waits for the connection, so the greeting
 // of a session joined with an offer is heard rather than shown. When the connection fails or the
 // browser closes it, the session host ends the session (onMediaEnded).
+//
+// A `dial` node on a session with a peer connection places its leg through `dialler` (the SIP
+// node of this process, given by the session host) and, once answered, the browser talks to the
+// dialled party until either side leaves; then the workflow has the line again. Without a peer
+// connection (typed turns only) the interpreter keeps telephony nodes off the channel: `dial`
+// leaves by `failed` with `channel_unsupported`.
 import type { SttProvider } from '../providers/stt/stt.types.js';
 import type { TtsProvider } from '../providers/tts/tts.types.js';
 import type { Clock } from '../shared/clock.js';
@@ -17,6 +23,7 @@ import {
   abortError,
   type Channel,
   type ChannelCapabilities,
+  type DialOptions,
   type DialOutcome,
   type DigitOptions,
   type ListenOptions,
@@ -33,6 +40,7 @@ import {
   type WebPeer,
   type WebPeerEnd,
   type WebPeerFactory,
+  type WebLegDialler,
   type WebRtcSignalling,
 } from './web-media.js';
 
@@ -52,6 +60,8 @@ export interface WebChannelOptions {
    * makes them when asked (TURN credentials minted fresh for every socket).
    */
   iceServers?: readonly IceServer[] | (() => readonly IceServer[]);
+  /** Places a `dial` node's leg (the SIP node of this process); without it dials fail `sip_unavailable`. */
+  dialler?: WebLegDialler;
 }
 
 export type WebChannelUsage = VoiceUsage;
@@ -64,6 +74,8 @@ export class WebChannel implements Channel, WebRtcSignalling {
   private readonly text: TextChannel;
   private peer: WebPeer | null = null;
   private readonly mediaEnded = new Set<(how: WebPeerEnd) => void>();
+  /** One per dial under way: aborted when the browser leaves or the session closes. */
+  private readonly legs = new Set<AbortController>();
   private closed = false;
 
   constructor(private readonly options: WebChannelOptions) {
@@ -77,9 +89,12 @@ export class WebChannel implements Channel, WebRtcSignalling {
     return typeof iceServers === 'function' ? iceServers() : (iceServers ?? []);
   }
 
-  /** Spoken turns count (a keypad node listens for spoken digits) while the browser's audio is up. */
+  /**
+   * Spoken turns count (a keypad node listens for spoken digits) while the browser's audio is up;
+   * telephony (the `dial` node; transfers answer `failed`) once the browser has offered audio.
+   */
   get capabilities(): ChannelCapabilities {
-    return { dtmf: true, telephony: false, simulated: false, speech: this.hasAudio };
+    return { dtmf: true, telephony: this.peer !== null, simulated: false, speech: this.hasAudio };
   }
 
   /** True while a peer connection carries the session's audio. */
@@ -114,6 +129,7 @@ export class WebChannel implements Channel, WebRtcSignalling {
     }
     this.line.attach(peer);
     peer.onEnd((how) => {
+      this.endLegs();
       this.line.detach();
       for (const l of [...this.mediaEnded]) l(how);
     });
@@ -189,14 +205,66 @@ export class WebChannel implements Channel, WebRtcSignalling {
     this.pipeline.clearDigits();
   }
 
-  // A browser has no phone line: the interpreter keeps telephony nodes off this channel
-  // (capabilities.telephony is false); these answer honestly if one is reached anyway.
+  // A browser has no call to hand on: transfers fail as they do on a text line.
   async transfer(): Promise<TransferOutcome> {
-    return { status: 'failed', reason: 'unsupported_channel' };
+    return { status: 'failed', reason: 'channel_unsupported' };
   }
 
-  async dial(): Promise<DialOutcome> {
-    return { status: 'failed' };
+  /**
+   * The `dial` node: a connection still being set up is waited for; without audio (it failed or
+   * closed) the node leaves by `failed` with `no_audio`. Answered, the browser is bridged to the
+   * dialled party and this resolves `answered` when the bridge is over (either side hung up).
+   */
+  async dial(destination: string, options: DialOptions): Promise<DialOutcome> {
+    if (options.signal.aborted) throw abortError(options.signal);
+    if (this.peer && !this.peer.connected) await this.race(this.peer.whenConnected(), options.signal);
+    if (this.closed || !this.peer?.connected) {
+      this.options.logger?.warn(
+        { destination },
+        'dial: the browser has no audio connection; nothing dialled',
+      );
+      return { status: 'failed', reason: 'no_audio' };
+    }
+    const dialler = this.options.dialler;
+    if (!dialler) {
+      this.options.logger?.warn({ destination }, 'dial: no SIP node in this process; nothing dialled');
+      return { status: 'failed', reason: 'sip_unavailable' };
+    }
+    const gone = new AbortController();
+    this.legs.add(gone);
+    try {
+      const result = await dialler({
+        destination,
+        ...(options.from !== undefined ? { from: options.from } : {}),
+        ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+        ...(options.machineDetection ? { machineDetection: true } : {}),
+        signal: options.signal,
+        line: this.line.legLine(),
+        gone: gone.signal,
+      });
+      const leg = {
+        ...(result.callId !== undefined ? { callId: result.callId } : {}),
+        ...(result.answeredBy !== undefined ? { answeredBy: result.answeredBy } : {}),
+      };
+      if (result.status !== 'answered') {
+        return { status: result.status, ...leg, ...(result.reason ? { reason: result.reason } : {}) };
+      }
+      if (result.bridged) {
+        // The node's run aborted (session ended, execution limit) hangs the bridged leg up too.
+        const hangUp = (): void => gone.abort();
+        options.signal.addEventListener('abort', hangUp, { once: true });
+        try {
+          await result.bridged.catch(() => undefined);
+        } finally {
+          options.signal.removeEventListener('abort', hangUp);
+          this.line.suspended = false;
+        }
+        if (options.signal.aborted) throw abortError(options.signal);
+      }
+      return { status: 'answered', ...leg };
+    } finally {
+      this.legs.delete(gone);
+    }
   }
 
   async hangup(): Promise<void> {
@@ -212,10 +280,16 @@ export class WebChannel implements Channel, WebRtcSignalling {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.endLegs();
     this.text.closeInput();
     this.line.detach();
     this.peer?.close();
     await this.pipeline.close();
+  }
+
+  /** The browser left: every dialled leg is cancelled or hung up. */
+  private endLegs(): void {
+    for (const gone of this.legs) gone.abort();
   }
 
   /** `promise`, or a rejection with the signal's reason when it aborts first. */

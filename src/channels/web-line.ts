@@ -3,20 +3,32 @@
 // both the realtime socket (`dtmf` frames) and the peer (data-channel messages, RFC 4733). The
 // pipeline is built once, with the session, on this line; the peer is attached when the browser's
 // offer is answered and detached when it ends, so nothing of the pipeline changes in between.
+//
+// A `dial` node's leg takes the line through `legLine()` (a WebLegLine): it plays and hears the
+// peer directly, and while it is bridged the line is suspended (the pipeline's playback is
+// dropped and its listeners hear nothing) and key presses are diverted to the leg.
 import type { CallMedia } from './call-media.js';
-import type { WebPeer } from './web-media.js';
+import type { WebLegLine, WebPeer } from './web-media.js';
 
 export class WebLine implements CallMedia {
   private peer: WebPeer | null = null;
   private unsubscribe: (() => void)[] = [];
   private readonly audio = new Set<(pcm: Int16Array) => void>();
+  /** The leg's listeners: every frame, suspended or not. */
+  private readonly raw = new Set<(pcm: Int16Array) => void>();
   private readonly digits = new Set<(digit: string) => void>();
+  /** While set, every press goes here instead of the listeners (a bridged leg). */
+  private diverted: ((digit: string) => void) | null = null;
+  /** Set while a dialled leg is bridged: the pipeline's playback is dropped, its input unheard. */
+  suspended = false;
 
   attach(peer: WebPeer): void {
     this.detach();
     this.peer = peer;
     this.unsubscribe = [
       peer.onAudio((pcm) => {
+        for (const l of [...this.raw]) l(pcm);
+        if (this.suspended) return;
         for (const l of [...this.audio]) l(pcm);
       }),
       peer.onDigit((d) => this.pushDigit(d)),
@@ -31,10 +43,13 @@ export class WebLine implements CallMedia {
 
   /** One key press from the socket (the peer's arrive through attach). */
   pushDigit(digit: string): void {
+    if (this.diverted) return this.diverted(digit);
+    if (this.suspended) return;
     for (const l of [...this.digits]) l(digit);
   }
 
   play(pcm: Int16Array): void {
+    if (this.suspended) return;
     this.peer?.play(pcm);
   }
 
@@ -54,5 +69,35 @@ export class WebLine implements CallMedia {
   onDigit(listener: (digit: string) => void): () => void {
     this.digits.add(listener);
     return () => void this.digits.delete(listener);
+  }
+
+  /** The line as a dialled leg uses it (see the top). */
+  legLine(): WebLegLine {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const line = this;
+    return {
+      play: (pcm) => this.peer?.play(pcm),
+      get queuedMs() {
+        return line.queuedMs;
+      },
+      stopPlayback: () => this.stopPlayback(),
+      onAudio: (listener) => {
+        this.raw.add(listener);
+        return () => void this.raw.delete(listener);
+      },
+      divertDigits: (listener) => {
+        this.diverted = listener;
+        return () => {
+          if (this.diverted === listener) this.diverted = null;
+        };
+      },
+      suspend: () => {
+        this.stopPlayback();
+        this.suspended = true;
+      },
+      resume: () => {
+        this.suspended = false;
+      },
+    };
   }
 }

@@ -63,3 +63,57 @@ export interface WebRtcSignalling {
 export function takesWebRtc(channel: object): channel is WebRtcSignalling {
   return typeof (channel as Partial<WebRtcSignalling>).acceptOffer === 'function';
 }
+
+/**
+ * The browser's line as a dialled leg uses it (a `dial` node on a web session): the far party's
+ * ringing and voice are played straight to the browser and the browser's audio is heard straight
+ * from the peer, whatever the workflow's own playback and listening are doing.
+ */
+export interface WebLegLine {
+  /** Queues 16 kHz PCM for the browser. */
+  play(pcm: Int16Array): void;
+  /** Milliseconds queued for the browser and not sent yet. */
+  readonly queuedMs: number;
+  /** Drops what is queued for the browser. */
+  stopPlayback(): void;
+  /** Every frame of the browser's audio (16 kHz), suspended or not. */
+  onAudio(listener: (pcm: Int16Array) => void): () => void;
+  /**
+   * Every key press of the browser (data channel, RFC 4733, the socket's `dtmf` frames) goes to
+   * `listener` instead of the workflow until the returned function is called.
+   */
+  divertDigits(listener: (digit: string) => void): () => void;
+  /** The workflow's own playback stops and its listening hears nothing (the leg is bridged). */
+  suspend(): void;
+  /** The workflow has the line again. */
+  resume(): void;
+}
+
+/** A `dial` node's request on a web session (the channel's part; the session's own is the host's). */
+export interface WebDialRequest {
+  /** tel:+E164 or a sip: URI (normalised by the node). */
+  destination: string;
+  /** The registered number the leg leaves from (its trunk) and shows as caller ID. */
+  from?: string;
+  timeoutMs?: number;
+  /** Answering-machine detection before the bridge (a machine fails the leg with `machine`). */
+  machineDetection?: boolean;
+  /** The node's signal: aborted while the leg rings, the leg is cancelled and the dial rejects. */
+  signal: AbortSignal;
+  line: WebLegLine;
+  /** Aborted when the browser leaves (or the session ends): a bridged leg is hung up. */
+  gone: AbortSignal;
+}
+
+/** How a web session's dial went; `bridged` (answered only) settles when the bridge is over. */
+export interface WebDialResult {
+  status: 'answered' | 'no_answer' | 'busy' | 'failed';
+  callId?: string;
+  reason?: string;
+  /** With machineDetection, once the leg answered: who did. */
+  answeredBy?: 'human' | 'machine' | 'unknown';
+  bridged?: Promise<void>;
+}
+
+/** What places a web session's `dial` legs (a SIP node in this process). */
+export type WebLegDialler = (request: WebDialRequest) => Promise<WebDialResult>;

@@ -224,5 +224,56 @@ for (const kind of storeKinds()) {
         { role: 'assistant', content: 'a\uFFFDb \uFFFD' },
       ]);
     });
+
+    it("records the keys a caller pressed as the caller's turn, between the prompt and the answer", async () => {
+      const clock = new FakeClock('2026-03-01T10:00:00Z');
+      const pin = graph(
+        [
+          ['start', 'start'],
+          ['ask', 'dtmf', { prompt: 'Your PIN, then hash.', save_to_variable: 'pin' }],
+          ['ok', 'speak', { text: 'Thanks.' }],
+          ['bye', 'end'],
+        ],
+        [
+          ['start', 'ask'],
+          ['ask', 'ok', 'success'],
+          ['ok', 'bye'],
+        ],
+      );
+      const session = new SessionRegistry().create({
+        sessionId: `keys-${kind.name}`,
+        clock,
+        channel: new TextChannel({ clock }),
+        graph: pin,
+      });
+      const rec = recordSession(session, {
+        db: store.db,
+        workspaceId: 'w1',
+        projectId: 'p1',
+        now: clock.now(),
+      });
+      session.start();
+      await settle();
+      session.sendDtmf('12#');
+      await settle(100);
+      await session.done;
+      await rec.flush();
+      const conv = await store.db
+        .selectFrom('conversations')
+        .select('id')
+        .where('session_id', '=', `keys-${kind.name}`)
+        .executeTakeFirstOrThrow();
+      const msgs = await store.db
+        .selectFrom('messages')
+        .select(['sequence', 'role', 'content', 'latency_ms'])
+        .where('conversation_id', '=', conv.id)
+        .orderBy('sequence')
+        .execute();
+      expect(msgs).toEqual([
+        { sequence: 1, role: 'assistant', content: 'Your PIN, then hash.', latency_ms: null },
+        { sequence: 2, role: 'user', content: 'Pressed 12#', latency_ms: null },
+        { sequence: 3, role: 'assistant', content: 'Thanks.', latency_ms: null },
+      ]);
+    });
   });
 }

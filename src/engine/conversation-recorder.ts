@@ -1,5 +1,6 @@
 // Fills the transcript live from the event stream: one `conversations` row per session (created
-// when the recorder attaches) and one `messages` row per message event, numbered from 1.
+// when the recorder attaches) and one `messages` row per message event, numbered from 1; keys
+// pressed in a keypad node are a `user` message "Pressed <keys>".
 // spoken_at is the event's time; latency_ms (assistant messages after a user turn) is rounded, and
 // its parts (`latency`) are stored as JSON beside it. An interruption (message.interrupted) marks
 // the last assistant message as cut short.
@@ -8,7 +9,7 @@
 import { toDbTime, type Executor } from '../store/database.js';
 import { newId as defaultNewId, type IdGenerator } from '../shared/ids.js';
 import { storableText } from '../shared/text.js';
-import type { EngineEvent, EventStream } from './events.js';
+import { keypressText, type EngineEvent, type EventStream } from './events.js';
 import { sessionRecordingRepo as repo } from './session-recording.repo.js';
 import { WriteQueue } from './write-queue.js';
 
@@ -53,6 +54,11 @@ export class ConversationRecorder {
   }
 
   handle(event: EngineEvent): void {
+    // Keys the caller pressed are the caller's turn too: "Pressed 1234#".
+    if (event.type === 'dtmf' && event.keys) {
+      this.handle({ type: 'message', at: event.at, role: 'user', content: keypressText(event.keys) });
+      return;
+    }
     if (event.type === 'message.interrupted') {
       const sequence = this.lastAssistant;
       if (sequence === null) return;

@@ -15,6 +15,11 @@ export interface ExecutionError {
   message: string;
 }
 
+/** Keys pressed on a keypad as the caller's turn reads in a transcript: "Pressed 1234#". */
+export function keypressText(keys: string): string {
+  return `Pressed ${keys}`;
+}
+
 export type EngineEvent =
   | {
       type: 'execution.started';
@@ -51,7 +56,15 @@ export type EngineEvent =
       provider: string;
       model?: string;
     }
-  | { type: 'dtmf'; at: number; digits: string; node_id?: string }
+  | {
+      type: 'dtmf';
+      at: number;
+      /** What the keypad node saved (keys and spoken digits, without the terminator). */
+      digits: string;
+      /** The keys pressed on the keypad, in order, the terminator included; absent when none was. */
+      keys?: string;
+      node_id?: string;
+    }
   | {
       type: 'execution.completed';
       at: number;

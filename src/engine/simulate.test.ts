@@ -53,4 +53,26 @@ describe('simulate', () => {
     expect(a.variables.pin).toBe('4');
     expect(b).toEqual(a);
   });
+
+  it("shows the keys pressed as the caller's turn, between the prompt and what follows", async () => {
+    const g = graph(
+      [
+        ['start', 'start'],
+        ['ask', 'dtmf', { prompt: 'PIN, then hash', save_to_variable: 'pin' }],
+        ['ok', 'speak', { text: 'Got {{pin}}.' }],
+        ['bye', 'end'],
+      ],
+      [
+        ['start', 'ask'],
+        ['ask', 'ok', 'success'],
+        ['ok', 'bye'],
+      ],
+    );
+    const result = await simulate({ graph: g, inputs: [{ dtmf: '12#' }] });
+    expect(result.messages).toEqual([
+      { role: 'assistant', content: 'PIN, then hash' },
+      { role: 'user', content: 'Pressed 12#' },
+      { role: 'assistant', content: 'Got 12.' },
+    ]);
+  });
 });

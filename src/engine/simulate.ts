@@ -13,7 +13,13 @@ import { TextChannel, type SimulatedOutcomes } from '../channels/text-channel.js
 import type { LlmProvider } from '../providers/llm/llm.types.js';
 import { ScriptedLlm, type ScriptedReply } from '../providers/llm/scripted.js';
 import { FakeClock } from '../shared/clock.js';
-import { EventStream, type EngineEvent, type ExecutionError, type MessageRole } from './events.js';
+import {
+  EventStream,
+  keypressText,
+  type EngineEvent,
+  type ExecutionError,
+  type MessageRole,
+} from './events.js';
 import { Execution, type FinalStatus } from './interpreter.js';
 import type { AgentRecord, FetchLike } from './node-types.js';
 import type { NodeRegistry } from './nodes/index.js';
@@ -130,6 +136,8 @@ export async function simulate(options: SimulateOptions): Promise<SimulationResu
   const result = await run;
   const messages: SimulatedMessage[] = [];
   for (const e of events.events) {
+    // Keys pressed are the caller's turn, as in a call's transcript.
+    if (e.type === 'dtmf' && e.keys) messages.push({ role: 'user', content: keypressText(e.keys) });
     if (e.type !== 'message') continue;
     messages.push({
       role: e.role,

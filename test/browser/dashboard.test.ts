@@ -121,6 +121,31 @@ journey('dashboard journeys in chromium', () => {
       'Skip to content',
     );
     await check('overview');
+
+    // On a phone the navigation folds into a Menu button: the page starts right under the bar.
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      const mainNav = page.getByRole('navigation', { name: 'Main' });
+      expect(await mainNav.isVisible()).toBe(false);
+      expect((await page.locator('#main').boundingBox())!.y).toBeLessThan(80);
+      await page.getByRole('button', { name: 'Menu' }).click();
+      expect(await page.getByRole('button', { name: 'Close' }).getAttribute('aria-expanded')).toBe('true');
+      expect(await page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true);
+      // The pointer still on the button, then on Sign out: hovered, both stay readable on the dark bar.
+      expect(await seriousViolations(page), 'axe with the menu open at 390 px').toEqual([]);
+      await page.getByRole('button', { name: 'Sign out' }).hover();
+      expect(await seriousViolations(page), 'axe on a hovered Sign out').toEqual([]);
+      await browser.shot('menu-open', 390);
+      await page.keyboard.press('Escape');
+      expect(await mainNav.isVisible()).toBe(false);
+      await page.getByRole('button', { name: 'Menu' }).click();
+      await nav('Projects');
+      await heading('Projects');
+      expect(await mainNav.isVisible()).toBe(false);
+      expect(browser.problems, 'the menu at 390 px').toEqual([]);
+    } finally {
+      await page.setViewportSize({ width: 1360, height: 900 });
+    }
   }, 60_000);
 
   it('creates a project, a trunk (a 422 shown beside its field first), a number and a dispatch rule, and tests the rule', async () => {
@@ -216,13 +241,30 @@ journey('dashboard journeys in chromium', () => {
     await row.getByRole('link').click();
     await heading('Inbound call +4930123456 → +14155550100');
     await page.getByText('You chose 2.').waitFor();
+    // The key the caller pressed is in the transcript, between the prompt and the answer, as a key.
+    // (A string: the test's own types know no DOM.)
+    expect(
+      await page.evaluate(`[...document.querySelectorAll('ol.transcript > li')].map((li) => {
+        const keys = [...li.querySelectorAll('kbd')].map((k) => k.textContent);
+        return keys.length ? 'keys ' + keys.join(' ') : li.lastElementChild.textContent;
+      })`),
+    ).toEqual(['Press 1 for sales, 2 for support', 'keys 2', 'You chose 2.']);
     await page.getByText('workflow hangup').first().waitFor();
+    // The workflow that answered, by its name and version.
+    await page
+      .getByRole('region', { name: 'Details' })
+      .getByRole('link', { name: 'Menu · version 1' })
+      .waitFor();
     await check('call');
 
     // The call's session, and from it the conversation: the same transcript, each on its own page.
     await page.getByRole('region', { name: 'Details' }).locator('a[href^="/sessions/"]').click();
     await heading('Phone session');
     await page.getByText('You chose 2.').waitFor();
+    await page
+      .getByRole('region', { name: 'Details' })
+      .getByRole('link', { name: 'Menu · version 1' })
+      .waitFor();
     await check('session');
     await page.getByRole('link', { name: /\d+ messages/ }).click();
     await heading('Conversation');

@@ -137,7 +137,10 @@ export interface Browser {
   context: BrowserContext;
   page: Page;
   shots: string;
-  /** Content-Security-Policy violations, page errors, and pages wider than a narrow shot's width. */
+  /**
+   * Content-Security-Policy violations, page errors, pages wider than a narrow shot's width, and a
+   * narrow shot's top bar taller than its links.
+   */
   problems: string[];
   /** A full-page screenshot; with `width` (e.g. 390, a phone) taken at that width, then the desktop's restored. */
   shot(name: string, width?: number): Promise<string>;
@@ -189,6 +192,15 @@ export async function openBrowser(
           // Nothing may widen the page past a phone's screen (it would scroll sideways).
           const wide = (await page.evaluate('document.documentElement.scrollWidth')) as number;
           if (wide > width) problems.push(`${name} is ${wide} px wide at ${width} px`);
+          // The bar on top ends just under what it shows (the Menu button, or the open menu's Sign
+          // out), however short the page.
+          const band = (await page.evaluate(`(() => {
+            const bar = document.querySelector('.sidebar');
+            if (!bar) return 0;
+            const shown = [...bar.querySelectorAll('*')].map((e) => e.getBoundingClientRect().bottom);
+            return bar.getBoundingClientRect().bottom - Math.max(0, ...shown);
+          })()`)) as number;
+          if (band > 16) problems.push(`${name}: ${Math.round(band)} px of empty bar at ${width} px`);
         }
         await page.screenshot({ path: file, fullPage: true });
       } finally {

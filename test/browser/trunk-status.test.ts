@@ -73,7 +73,7 @@ journey('trunk status in chromium', () => {
     await form.getByLabel('Check that the carrier is up').check();
     await form.getByRole('button', { name: 'Create trunk' }).click();
     await page.getByRole('heading', { level: 1, name: 'Silent carrier' }).waitFor();
-    const status = () => page.getByRole('definition').filter({ hasText: /^down$/ });
+    const status = () => page.getByRole('definition').filter({ hasText: /^Down$/ });
     await untilShown(status, 'carrier health down');
     const stored = await server.api<{ data: Array<{ name: string; health: string }> }>('GET', '/sip-trunks');
     expect(stored.body.data.find((t) => t.name === 'Silent carrier')?.health).toBe('down');
@@ -106,9 +106,18 @@ journey('trunk status in chromium', () => {
     );
     await page
       .getByRole('definition')
-      .filter({ hasText: /^failed/ })
+      .filter({ hasText: /^Failed/ })
       .waitFor();
     await check('trunk-registration-failed');
+    // On a phone the status comes first, above the long settings form; on a desktop it is beside it.
+    const top = async (selector: string) => (await page.locator(selector).boundingBox())!;
+    await page.setViewportSize({ width: 390, height: 844 });
+    const narrow = { status: await top('.trunk-status-card'), form: await top('.trunk-settings-card') };
+    expect(narrow.status.y + narrow.status.height).toBeLessThanOrEqual(narrow.form.y);
+    await page.setViewportSize({ width: 1360, height: 900 });
+    const wide = { status: await top('.trunk-status-card'), form: await top('.trunk-settings-card') };
+    expect(wide.status.x).toBeGreaterThan(wide.form.x + wide.form.width);
+    expect(wide.status.y).toBe(wide.form.y);
 
     // The list: both trunks' states side by side.
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'SIP trunks' }).click();

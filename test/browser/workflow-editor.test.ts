@@ -169,6 +169,8 @@ journey('the workflow editor in chromium', () => {
     await panel().getByLabel('Caller inputs, one per line').fill('dtmf:1234');
     await panel().getByRole('button', { name: 'Run simulation' }).click();
     await panel().getByText('You entered 1234. Goodbye.').waitFor();
+    // The keys given show as the caller's keypad keys, between the prompt and the answer.
+    expect(await panel().locator('.turn-user kbd').allTextContents()).toEqual(['1', '2', '3', '4']);
     for (const id of ['start', 'dtmf', 'speak', 'end']) await nodeEl(id).locator('.step-visited').waitFor();
     expect(await page.locator('.react-flow__edge.edge-visited').count()).toBe(3);
     await page.locator('.react-flow__controls-fitview').click();

@@ -63,6 +63,10 @@ export interface CallNodeOptions {
   liveBus?: LiveBus;
   /** Trunk registration and OPTIONS timing (TelephonyNodeOptions.trunks). */
   trunks?: TelephonyNodeOptions['trunks'];
+  /** SIP over TLS too (TelephonyNodeOptions.tls: port 0 for a free one, certificate and key). */
+  tls?: TelephonyNodeOptions['tls'];
+  /** Outbound TLS trust (TelephonyNodeOptions.tlsClient): a test registrar's own certificate. */
+  tlsClient?: TelephonyNodeOptions['tlsClient'];
   /** Where outbound INVITEs to a termination host go (a carrier's host name pointed at sipp). */
   resolve?: TelephonyNodeOptions['resolve'];
   /** The DNS client of the node's RFC 3263 resolver (when `resolve` is not given). */
@@ -114,6 +118,8 @@ export async function startCallNode(options: CallNodeOptions = {}): Promise<Call
     ...(options.trunks !== undefined ? { trunks: options.trunks } : {}),
     ...(options.resolve ? { resolve: options.resolve } : {}),
     ...(options.dns ? { dns: options.dns } : {}),
+    ...(options.tls ? { tls: options.tls } : {}),
+    ...(options.tlsClient ? { tlsClient: options.tlsClient } : {}),
   });
   const { app, services } = await buildApp({
     wiring,

@@ -21,6 +21,8 @@ describe('dtmf', () => {
     await settle();
     h.channel.pushDtmf('12#');
     expect(await run).toEqual({ handle: 'success', outputs: { pin: '12' } });
+    // The keys as pressed, the terminator too: the transcript shows them.
+    expect(h.of('dtmf')).toEqual([expect.objectContaining({ digits: '12', keys: '12#' })]);
   });
 
   it('takes the key names pound and star for # and *', async () => {
@@ -110,6 +112,7 @@ describe('dtmf on a line where the user speaks', () => {
       { role: 'assistant', content: 'Enter your PIN' },
       { role: 'user', content: 'four five six seven eight' },
     ]);
+    expect(h.of('dtmf')[0]).not.toHaveProperty('keys');
   });
 
   it('waits for the rest of a short spoken number, spoken or keyed', async () => {
@@ -122,6 +125,8 @@ describe('dtmf on a line where the user speaks', () => {
     await settle();
     h.channel.pushText('four');
     expect(await run).toEqual({ handle: 'success', outputs: { pin: '1234' } });
+    // Only the key is a keypress; the spoken digits are in the transcript as said.
+    expect(h.of('dtmf')).toEqual([expect.objectContaining({ digits: '1234', keys: '3' })]);
   });
 
   it('ends at a spoken number when num_digits is unset', async () => {

@@ -4,7 +4,8 @@
 // `timeout_seconds` (default 5) of silence pass after the prompt or the last key (→ timeout; the
 // digits collected so far are saved, and a node without num_digits that got at least one digit
 // leaves by success). Digits pressed during the prompt, or before the node started, are buffered
-// by the channel and count.
+// by the channel and count. The keys pressed (the terminator too) go on the `dtmf` event as `keys`,
+// which the transcript records as the caller's turn.
 //
 // On a line where the user speaks (phone, web voice) the node also listens, unless `speech` is
 // false: a spoken number ("four five six") counts as those keys, and a spoken answer with no
@@ -32,6 +33,9 @@ export const dtmfNode: NodeDefinition = {
     if (prompt) await ctx.say(ctx.render(prompt), { bargeIn: true, signal });
 
     let digits = '';
+    // The keys as pressed (the terminator too), for the transcript; spoken digits are there already.
+    let keys = '';
+    const pressed = (): { keys?: string } => (keys === '' ? {} : { keys });
     let handle: 'success' | 'timeout' = 'timeout';
     for (;;) {
       // The timeout is silence: it starts when the prompt ends and again after every key, so a
@@ -45,7 +49,7 @@ export const dtmfNode: NodeDefinition = {
           const answer = spokenAnswer(input.text);
           // A word answers the question only before any digit; mid-number it is noise.
           if (answer === '' || digits !== '') continue;
-          ctx.emit({ type: 'dtmf', digits: '', node_id: ctx.nodeId });
+          ctx.emit({ type: 'dtmf', digits: '', ...pressed(), node_id: ctx.nodeId });
           return { handle: 'success', outputs: { [saveTo]: answer } };
         }
         digits += said;
@@ -58,6 +62,7 @@ export const dtmfNode: NodeDefinition = {
         continue;
       }
       const key = input.key;
+      keys += key;
       if (terminator !== '' && key === terminator) {
         handle = 'success';
         break;
@@ -69,7 +74,7 @@ export const dtmfNode: NodeDefinition = {
       }
     }
     if (handle === 'timeout' && numDigits === undefined && digits !== '') handle = 'success';
-    ctx.emit({ type: 'dtmf', digits, node_id: ctx.nodeId });
+    ctx.emit({ type: 'dtmf', digits, ...pressed(), node_id: ctx.nodeId });
     return { handle, outputs: { [saveTo]: digits } };
   },
 };

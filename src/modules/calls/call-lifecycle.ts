@@ -112,7 +112,7 @@ export interface CallEnding {
 
 /**
  * The one way a call ends, inside the caller's transaction: the call record gets its final status
- * and reason (call.ended), its phone session ends (session.ended) and, when `meter` and the call
+ * and reason (call.ended), its phone session ends (session.ended; not a web session that dialled it) and, when `meter` and the call
  * was connected, voice_minutes = duration / 60 are recorded under the provider of the trunk of the
  * call's number (null once the number is gone). Returns the ended row; null if it had ended
  * already (nothing is emitted twice) or was not in one of `from`.
@@ -144,8 +144,12 @@ export async function endCall(
     deps.newId,
   );
   if (row.session_id) {
+    // A call's own phone session ends with it; a web session that dialled the call (a leg's
+    // session_id, modules/calls/dial-legs.ts) goes on.
     const session = await sessionsRepo.find(ex, row.session_id);
-    if (session) await endSession(ex, deps, session, ending.sessionReason ?? 'failed');
+    if (session && session.call_id === row.id) {
+      await endSession(ex, deps, session, ending.sessionReason ?? 'failed');
+    }
   }
   if (ending.meter && row.started_at !== null && duration > 0) {
     await recordUsage(ex, {

@@ -7,11 +7,15 @@
 // opened and meters voice_minutes when it ends. The parent keeps its own record: the bridged talk
 // is metered on both (two legs through the trunk, as the carrier bills them).
 //
+// A leg a web session's `dial` node places (the browser bridged to it) has no parent call: its
+// `session_id` is the web session that dialled it, `parent_call_id` null, the session's workflow
+// and version, and this process's node_id (whose sweep ends it after a crash).
+//
 // A leg refused by the calls quota is recorded `failed` / `quota_exhausted` with call.ended (the
 // spec's "call.ended for every outcome"), takes no unit, and is never dialled.
 import { QuotaExceededError } from '../../shared/errors.js';
 import { inTransaction, toDbTime } from '../../store/database.js';
-import type { CallTable } from '../../store/schema.js';
+import type { CallTable, SessionTable } from '../../store/schema.js';
 import type { ServiceDeps } from '../context.js';
 import { consumeQuota } from '../usage/quota.service.js';
 import { endCall, markAnswered, markRinging, type HangupReason } from './call-lifecycle.js';
@@ -139,14 +143,60 @@ export class DialLegRecord {
   }
 }
 
+/** What a leg takes from whatever dialled it: a call (its parent) or a web session. */
+type LegOrigin = Pick<
+  CallTable,
+  | 'workspace_id'
+  | 'project_id'
+  | 'workflow_id'
+  | 'workflow_version'
+  | 'session_id'
+  | 'node_id'
+  | 'parent_call_id'
+>;
+
 /**
  * Opens the record of a leg dialled from `parent` (queued), taking one unit of the calls quota in
  * the same transaction. With the quota used up the leg is recorded failed / quota_exhausted at
  * once and `refused` is returned: the leg must not be dialled.
  */
-export async function openDialLeg(
+export function openDialLeg(
   deps: Deps,
   parent: CallTable,
+  target: LegTarget,
+): Promise<{ record: DialLegRecord; refused: boolean }> {
+  return openLeg(
+    deps,
+    { ...parent, session_id: null, node_id: parent.node_id, parent_call_id: parent.id },
+    target,
+  );
+}
+
+/** As openDialLeg, for a leg a web session dialled (`nodeId`: this process's SWITCHBOARD_NODE_ID). */
+export function openSessionDialLeg(
+  deps: Deps,
+  session: Pick<SessionTable, 'id' | 'workspace_id' | 'project_id' | 'workflow_id' | 'workflow_version'>,
+  nodeId: string,
+  target: LegTarget,
+): Promise<{ record: DialLegRecord; refused: boolean }> {
+  return openLeg(
+    deps,
+    {
+      workspace_id: session.workspace_id,
+      project_id: session.project_id,
+      workflow_id: session.workflow_id,
+      workflow_version: session.workflow_version,
+      session_id: session.id,
+      node_id: nodeId,
+      parent_call_id: null,
+    },
+    target,
+  );
+}
+
+async function openLeg(
+  deps: Deps,
+  parent: LegOrigin,
   target: LegTarget,
 ): Promise<{ record: DialLegRecord; refused: boolean }> {
   const id = deps.newId();
@@ -157,7 +207,7 @@ export async function openDialLeg(
     project_id: parent.project_id,
     workflow_id: parent.workflow_id,
     workflow_version: parent.workflow_version,
-    session_id: null,
+    session_id: parent.session_id,
     phone_number_id: target.phone_number_id,
     direction: 'outbound',
     status: 'queued',
@@ -173,7 +223,7 @@ export async function openDialLeg(
     created_at: now,
     updated_at: now,
     node_id: parent.node_id,
-    parent_call_id: parent.id,
+    parent_call_id: parent.parent_call_id ?? null,
   };
   try {
     await inTransaction(deps.db, async (trx) => {

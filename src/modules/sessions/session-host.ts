@@ -5,11 +5,13 @@
 // transcript and usage, and when it ends writes `ended`, a web session's speech usage, and
 // session.ended and workflow.completed / workflow.failed to the outbox in one transaction. A web
 // session whose peer connection fails or closes is ended here (media_failed, client_disconnected).
+// A web session's `dial` legs go through the leg dialler the SIP node of this process installs
+// (setLegDialler); a process without one fails them with `sip_unavailable`.
 import { fetch as undiciFetch, type Dispatcher } from 'undici';
 import type { Channel } from '../../channels/channel.js';
 import { TextChannel } from '../../channels/text-channel.js';
 import { WebChannel, type WebChannelUsage } from '../../channels/web-channel.js';
-import type { IceServer, WebPeerFactory } from '../../channels/web-media.js';
+import type { IceServer, WebDialRequest, WebDialResult, WebPeerFactory } from '../../channels/web-media.js';
 import type { AgentRecord, FetchLike } from '../../engine/node-types.js';
 import { recordSession } from '../../engine/session-recording.js';
 import { SessionRegistry, type LiveSession, type SessionSummary } from '../../engine/session-runtime.js';
@@ -66,6 +68,9 @@ export interface SessionHostOptions {
   web?: WebVoiceOptions;
 }
 
+/** Places a web session's `dial` leg: the session it is dialled from, and the channel's request. */
+export type SessionLegDialler = (session: SessionTable, request: WebDialRequest) => Promise<WebDialResult>;
+
 export class SessionHost implements LiveSessionControl {
   readonly registry = new SessionRegistry();
   private readonly fetch: FetchLike;
@@ -73,6 +78,7 @@ export class SessionHost implements LiveSessionControl {
   private readonly finishing = new Set<Promise<void>>();
   /** Each live session's end being stored (row, usage, events): see endStored(). */
   private readonly stored = new WeakMap<LiveSession, Promise<void>>();
+  private legDialler: SessionLegDialler | null = null;
 
   constructor(
     private readonly deps: ServiceDeps,
@@ -86,6 +92,17 @@ export class SessionHost implements LiveSessionControl {
         ...(dispatcher ? { dispatcher } : {}),
       });
       return { status: res.status, headers: res.headers, text: () => res.text() };
+    };
+  }
+
+  /**
+   * The SIP node of this process places web sessions' dial legs from now on; the returned function
+   * takes it away again (while it is still the one in place).
+   */
+  setLegDialler(dialler: SessionLegDialler): () => void {
+    this.legDialler = dialler;
+    return () => {
+      if (this.legDialler === dialler) this.legDialler = null;
     };
   }
 
@@ -115,6 +132,10 @@ export class SessionHost implements LiveSessionControl {
         voice: web.voice,
         iceServers: () => web.iceServers(row.id),
         logger: this.deps.logger,
+        dialler: (request) =>
+          this.legDialler
+            ? this.legDialler(row, request)
+            : Promise.resolve({ status: 'failed', reason: 'sip_unavailable' }),
       });
       const session = await this.run(row, channel);
       channel.onMediaEnded((how) => {

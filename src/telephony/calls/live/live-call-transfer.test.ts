@@ -101,12 +101,17 @@ describe('LiveCall: transfers and dials', () => {
     });
     await t.run();
     const signal = new AbortController().signal;
-    expect(await t.control().dial('tel:+15551230000', { signal })).toEqual({ status: 'busy' });
+    expect(await t.control().dial('tel:+15551230000', { signal })).toEqual({
+      status: 'busy',
+      reason: 'busy',
+    });
     expect(await t.control().dial('tel:+15551230000', { signal, from: '+14155550999' })).toEqual({
       status: 'busy',
+      reason: 'busy',
     });
     expect(await t.control().dial('tel:+15551230000', { signal, from: '+19999999999' })).toEqual({
       status: 'failed',
+      reason: 'from_not_registered',
     });
     // Only the node's signal (no announcement, no mode: the dialler has one job).
     expect(seen).toEqual([

@@ -348,7 +348,7 @@ export class LiveCall {
    */
   private async dialOut(destination: string, options: DialOptions): Promise<DialOutcome> {
     const dialler = this.host.dialler;
-    if (!dialler || this.ended) return { status: 'failed' };
+    if (!dialler || this.ended) return { status: 'failed', reason: 'dial_unavailable' };
     const ctx = this.transferContext();
     if (options.from !== undefined && options.from !== ourNumber(this.o.call)) {
       // Another registered number as caller ID: the leg leaves through that number's trunk.
@@ -358,7 +358,7 @@ export class LiveCall {
           { call_id: this.id, from: options.from },
           'dial: from is not a registered number',
         );
-        return { status: 'failed' };
+        return { status: 'failed', reason: 'from_not_registered' };
       }
       ctx.call = {
         ...ctx.call,
@@ -378,7 +378,8 @@ export class LiveCall {
     };
     if (result.status !== 'success') {
       const reason = result.reason ?? '';
-      return { status: reason === 'no_answer' ? 'no_answer' : reason === 'busy' ? 'busy' : 'failed', ...leg };
+      const status = reason === 'no_answer' ? 'no_answer' : reason === 'busy' ? 'busy' : 'failed';
+      return { status, ...leg, ...(reason ? { reason } : {}) };
     }
     if (result.bridged) {
       this.transfer = 'dialled';

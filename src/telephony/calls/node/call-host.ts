@@ -62,6 +62,11 @@ export class CallHost {
     );
   }
 
+  /** What every call of the node shares, with its records and INVITE pacing (a web session's dial legs use it too). */
+  get shared(): CallHostDeps & { records: CallRecords } {
+    return this.h;
+  }
+
   /** The live call with this id in this process (tests read its RTP counters). */
   find(callId: string): LiveCall | undefined {
     return this.live.get(callId);

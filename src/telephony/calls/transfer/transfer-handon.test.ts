@@ -30,7 +30,7 @@ import {
 import type { TransferResult } from './transfer-context.js';
 import { NOTIFY_GRACE_MS } from './transfer-handon.js';
 import type { DialTarget } from './transfer-route.js';
-import { warmTransfer, type WarmTransferRequest } from './transfer-warm.js';
+import { rtpCaller, warmTransfer, type WarmTransferRequest } from './transfer-warm.js';
 
 const loop = loopback(
   new RtpPortAllocator(47000 + (process.pid % 50) * 40, 47039 + (process.pid % 50) * 40),
@@ -102,7 +102,7 @@ async function setup(next: PartyMode) {
     from: '+15550100',
     callId: 'call-1',
     ringTimeoutMs: 20_000,
-    callerRtp,
+    caller: rtpCaller(callerRtp),
     suspendMedia: () => undefined,
     resumeMedia: () => undefined,
     signal: new AbortController().signal,

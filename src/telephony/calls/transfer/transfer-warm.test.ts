@@ -27,7 +27,7 @@ import {
 } from '../testing/loopback.js';
 import { RINGBACK_TONES } from '../call-media/ringback.js';
 import type { TransferResult } from './transfer-context.js';
-import { warmFailureReason, warmTransfer, type WarmTransferRequest } from './transfer-warm.js';
+import { rtpCaller, warmFailureReason, warmTransfer, type WarmTransferRequest } from './transfer-warm.js';
 
 const loop = loopback(
   new RtpPortAllocator(45000 + (process.pid % 50) * 40, 45039 + (process.pid % 50) * 40),
@@ -83,7 +83,7 @@ async function setup(mode: PartyMode, answerHeaders: HeaderInit[] = []) {
     callId: 'call-1',
     announcement: 'A caller for you',
     announcer: { tts: toneTts, voice: 'en' },
-    callerRtp,
+    caller: rtpCaller(callerRtp),
     suspendMedia: () => calls.suspend++,
     resumeMedia: () => calls.resume++,
     signal: new AbortController().signal,

@@ -95,7 +95,7 @@ import {
   type DialogTimerState,
 } from '../live/session-refresh.js';
 import { bridgedLegCodecs, offerCodec, sdesKeys } from '../call-media/call-media-setup.js';
-import { RingbackTone, type RingbackCadence } from '../call-media/ringback.js';
+import { RingbackTone, type RingbackCadence, type ToneSink } from '../call-media/ringback.js';
 import type { DigestCredentials, SipTarget } from '../outbound/sip-leg.js';
 import type { TransferResult } from './transfer-context.js';
 import { declineRefer, handOn, type HandOnDialHooks } from './transfer-handon.js';
@@ -132,8 +132,8 @@ export interface WarmTransferRequest {
   announcer?: Announcer;
   /** Our codec preference (SIP_CODECS); the leg offers its G.711 part. Default PCMU, PCMA. */
   codecs?: readonly CodecName[];
-  /** The caller's media, bridged to the human once the announcement is over. */
-  callerRtp: RtpSession;
+  /** The caller's side (a call's RTP session, or a browser's line), bridged to the human once the announcement is over. */
+  caller: CallerSide;
   suspendMedia: () => void;
   resumeMedia: () => void;
   /** Characters of the announcement sent to TTS, for the call's tts_characters. */
@@ -170,6 +170,25 @@ export interface WarmTransferRequest {
    * the caller is still bridged to the party who referred).
    */
   ringing?: { tone: RingbackCadence | null };
+}
+
+/**
+ * The caller's side of a second leg: where the ringing (tone or early media) is queued, and the
+ * caller's end of the bridge, taken when the bridge starts and released when it stops.
+ */
+export interface CallerSide extends ToneSink {
+  tap(): SessionTap;
+}
+
+/** A call's own RTP session as the caller's side (phone calls). */
+export function rtpCaller(rtp: RtpSession): CallerSide {
+  return {
+    enqueue: (pcm) => rtp.enqueue(pcm),
+    get sender() {
+      return rtp.sender;
+    },
+    tap: () => tapSession(rtp),
+  };
 }
 
 /** A final status of the human's INVITE as a failure reason (see the table at the top). */
@@ -348,7 +367,7 @@ export class WarmTransfer {
       onEarlyAnswer: (sdp, status) => this.early(sdp, status),
       ...(w.resolve ? { resolve: w.resolve } : {}),
     });
-    this.ringback = w.ringing ? new RingbackTone(w.clock, w.callerRtp, w.ringing.tone) : null;
+    this.ringback = w.ringing ? new RingbackTone(w.clock, w.caller, w.ringing.tone) : null;
     this.sessionTimer = new DialogTimer(w.clock, this.leg, () => this.lost());
     // The human's in-dialog requests (INFO digits, re-INVITE/UPDATE, REFER): second-leg-requests.ts.
     const transport = w.target.transport === 'udp' ? '' : `;transport=${w.target.transport}`;
@@ -444,7 +463,7 @@ export class WarmTransfer {
     this.earlySdp = sdp;
     this.rtp.setDirection('recvonly');
     this.rtp.start();
-    const caller = this.w.callerRtp;
+    const caller = this.w.caller;
     this.earlyOff ??= this.media.tap.onAudio((pcm) => {
       if (!this.earlyHeard) {
         this.earlyHeard = true;
@@ -467,7 +486,7 @@ export class WarmTransfer {
     if (this.earlyOff) {
       this.earlyOff();
       this.earlyOff = null;
-      if (this.earlyHeard) this.w.callerRtp.sender.clear();
+      if (this.earlyHeard) this.w.caller.sender.clear();
     }
   }
 
@@ -544,7 +563,7 @@ export class WarmTransfer {
     const { w } = this;
     this.detach();
     w.beforeBridge?.();
-    const callerTap = tapSession(w.callerRtp);
+    const callerTap = w.caller.tap();
     this.callerTap = callerTap;
     const callerSide = w.callerDigits ? withDigitSource(callerTap.end, w.callerDigits) : callerTap.end;
     const bridge = new MediaBridge(callerSide, rtpBridgeEnd(this.rtp, this.media.tap));

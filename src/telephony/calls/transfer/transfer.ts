@@ -24,9 +24,21 @@ import type { SecondLegDialler, TransferContext, Transferer, TransferResult } fr
 import { onTrunk, ourNumber, referToUri, warmTarget } from './transfer-route.js';
 import { outboundProfile } from '../../../modules/sip-trunks/carrier-profile.js';
 import { ringbackCadence } from '../call-media/ringback.js';
-import { warmTransfer, type Announcer, type WarmTransferRequest } from './transfer-warm.js';
+import {
+  rtpCaller,
+  warmTransfer,
+  type Announcer,
+  type CallerSide,
+  type WarmTransferRequest,
+} from './transfer-warm.js';
 import { CallRecordsService, type TrunkRecord } from '../../../modules/calls/call-records.service.js';
-import { legEnding, legTo, openDialLeg } from '../../../modules/calls/dial-legs.js';
+import {
+  legEnding,
+  legTo,
+  openDialLeg,
+  type DialLegRecord,
+  type LegTarget,
+} from '../../../modules/calls/dial-legs.js';
 
 export interface TransfererOptions {
   /** Speaks a warm transfer's announcement; without it the human is bridged straight away. */
@@ -57,7 +69,7 @@ export function createTransferer(options: TransfererOptions = {}): Transferer {
       logger.info({ ...log, refer_to: referTo, ...outcome }, 'blind transfer done');
       return outcome;
     }
-    return secondLeg(ctx, trunk, destination, {
+    return secondLeg(callLeg(ctx), trunk, destination, {
       signal: transfer.signal,
       ...(transfer.timeoutMs !== undefined ? { ringTimeoutMs: transfer.timeoutMs } : {}),
       ...(transfer.announcement !== undefined ? { announcement: transfer.announcement } : {}),
@@ -71,7 +83,7 @@ export function createTransferer(options: TransfererOptions = {}): Transferer {
 /** The dial node's dialler: a warm transfer's second leg without an announcement. */
 export function createSecondLegDialler(options: Pick<TransfererOptions, 'onBridge'> = {}): SecondLegDialler {
   return async (ctx, destination, dial): Promise<TransferResult> =>
-    secondLeg(ctx, await trunkOf(ctx), destination, {
+    secondLeg(callLeg(ctx), await trunkOf(ctx), destination, {
       signal: dial.signal,
       ...(dial.timeoutMs !== undefined ? { ringTimeoutMs: dial.timeoutMs } : {}),
       ...(dial.machineDetection ? { machineDetection: true } : {}),
@@ -84,6 +96,45 @@ function trunkOf(ctx: TransferContext): Promise<TrunkRecord | undefined> {
   return (ctx.records ?? new CallRecordsService(ctx.deps)).trunkOfCall(ctx.call);
 }
 
+/**
+ * What a second leg needs of what it is dialled from: a call (TransferContext) or a web session
+ * (web-leg.ts), the node's SIP side, and the caller's line it is bridged to.
+ */
+export interface LegContext extends Pick<
+  TransferContext,
+  | 'deps'
+  | 'stack'
+  | 'local'
+  | 'ports'
+  | 'pacer'
+  | 'pace'
+  | 'resolve'
+  | 'callerGone'
+  | 'suspendMedia'
+  | 'resumeMedia'
+  | 'meterTts'
+  | 'callerDigits'
+> {
+  caller: CallerSide;
+  /** The registered number the leg leaves from (caller ID) and its id (its trunk's). */
+  from: { number: string; phone_number_id: string | null };
+  /** The call or session id the leg's logs name. */
+  logId: string;
+  /** Opens the leg's call record (queued, a calls unit), or records it refused. */
+  open: (target: LegTarget) => Promise<{ record: DialLegRecord; refused: boolean }>;
+}
+
+/** A call's second leg: from its number, bridged to its RTP, recorded with the call as parent. */
+function callLeg(ctx: TransferContext): LegContext {
+  return {
+    ...ctx,
+    caller: rtpCaller(ctx.rtp),
+    from: { number: ourNumber(ctx.call), phone_number_id: ctx.call.phone_number_id },
+    logId: ctx.call.id,
+    open: (target) => openDialLeg(ctx.deps, ctx.call, target),
+  };
+}
+
 /** What a warm transfer and a dial node set differently on the second leg. */
 type LegChoices = Pick<
   WarmTransferRequest,
@@ -91,25 +142,26 @@ type LegChoices = Pick<
 >;
 
 /**
- * A second leg to `destination` through the call's trunk, bridged to the caller (transfer-warm.ts),
- * recorded as a call of its own whose parent is the call (modules/calls/dial-legs.ts): opened
- * before the INVITE (a leg the calls quota refuses is never dialled), ringing on an 18x,
- * in_progress on the answer, ended with the transfer's outcome or when the bridge is over.
+ * A second leg to `destination` through the trunk of the `from` number, bridged to the caller
+ * (transfer-warm.ts), recorded as a call of its own (modules/calls/dial-legs.ts): opened before
+ * the INVITE (a leg the calls quota refuses is never dialled), ringing on an 18x, in_progress on
+ * the answer, ended with the transfer's outcome or when the bridge is over.
  */
-async function secondLeg(
-  ctx: TransferContext,
+export async function secondLeg(
+  ctx: LegContext,
   trunk: TrunkRecord | undefined,
   destination: string,
   choices: LegChoices,
 ): Promise<TransferResult> {
-  const { deps, call } = ctx;
+  const { deps } = ctx;
+  const from = ctx.from.number;
   const route = warmTarget(destination, trunk, deps);
   if (route === null && !/^(tel|sips?):/i.test(destination)) {
     return { status: 'failed', reason: 'invalid_destination' };
   }
-  const { record, refused } = await openDialLeg(deps, call, {
-    from_number: ourNumber(call),
-    phone_number_id: call.phone_number_id,
+  const { record, refused } = await ctx.open({
+    from_number: from,
+    phone_number_id: ctx.from.phone_number_id,
     to: legTo(destination),
   });
   const callId = record.id;
@@ -123,7 +175,7 @@ async function secondLeg(
     // The trunk's OPTIONS pings go unanswered (telephony/trunks), as POST /calls checks: fail now,
     // not after Timer B, and send no INVITE.
     deps.logger.warn(
-      { call_id: call.id, sip_trunk_id: trunk.id, destination },
+      { call_id: ctx.logId, sip_trunk_id: trunk.id, destination },
       'trunk is down; leg not dialled',
     );
     await record.end(legEnding('trunk_unreachable', false));
@@ -148,14 +200,14 @@ async function secondLeg(
       ...(ctx.pacer ? { pacer: ctx.pacer } : {}),
       target: route.target,
       auth: route.auth,
-      from: ourNumber(call),
+      from,
       ...(ctx.resolve ? { resolve: ctx.resolve } : {}),
       ...(profile
         ? {
-            carrierHeaders: profile.identityHeaders(ourNumber(call), deps.config.sip.domain),
+            carrierHeaders: profile.identityHeaders(from, deps.config.sip.domain),
           }
         : {}),
-      callId: call.id,
+      callId: ctx.logId,
       ...choices,
       onProvisional: (status) => {
         if (status >= 180) void record.ringing();
@@ -167,7 +219,7 @@ async function secondLeg(
       ringing: { tone: ringbackCadence(deps.config.sip.ringback) },
       codecs: deps.config.sip.codecs,
       referTarget: (uri) => warmTarget(uri, trunk, deps),
-      callerRtp: ctx.rtp,
+      caller: ctx.caller,
       suspendMedia: ctx.suspendMedia,
       resumeMedia: ctx.resumeMedia,
       ...(ctx.meterTts ? { meterTts: ctx.meterTts } : {}),

@@ -6,6 +6,7 @@ import { api, call } from '../../api/client';
 import { useLoad } from '../../api/hooks';
 import { usePolling } from '../../api/polling';
 import { useProjects } from '../../api/projects';
+import { useWorkflowName } from '../../api/workflow-name';
 import type { Call, WebhookDelivery } from '../../api/types';
 import { Badge } from '../../components/Badge';
 import { ConfirmButton } from '../../components/ConfirmButton';
@@ -67,6 +68,7 @@ export function CallPage() {
     [id],
   );
   const c = record.data;
+  const workflowName = useWorkflowName(c?.workflow_id);
   const live = Boolean(c && !ENDED.includes(c.status));
   usePolling(live, record.reload);
   const sessionId = c?.session_id ?? null;
@@ -184,7 +186,9 @@ export function CallPage() {
               <dd>
                 {c.workflow_id ? (
                   <Link to={`/workflows/${c.workflow_id}`}>
-                    {c.workflow_version ? `version ${c.workflow_version}` : 'open'}
+                    {[workflowName, c.workflow_version ? `version ${c.workflow_version}` : null]
+                      .filter(Boolean)
+                      .join(' · ') || 'open'}
                   </Link>
                 ) : (
                   '—'

@@ -5,6 +5,7 @@ import { api, call } from '../../api/client';
 import { useLoad } from '../../api/hooks';
 import { usePolling } from '../../api/polling';
 import { useProjects } from '../../api/projects';
+import { useWorkflowName } from '../../api/workflow-name';
 import { Badge } from '../../components/Badge';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { ErrorBanner, Loading } from '../../components/ErrorBanner';
@@ -27,6 +28,7 @@ export function SessionPage() {
       : null;
   }, [id]);
   const s = session.data;
+  const workflowName = useWorkflowName(s?.workflow_id);
   const live = Boolean(s && s.status !== 'ended');
   usePolling(live, session.reload);
   usePolling(live, conversation.reload);
@@ -75,7 +77,9 @@ export function SessionPage() {
             <dd>{projects.nameOf(s.project_id)}</dd>
             <dt>Workflow</dt>
             <dd>
-              <Link to={`/workflows/${s.workflow_id}`}>version {s.workflow_version}</Link>
+              <Link to={`/workflows/${s.workflow_id}`}>
+                {workflowName ? `${workflowName} · ` : ''}version {s.workflow_version}
+              </Link>
             </dd>
             <dt>Call</dt>
             <dd>{s.call_id ? <Link to={`/calls/${s.call_id}`}>{s.call_id.slice(0, 8)}</Link> : '—'}</dd>

@@ -1,5 +1,6 @@
-// One trunk: its origination URI and the carrier's set-up steps beside the edit form; delete is
-// refused (409) while numbers use it, and the message says which.
+// One trunk: its live status (when registration or the health check is on), its origination URI
+// and the carrier's set-up steps beside the edit form; delete is refused (409) while numbers use
+// it, and the message says which.
 import { useState } from 'react';
 import { Link, useLocation, useNavigate, useParams } from 'react-router';
 import { api, call } from '../../api/client';
@@ -43,6 +44,7 @@ export function TrunkPage() {
   if (trunk.error && !trunk.data) return <ErrorBanner error={trunk.error} onRetry={trunk.reload} />;
   if (!trunk.data || !draft) return <Loading />;
   const t = trunk.data;
+  const hasStatus = t.register || t.health_check;
 
   const save = async () => {
     const { data } = await call(
@@ -86,8 +88,15 @@ export function TrunkPage() {
           Trunk created. Give your carrier the origination URI below, then register your numbers.
         </div>
       )}
-      <div className="split">
-        <div className="card">
+      {/* Status first: beside the form on a wide screen, above it on a narrow one (app.css). */}
+      <div className={hasStatus ? 'trunk-layout' : 'trunk-layout trunk-layout-no-status'}>
+        {hasStatus && (
+          <div className="card trunk-status-card">
+            <h2>Status</h2>
+            <TrunkStatusDetails trunk={t} />
+          </div>
+        )}
+        <div className="card trunk-settings-card">
           <h2>Settings</h2>
           {saved && (
             <div className="banner banner-info" role="status">
@@ -98,16 +107,8 @@ export function TrunkPage() {
             <TrunkFields draft={draft} onChange={(d) => (setDraft(d), setSaved(false))} editing />
           </Form>
         </div>
-        <div>
-          {(t.register || t.health_check) && (
-            <div className="card">
-              <h2>Status</h2>
-              <TrunkStatusDetails trunk={t} />
-            </div>
-          )}
-          <div className="card">
-            <CarrierSteps trunk={t} />
-          </div>
+        <div className="card trunk-steps-card">
+          <CarrierSteps trunk={t} />
         </div>
       </div>
     </>

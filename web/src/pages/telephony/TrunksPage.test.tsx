@@ -164,9 +164,9 @@ describe('TrunksPage', () => {
     ]);
     renderPage();
     const rowOf = async (name: string) => (await screen.findByRole('link', { name })).closest('tr')!;
-    expect((await rowOf('Trunk a')).textContent).toContain('registered');
-    expect((await rowOf('Trunk a')).textContent).toContain('carrier up');
-    expect((await rowOf('Trunk b')).textContent).toContain('failed');
+    expect((await rowOf('Trunk a')).textContent).toContain('Registered');
+    expect((await rowOf('Trunk a')).textContent).toContain('Carrier up');
+    expect((await rowOf('Trunk b')).textContent).toContain('Failed');
     expect((await rowOf('Trunk c')).textContent).toContain('—');
 
     await user.click(screen.getByRole('button', { name: 'New trunk' }));

@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { api, call } from '../../../api/client';
 import { ApiError, explain } from '../../../api/errors';
 import { KeyValueEditor, objectOf, type Pair } from '../../../components/KeyValueEditor';
+import { TurnContent } from '../../../components/Transcript';
 
 export interface SimulationResult {
   status: string;
@@ -115,8 +116,8 @@ export function SimulatePanel({
               <li key={i} className={`turn turn-${m.role}`}>
                 <span className="turn-meta">
                   {m.role === 'assistant' ? (m.agent_name ?? 'Workflow') : 'Caller'}
-                </span>{' '}
-                {m.content}
+                </span>
+                <TurnContent message={m} />
               </li>
             ))}
           </ol>

@@ -4,6 +4,7 @@
 import { useState } from 'react';
 import { api, call } from '../../../api/client';
 import { useLoad } from '../../../api/hooks';
+import { Badge } from '../../../components/Badge';
 import { ConfirmButton } from '../../../components/ConfirmButton';
 import { ErrorBanner, Loading } from '../../../components/ErrorBanner';
 import { formatActor, formatTime } from '../../../components/format';
@@ -63,7 +64,7 @@ export function VersionsPanel({ workflowId, generation, draft, viewing, onView, 
             <li key={v.version} className={viewing === v.version ? 'version-current' : ''}>
               <div>
                 <strong>Version {v.version}</strong>
-                {v.version === list[0]!.version && <span className="badge badge-good">live</span>}
+                {v.version === list[0]!.version && <Badge value="live" tone="good" />}
                 <div className="muted">
                   {formatTime(v.published_at)} · {formatActor(v.published_by)}
                 </div>
