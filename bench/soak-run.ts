@@ -202,13 +202,15 @@ async function audit(store: Store, setup: SoakSetup, receiver: Receiver) {
   };
 }
 
-export async function runSoak(options: SoakOptions, start: StartService): Promise<SoakReport> {
-  const dataDir = mkdtempSync(`${tmpdir()}/soak-`);
-  const receiver = await startReceiver();
-  const httpPort = await freeTcpPort();
-  const sipPort = await freeUdpPort();
+/** The service's environment: loopback ports, a data directory of its own, limits out of the way. */
+function serviceEnv(
+  dataDir: string,
+  httpPort: number,
+  sipPort: number,
+  databaseUrl: string | undefined,
+): Record<string, string> {
   const rtpMin = 30000 + (process.pid % 50) * 200;
-  const env: Record<string, string> = {
+  return {
     SWITCHBOARD_DATA_DIR: dataDir,
     HOST: '127.0.0.1',
     PORT: String(httpPort),
@@ -221,8 +223,16 @@ export async function runSoak(options: SoakOptions, start: StartService): Promis
     WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
     RATE_LIMIT_PER_MINUTE: '1000000',
     LOG_LEVEL: 'error',
-    ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   };
+}
+
+export async function runSoak(options: SoakOptions, start: StartService): Promise<SoakReport> {
+  const dataDir = mkdtempSync(`${tmpdir()}/soak-`);
+  const receiver = await startReceiver();
+  const httpPort = await freeTcpPort();
+  const sipPort = await freeUdpPort();
+  const env = serviceEnv(dataDir, httpPort, sipPort, options.databaseUrl);
   const service = await start(env);
   const { store } = await openConfiguredStore(loadConfig(env));
   let stopped = false;

@@ -24,7 +24,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EnergyVad } from '../src/audio/vad.js';
-import { WebChannel } from '../src/channels/web-channel.js';
+import { WebChannel, type WebChannelOptions } from '../src/channels/web-channel.js';
 import type { WebPeerFactory } from '../src/channels/web-media.js';
 import { AsyncQueue } from '../src/providers/shared/async-queue.js';
 import type { SttEvent, SttProvider, SttSession } from '../src/providers/stt/stt.types.js';
@@ -145,6 +145,40 @@ interface StepResult {
 
 const TARGET_LOSS_PCT = 1;
 
+/**
+ * Answers the browsers' offers as they come (a web channel each, which then converses), passes on
+ * their candidates and notes failures; resolves with the browsers' report at the end of the step.
+ */
+function answerBrowsers(
+  child: ChildProcess,
+  parts: Pick<WebChannelOptions, 'peers' | 'tts' | 'stt'>,
+  channels: Map<number, WebChannel>,
+  stop: AbortSignal,
+  failures: string[],
+): Promise<Report> {
+  return new Promise<Report>((resolve) => {
+    child.on('message', (m: { type: string; id: number; sdp: string; candidates: string[] } & Report) => {
+      if (m.type === 'offer') {
+        const channel = new WebChannel({ clock: systemClock, ...parts, voice: 'en' });
+        channels.set(m.id, channel);
+        channel.acceptOffer(m.sdp).then(
+          (sdp) => {
+            child.send({ type: 'answer', id: m.id, sdp });
+            void converse(channel, stop).catch(() => undefined);
+          },
+          (err: unknown) => failures.push(String(err)),
+        );
+      } else if (m.type === 'candidates') {
+        for (const c of m.candidates) channels.get(m.id)?.addIceCandidate(c, '0');
+      } else if (m.type === 'failed') {
+        failures.push(String((m as unknown as { message: string }).message));
+      } else if (m.type === 'report') {
+        resolve(m);
+      }
+    });
+  });
+}
+
 async function step(n: number): Promise<StepResult> {
   const made: WebRtcPeer[] = [];
   // The one frame clock of this node's sessions, as createWebPeerFactory makes it, kept in hand
@@ -163,27 +197,7 @@ async function step(n: number): Promise<StepResult> {
   setMaxListeners(0, stop.signal);
   const failures: string[] = [];
   const child: ChildProcess = fork(path.join(here, 'web-browsers.js'), { stdio: 'inherit' });
-  const report = new Promise<Report>((resolve) => {
-    child.on('message', (m: { type: string; id: number; sdp: string; candidates: string[] } & Report) => {
-      if (m.type === 'offer') {
-        const channel = new WebChannel({ clock: systemClock, peers, tts, stt, voice: 'en' });
-        channels.set(m.id, channel);
-        channel.acceptOffer(m.sdp).then(
-          (sdp) => {
-            child.send({ type: 'answer', id: m.id, sdp });
-            void converse(channel, stop.signal).catch(() => undefined);
-          },
-          (err: unknown) => failures.push(String(err)),
-        );
-      } else if (m.type === 'candidates') {
-        for (const c of m.candidates) channels.get(m.id)?.addIceCandidate(c, '0');
-      } else if (m.type === 'failed') {
-        failures.push(String((m as unknown as { message: string }).message));
-      } else if (m.type === 'report') {
-        resolve(m);
-      }
-    });
-  });
+  const report = answerBrowsers(child, { peers, tts, stt }, channels, stop.signal, failures);
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
   const cpu0 = process.cpuUsage();

@@ -22,6 +22,4 @@ export const longFunctionFiles = [
   'bench/api.bench.ts',
   'bench/sip-fuzz.ts',
   'bench/sip-media.ts',
-  'bench/soak-run.ts',
-  'bench/web.bench.ts',
 ];

@@ -3,11 +3,7 @@
 // ways at 16 kHz, keypad digits) and CallControl (transfer, dial, hangup), plus the default TTS
 // voice and the configured STT provider. Speech and keys are the voice pipeline's
 // (voice/voice-pipeline.ts), which the web channel shares; this adds what only a phone line does.
-import type { SttProvider } from '../providers/stt/stt.types.js';
-import type { TtsProvider } from '../providers/tts/tts.types.js';
-import type { Clock } from '../shared/clock.js';
-import type { Logger } from '../shared/logger.js';
-import { VoicePipeline, type VoiceUsage } from './voice/voice-pipeline.js';
+import { VoicePipeline, type VoicePipelineOptions, type VoiceUsage } from './voice/voice-pipeline.js';
 import type { CallControl, CallMedia } from './call-media.js';
 import {
   abortError,
@@ -24,20 +20,14 @@ import {
   type UserTurn,
 } from './channel.js';
 
-export interface PhoneChannelOptions {
-  clock: Clock;
+/**
+ * The voice pipeline's options (its media is the call's: audio both ways at 16 kHz and keypad
+ * digits) and the call's control. The voice and language are defaults until an agent node passes
+ * its `tts_voice` and `stt_language`.
+ */
+export interface PhoneChannelOptions extends VoicePipelineOptions {
   media: CallMedia;
   control: CallControl;
-  tts: TtsProvider;
-  /** The default TTS voice; an agent node's `tts_voice` replaces it from that node on. */
-  voice: string;
-  /** BCP 47; passed to TTS and STT until an agent node passes its `stt_language`. */
-  language?: string;
-  /** Null when no STT is wired (tests): listening then hears nothing (see below). */
-  stt: SttProvider | null;
-  logger?: Pick<Logger, 'warn'>;
-  /** Silence (ms) after which STT marks the end of the caller's speech. */
-  endpointingMs?: number;
 }
 
 export type PhoneChannelUsage = VoiceUsage;

@@ -8,6 +8,7 @@
 // out on a voice line, at once on a text line), so the parts after the first token are known.
 import type { Channel, OutputTiming, SayResult, UserTurn } from '../channels/channel.js';
 import type { LlmMessage, LlmProvider } from '../providers/llm/llm.types.js';
+import type { SpeechHints } from '../providers/stt/stt.types.js';
 import type { Clock } from '../shared/clock.js';
 import type { EngineEventInput, EventStream, LatencyBreakdown } from './events.js';
 import {
@@ -55,15 +56,7 @@ export function createNodeContext(deps: NodeContextDeps): MutableNodeContext {
     emit: (event: EngineEventInput) => {
       events.emit(event);
     },
-    llm(providerId: string): LlmProvider {
-      const source = deps.llm;
-      const provider =
-        typeof source === 'function' ? source(providerId) : source ? source[providerId] : undefined;
-      if (!provider) {
-        throw new NodeError('provider_unavailable', `LLM provider "${providerId}" is not configured.`);
-      }
-      return provider;
-    },
+    llm: (providerId: string): LlmProvider => llmProvider(deps.llm, providerId),
     async getAgent(id: string): Promise<AgentRecord | undefined> {
       return deps.getAgent ? deps.getAgent(id) : undefined;
     },
@@ -104,9 +97,7 @@ export function createNodeContext(deps: NodeContextDeps): MutableNodeContext {
         .finally(() => emit({}));
     },
     async listen(options): Promise<UserTurn | null> {
-      const expected = deps.speechHints?.(ctx.nodeId) ?? [];
-      const phrases = [...(options.hints?.phrases ?? []), ...expected];
-      const hints = phrases.length > 0 || options.hints?.digits ? { ...options.hints, phrases } : undefined;
+      const hints = listenHints(options.hints, deps.speechHints?.(ctx.nodeId) ?? []);
       const turn = await channel.listen({
         signal: options.signal,
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
@@ -124,6 +115,22 @@ export function createNodeContext(deps: NodeContextDeps): MutableNodeContext {
     },
   };
   return ctx;
+}
+
+/** The LLM provider of this id, from the map or the lookup the execution was given. */
+function llmProvider(source: NodeContextDeps['llm'], providerId: string): LlmProvider {
+  const provider =
+    typeof source === 'function' ? source(providerId) : source ? source[providerId] : undefined;
+  if (!provider) {
+    throw new NodeError('provider_unavailable', `LLM provider "${providerId}" is not configured.`);
+  }
+  return provider;
+}
+
+/** What the node can act on, then the words the graph around it expects; none when both are empty. */
+function listenHints(hints: SpeechHints | undefined, expected: string[]): SpeechHints | undefined {
+  const phrases = [...(hints?.phrases ?? []), ...expected];
+  return phrases.length > 0 || hints?.digits ? { ...hints, phrases } : undefined;
 }
 
 const ms = (from: number, to: number): number => Math.max(0, Math.round(to - from));

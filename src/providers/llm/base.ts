@@ -1,11 +1,11 @@
 // The shared body of every HTTP LLM adapter: configuration, retries before any output, timeouts,
 // abort, metrics. A vendor adapter only builds its request and decodes its stream (StreamDecoder).
-import type { Dispatcher } from 'undici';
-import { systemClock, type Clock } from '../../shared/clock.js';
-import { DEFAULT_TIMEOUTS, createDispatcher, postStream, type HttpTimeouts } from '../shared/http-stream.js';
-import { DEFAULT_RETRY_POLICY, clockSleep, type RetryPolicy, type Sleep } from '../shared/retry.js';
+import type { Clock } from '../../shared/clock.js';
+import { postStream } from '../shared/http-stream.js';
+import type { Sleep } from '../shared/retry.js';
 import { retryingStream } from '../shared/retrying-stream.js';
 import { readSse, type SseEvent } from '../shared/sse.js';
+import { VendorHttp, type VendorHttpOptions } from '../shared/vendor-http.js';
 import { LlmTransportError, asLlmError, llmFailure } from './errors.js';
 import type { LlmProvider, LlmRequest, LlmStreamEvent, LlmUsage } from './llm.types.js';
 
@@ -41,18 +41,10 @@ export interface LlmCallMetrics {
 
 export type { Sleep };
 
-export interface HttpLlmOptions {
+export interface HttpLlmOptions extends VendorHttpOptions {
   apiKey?: string;
   /** Overrides the vendor's public base URL (tests, proxies, compatible servers). */
   baseUrl?: string;
-  clock?: Clock;
-  /** Waits between retries; defaults to a timer on `clock`. Tests pass one that returns at once. */
-  sleep?: Sleep;
-  /** For backoff jitter. */
-  random?: () => number;
-  timeouts?: Partial<HttpTimeouts>;
-  retry?: Partial<RetryPolicy>;
-  dispatcher?: Dispatcher;
   onMetrics?: (m: LlmCallMetrics) => void;
 }
 
@@ -68,14 +60,9 @@ export abstract class HttpLlmProvider implements LlmProvider {
   readonly baseUrl: string;
   protected readonly apiKey: string | undefined;
   protected readonly clock: Clock;
-  private readonly sleep: Sleep;
-  private readonly random: () => number;
-  private readonly timeouts: HttpTimeouts;
-  private readonly retry: RetryPolicy;
+  private readonly http: VendorHttp;
   private readonly onMetrics: ((m: LlmCallMetrics) => void) | undefined;
   private readonly keyRequired: boolean;
-  private dispatcher: Dispatcher | undefined;
-  private ownsDispatcher = false;
 
   constructor(spec: VendorSpec, options: HttpLlmOptions = {}) {
     this.id = spec.id;
@@ -84,13 +71,9 @@ export abstract class HttpLlmProvider implements LlmProvider {
     // A custom base URL may be a keyless compatible server (a local model, a proxy); the vendor's
     // own endpoint never is, so we fail before sending anything there without a key.
     this.keyRequired = !options.baseUrl;
-    this.clock = options.clock ?? systemClock;
-    this.sleep = options.sleep ?? clockSleep(this.clock);
-    this.random = options.random ?? Math.random;
-    this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
-    this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    this.http = new VendorHttp(options);
+    this.clock = this.http.clock;
     this.onMetrics = options.onMetrics;
-    this.dispatcher = options.dispatcher;
   }
 
   /** The vendor's request for this call. */
@@ -125,9 +108,9 @@ export abstract class HttpLlmProvider implements LlmProvider {
         },
         isOutput: (ev) => ev.type !== 'done',
         normalize: (err) => asLlmError(err, this.id),
-        policy: this.retry,
-        sleep: this.sleep,
-        random: this.random,
+        policy: this.http.retry,
+        sleep: this.http.sleep,
+        random: this.http.random,
         signal: request.signal,
       });
       for await (const ev of events) {
@@ -157,10 +140,6 @@ export abstract class HttpLlmProvider implements LlmProvider {
 
   private async *attempt(vendor: VendorRequest, request: LlmRequest): AsyncGenerator<LlmStreamEvent> {
     const decoder = this.createDecoder(request);
-    if (!this.dispatcher) {
-      this.dispatcher = createDispatcher(this.timeouts.connectMs);
-      this.ownsDispatcher = true;
-    }
     const body = postStream({
       provider: this.id,
       url: this.baseUrl + vendor.path,
@@ -168,8 +147,8 @@ export abstract class HttpLlmProvider implements LlmProvider {
       body: vendor.body,
       signal: request.signal,
       clock: this.clock,
-      timeouts: this.timeouts,
-      dispatcher: this.dispatcher,
+      timeouts: this.http.timeouts,
+      dispatcher: this.http.dispatcher(),
       fail: llmFailure(this.id),
     });
     for await (const sse of readSse(body)) {
@@ -180,12 +159,7 @@ export abstract class HttpLlmProvider implements LlmProvider {
 
   /** Closes pooled connections (tests, shutdown). */
   async close(): Promise<void> {
-    // An injected dispatcher belongs to whoever passed it in.
-    if (!this.ownsDispatcher) return;
-    const d = this.dispatcher;
-    this.dispatcher = undefined;
-    this.ownsDispatcher = false;
-    await d?.close();
+    await this.http.close();
   }
 }
 

@@ -1,6 +1,6 @@
 // The failure vocabulary shared by the provider adapters (LLM, TTS, STT). Each family throws its
-// own error class (LlmError for the engine, TtsError, SttError); the HTTP layer builds them
-// through a FailureFactory so it never needs to know which family it serves.
+// own error class (LlmError for the engine; TtsError and SttError, both a ProviderFailure); the
+// HTTP layer builds them through a FailureFactory so it never needs to know which family it serves.
 
 export type FailureKind =
   /** The vendor answered with an error status (see `status`). */
@@ -21,6 +21,26 @@ export interface FailureDetails {
   retryable?: boolean;
   retryAfterMs?: number;
   cause?: unknown;
+}
+
+/** A vendor call that failed: which provider, what kind of failure, and whether to try again. */
+export class ProviderFailure extends Error {
+  readonly status: number | undefined;
+  readonly retryable: boolean;
+  readonly retryAfterMs: number | undefined;
+
+  constructor(
+    message: string,
+    readonly provider: string,
+    readonly kind: FailureKind,
+    details: FailureDetails = {},
+  ) {
+    super(message);
+    this.status = details.status;
+    this.retryable = details.retryable ?? false;
+    this.retryAfterMs = details.retryAfterMs;
+    if (details.cause !== undefined) (this as { cause?: unknown }).cause = details.cause;
+  }
 }
 
 export type FailureFactory = (message: string, kind: FailureKind, details?: FailureDetails) => Error;

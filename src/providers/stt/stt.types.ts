@@ -1,7 +1,7 @@
 // The contract between the voice pipeline and every streaming speech-to-text adapter: a session
 // takes mono 16-bit PCM as the caller speaks and yields interim and final transcripts, plus the
 // voice-activity events turn taking and barge-in are built on.
-import type { FailureDetails, FailureKind } from '../shared/failure.js';
+import { ProviderFailure } from '../shared/failure.js';
 
 /**
  * What the caller is expected to say next, from the node that listens: recognisers that decode
@@ -76,20 +76,6 @@ export interface SttProvider {
   start(options?: SttStartOptions): Promise<SttSession>;
 }
 
-export class SttError extends Error {
-  readonly status: number | undefined;
-  readonly retryable: boolean;
-
-  constructor(
-    message: string,
-    readonly provider: string,
-    readonly kind: FailureKind,
-    details: FailureDetails = {},
-  ) {
-    super(message);
-    this.name = 'SttError';
-    this.status = details.status;
-    this.retryable = details.retryable ?? false;
-    if (details.cause !== undefined) (this as { cause?: unknown }).cause = details.cause;
-  }
+export class SttError extends ProviderFailure {
+  override name = 'SttError';
 }

@@ -1,6 +1,6 @@
 // The contract between the voice pipeline and every text-to-speech adapter: text in, mono 16-bit
 // PCM out at the rate the caller asks for, streamed so playback starts before synthesis ends.
-import type { FailureDetails, FailureFactory, FailureKind } from '../shared/failure.js';
+import { ProviderFailure, type FailureFactory } from '../shared/failure.js';
 
 export interface TtsRequest {
   text: string;
@@ -26,24 +26,8 @@ export interface TtsProvider {
 
 export const DEFAULT_TTS_SAMPLE_RATE = 16000;
 
-export class TtsError extends Error {
-  readonly status: number | undefined;
-  readonly retryable: boolean;
-  readonly retryAfterMs: number | undefined;
-
-  constructor(
-    message: string,
-    readonly provider: string,
-    readonly kind: FailureKind,
-    details: FailureDetails = {},
-  ) {
-    super(message);
-    this.name = 'TtsError';
-    this.status = details.status;
-    this.retryable = details.retryable ?? false;
-    this.retryAfterMs = details.retryAfterMs;
-    if (details.cause !== undefined) (this as { cause?: unknown }).cause = details.cause;
-  }
+export class TtsError extends ProviderFailure {
+  override name = 'TtsError';
 }
 
 export function ttsFailure(provider: string): FailureFactory {

@@ -2,11 +2,9 @@
 // {base}/v1/text-to-speech/{voice_id}/stream?output_format=pcm_<rate> (or ulaw_8000) with
 // `xi-api-key`; the body streams raw audio bytes (little-endian 16-bit PCM, or µ-law) as the
 // vendor synthesises them.
-import type { Dispatcher } from 'undici';
-import { systemClock, type Clock } from '../../shared/clock.js';
-import { DEFAULT_TIMEOUTS, createDispatcher, postStream, type HttpTimeouts } from '../shared/http-stream.js';
-import { DEFAULT_RETRY_POLICY, clockSleep, type RetryPolicy, type Sleep } from '../shared/retry.js';
+import { postStream } from '../shared/http-stream.js';
 import { retryingStream } from '../shared/retrying-stream.js';
+import { VendorHttp, type VendorHttpOptions } from '../shared/vendor-http.js';
 import { Pcm16Reader, RateConverter, decodeUlaw } from './pcm.js';
 import {
   DEFAULT_TTS_SAMPLE_RATE,
@@ -23,19 +21,13 @@ export const ELEVENLABS_DEFAULT_MODEL = 'eleven_flash_v2_5';
 /** PCM rates the vendor streams natively; any other rate is resampled from 16 kHz. */
 export const ELEVENLABS_PCM_RATES = [8000, 16000, 22050, 24000, 44100, 48000];
 
-export interface StreamingTtsOptions {
+export interface StreamingTtsOptions extends VendorHttpOptions {
   apiKey?: string;
   baseUrl?: string;
   modelId?: string;
   /** `ulaw` asks for µ-law at 8 kHz (a third of the bytes, what phone legs carry anyway). */
   format?: 'pcm' | 'ulaw';
   voiceSettings?: Record<string, unknown>;
-  clock?: Clock;
-  sleep?: Sleep;
-  random?: () => number;
-  timeouts?: Partial<HttpTimeouts>;
-  retry?: Partial<RetryPolicy>;
-  dispatcher?: Dispatcher;
   onMetrics?: (m: TtsCallMetrics) => void;
 }
 
@@ -56,12 +48,7 @@ export class StreamingTtsProvider implements TtsProvider {
   readonly baseUrl: string;
   private readonly apiKey: string | undefined;
   private readonly keyRequired: boolean;
-  private readonly clock: Clock;
-  private readonly sleep: Sleep;
-  private readonly timeouts: HttpTimeouts;
-  private readonly retry: RetryPolicy;
-  private dispatcher: Dispatcher | undefined;
-  private ownsDispatcher = false;
+  private readonly http: VendorHttp;
 
   constructor(
     private readonly options: StreamingTtsOptions = {},
@@ -71,16 +58,12 @@ export class StreamingTtsProvider implements TtsProvider {
     this.apiKey = options.apiKey || undefined;
     this.baseUrl = (options.baseUrl || ELEVENLABS_DEFAULT_BASE_URL).replace(/\/+$/, '').replace(/\/v1$/, '');
     this.keyRequired = !options.baseUrl;
-    this.clock = options.clock ?? systemClock;
-    this.sleep = options.sleep ?? clockSleep(this.clock);
-    this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
-    this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
-    this.dispatcher = options.dispatcher;
+    this.http = new VendorHttp(options);
   }
 
   async *synthesize(request: TtsRequest): AsyncGenerator<Int16Array> {
     const rate = request.sampleRate ?? DEFAULT_TTS_SAMPLE_RATE;
-    const started = this.clock.monotonic();
+    const started = this.http.clock.monotonic();
     const m: TtsCallMetrics = {
       provider: this.id,
       outcome: 'cancelled',
@@ -109,14 +92,14 @@ export class StreamingTtsProvider implements TtsProvider {
         },
         isOutput: (pcm) => pcm.length > 0,
         normalize: (err) => asTtsError(err, this.id),
-        policy: this.retry,
-        sleep: this.sleep,
-        random: this.options.random ?? Math.random,
+        policy: this.http.retry,
+        sleep: this.http.sleep,
+        random: this.http.random,
         signal: request.signal,
       });
       for await (const pcm of chunks) {
         if (pcm.length === 0) continue;
-        m.timeToFirstAudioMs ??= this.clock.monotonic() - started;
+        m.timeToFirstAudioMs ??= this.http.clock.monotonic() - started;
         m.audioMs += (pcm.length * 1000) / rate;
         yield pcm;
       }
@@ -125,7 +108,7 @@ export class StreamingTtsProvider implements TtsProvider {
       m.outcome = request.signal?.aborted ? 'aborted' : 'error';
       throw err;
     } finally {
-      m.durationMs = this.clock.monotonic() - started;
+      m.durationMs = this.http.clock.monotonic() - started;
       try {
         this.options.onMetrics?.(m);
       } catch {
@@ -146,19 +129,15 @@ export class StreamingTtsProvider implements TtsProvider {
     if (this.options.voiceSettings) body.voice_settings = this.options.voiceSettings;
     const headers: Record<string, string> = {};
     if (this.apiKey) headers['xi-api-key'] = this.apiKey;
-    if (!this.dispatcher) {
-      this.dispatcher = createDispatcher(this.timeouts.connectMs);
-      this.ownsDispatcher = true;
-    }
     const bytes = postStream({
       provider: this.id,
       url: `${this.baseUrl}/v1/text-to-speech/${encodeURIComponent(request.voice)}/stream?output_format=${outputFormat}`,
       headers,
       body,
       signal: request.signal,
-      clock: this.clock,
-      timeouts: this.timeouts,
-      dispatcher: this.dispatcher,
+      clock: this.http.clock,
+      timeouts: this.http.timeouts,
+      dispatcher: this.http.dispatcher(),
       fail: ttsFailure(this.id),
     });
     const reader = new Pcm16Reader();
@@ -170,11 +149,6 @@ export class StreamingTtsProvider implements TtsProvider {
   }
 
   async close(): Promise<void> {
-    // An injected dispatcher belongs to whoever passed it in.
-    if (!this.ownsDispatcher) return;
-    const d = this.dispatcher;
-    this.dispatcher = undefined;
-    this.ownsDispatcher = false;
-    await d?.close();
+    await this.http.close();
   }
 }
