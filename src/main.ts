@@ -151,6 +151,7 @@ export async function startService(
       followLiveEvents(liveBus, {
         sessions: wiring.sessionHost,
         keys: wiring.deps.keyCache,
+        dispatch: wiring.deps.dispatchCache,
         calls: sip?.node.dialer,
         logger: logger.child({ part: 'live' }),
       });

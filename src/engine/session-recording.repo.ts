@@ -1,26 +1,46 @@
 // SQL for a live session's records (session-recording.ts): its conversation and the messages of
 // its transcript (conversation-recorder.ts), and the usage it meters (usage-meter.ts).
 import type { Executor } from '../store/database.js';
+import { preparedQuery, queryExecute, queryFirst, queryRows } from '../store/prepared.js';
 import type { ConversationTable, MessageTable, UsageEventTable } from '../store/schema.js';
+
+// Every session (every call) writes its conversation and messages: kept prepared. The conversation
+// insert hands back its id, so the usual case (no conversation yet) is one statement.
+const INSERT_CONVERSATION = preparedQuery<{ id: string }>(
+  'conversation_insert',
+  `insert into conversations (id, workspace_id, project_id, session_id, created_at, updated_at)
+   values ($1, $2, $3, $4, $5, $6) on conflict (session_id) do nothing returning id`,
+);
+const CONVERSATION_OF_SESSION = preparedQuery<{ id: string }>(
+  'conversation_of_session',
+  'select id from conversations where session_id = $1',
+);
+const INSERT_MESSAGE = preparedQuery<never>(
+  'message_insert',
+  `insert into messages (id, conversation_id, sequence, role, content, agent_name, spoken_at, latency_ms, latency)
+   values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+);
+const TOUCH_CONVERSATION = preparedQuery<never>(
+  'conversation_touch',
+  'update conversations set updated_at = $2 where id = $1',
+);
 
 export const sessionRecordingRepo = {
   /** The session's conversation id, created with `row` unless the session already has one. */
   async ensureConversation(ex: Executor, row: ConversationTable): Promise<string> {
-    await ex
-      .insertInto('conversations')
-      .values(row)
-      .onConflict((oc) => oc.column('session_id').doNothing())
-      .execute();
-    const found = await ex
-      .selectFrom('conversations')
-      .select(['id'])
-      .where('session_id', '=', row.session_id)
-      .executeTakeFirstOrThrow();
+    const { id, workspace_id, project_id, session_id, created_at, updated_at } = row;
+    const params = [id, workspace_id, project_id, session_id, created_at, updated_at];
+    const inserted = (await queryRows(ex, INSERT_CONVERSATION, params))[0];
+    if (inserted) return inserted.id;
+    const found = await queryFirst(ex, CONVERSATION_OF_SESSION, [session_id]);
+    if (!found) throw new Error(`session ${session_id} has no conversation`);
     return found.id;
   },
 
   async insertMessage(ex: Executor, row: MessageTable): Promise<void> {
-    await ex.insertInto('messages').values(row).execute();
+    const { id, conversation_id, sequence, role, content, agent_name, spoken_at, latency_ms, latency } = row;
+    const params = [id, conversation_id, sequence, role, content, agent_name, spoken_at, latency_ms, latency];
+    await queryExecute(ex, INSERT_MESSAGE, params);
   },
 
   /** Marks a message the user cut short. */
@@ -49,11 +69,7 @@ export const sessionRecordingRepo = {
   },
 
   async touchConversation(ex: Executor, conversationId: string, updatedAt: string): Promise<void> {
-    await ex
-      .updateTable('conversations')
-      .set({ updated_at: updatedAt })
-      .where('id', '=', conversationId)
-      .execute();
+    await queryExecute(ex, TOUCH_CONVERSATION, [conversationId, updatedAt]);
   },
 
   async insertUsage(ex: Executor, row: UsageEventTable): Promise<void> {

@@ -17,7 +17,12 @@ export type LiveEvent =
   /** A ringing outbound call's record was cancelled here: the dialing node sends CANCEL. */
   | { kind: 'call.cancel'; call_id: string }
   /** An API key was revoked here: every node forgets the keys it cached (modules/api-keys/key-cache.ts). */
-  | { kind: 'api_key.revoked'; key_id: string };
+  | { kind: 'api_key.revoked'; key_id: string }
+  /**
+   * A SIP trunk or phone number (its dispatch rules) changed here: every node forgets what inbound
+   * admission cached about called numbers (modules/calls/dispatch-cache.ts).
+   */
+  | { kind: 'dispatch.changed'; workspace_id: string };
 
 /** An event as it travels: with the sender, for logs (node_id) and to skip our own (origin). */
 export type LiveMessage = LiveEvent & {
@@ -99,6 +104,9 @@ export function parseLiveMessage(raw: string): LiveMessage | string {
     case 'api_key.revoked':
       if (!id(m.key_id)) return 'api_key.revoked without a valid key_id';
       return { kind: 'api_key.revoked', key_id: m.key_id as string, ...from };
+    case 'dispatch.changed':
+      if (!id(m.workspace_id)) return 'dispatch.changed without a valid workspace_id';
+      return { kind: 'dispatch.changed', workspace_id: m.workspace_id as string, ...from };
     default:
       return `unknown kind ${JSON.stringify(String(m.kind).slice(0, 40))}`;
   }

@@ -1,5 +1,6 @@
 // What a node does with the live events other nodes send (live-bus.ts): a force-ended session is
-// aborted if its execution runs here, a cancelled call gets its CANCEL if it rings from here. Both
+// aborted if its execution runs here, a cancelled call gets its CANCEL if it rings from here, a
+// revoked key or an edited trunk or number empties the cache that held it. All
 // are no-ops for what is not live in this process, so every node can simply act on every message.
 import type { Logger } from '../shared/logger.js';
 import type { SessionEndReason } from '../shared/session-end-reasons.js';
@@ -12,6 +13,8 @@ export interface LiveTargets {
   calls?: { cancelLive(callId: string): Promise<boolean> };
   /** This process's cache of API keys (KeyCache), null when it keeps none. */
   keys?: { clear(): void } | null;
+  /** This process's cache of inbound admission's number lookups (DispatchCache), if any. */
+  dispatch?: { clear(): void } | null;
   logger: Logger;
 }
 
@@ -32,6 +35,10 @@ export function followLiveEvents(bus: LiveBus, targets: LiveTargets): () => void
       case 'api_key.revoked':
         logger.debug({ key_id: m.key_id, from: m.node_id }, 'live event: api_key.revoked');
         targets.keys?.clear();
+        return;
+      case 'dispatch.changed':
+        logger.debug({ workspace_id: m.workspace_id, from: m.node_id }, 'live event: dispatch.changed');
+        targets.dispatch?.clear();
         return;
     }
   });

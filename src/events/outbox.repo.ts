@@ -1,7 +1,7 @@
 // SQL for the outbox (outbox.ts): the event row, the endpoints of its project that may subscribe
 // to it, and the delivery rows of its fan-out, all written on the caller's transaction.
 import type { Executor } from '../store/database.js';
-import { preparedQuery, queryRows } from '../store/prepared.js';
+import { preparedQuery, queryExecute, queryRows } from '../store/prepared.js';
 import type {
   WebhookDeliveryTable,
   WebhookEndpointTable,
@@ -14,9 +14,16 @@ const PROJECT_ENDPOINTS = preparedQuery<Pick<WebhookEndpointTable, 'id' | 'statu
   'select id, status, events from webhook_endpoints where workspace_id = $1 and project_id = $2',
 );
 
+// Every call writes three events or more: the insert is kept prepared too.
+const INSERT_EVENT = preparedQuery<never>(
+  'webhook_event_insert',
+  'insert into webhook_events (id, workspace_id, project_id, type, body, created_at) values ($1, $2, $3, $4, $5, $6)',
+);
+
 export const outboxRepo = {
   async insertEvent(trx: Executor, row: WebhookEventTable): Promise<void> {
-    await trx.insertInto('webhook_events').values(row).execute();
+    const { id, workspace_id, project_id, type, body, created_at } = row;
+    await queryExecute(trx, INSERT_EVENT, [id, workspace_id, project_id, type, body, created_at]);
   },
 
   /** Every endpoint of the project, with its status and its subscribed types (JSON text). */

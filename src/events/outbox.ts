@@ -11,6 +11,7 @@ import { newId as defaultNewId, type IdGenerator } from '../shared/ids.js';
 import { parseJson, toDbTime, type Executor } from '../store/database.js';
 import { ENDPOINT_PAUSED_ERROR, isEventType, type EventType } from './event-types.js';
 import { outboxRepo } from './outbox.repo.js';
+import type { WebhookDeliveryTable } from '../store/webhook-tables.js';
 
 export interface EmitEventInput {
   workspaceId: string;
@@ -49,44 +50,71 @@ export async function emitEvent(
   input: EmitEventInput,
   newId: IdGenerator = defaultNewId,
 ): Promise<EmittedEvent> {
-  if (!isEventType(input.type)) throw new Error(`unknown event type ${String(input.type)}`);
-  const id = input.id ?? newId();
-  const at = toDbTime(input.now);
-  const body = serializeEvent(id, input.type, input.now, input.projectId, input.data);
-  await outboxRepo.insertEvent(trx, {
-    id,
-    workspace_id: input.workspaceId,
-    project_id: input.projectId,
-    type: input.type,
-    body,
-    created_at: at,
-  });
-  const endpoints = await outboxRepo.projectEndpoints(trx, input.workspaceId, input.projectId);
-  const subscribed = endpoints.filter((e) => parseJson<string[]>(e.events, []).includes(input.type));
-  if (subscribed.length > 0) {
-    await outboxRepo.insertDeliveries(
-      trx,
-      subscribed.map((e) => {
-        const active = e.status === 'active';
-        return {
-          id: newId(),
-          workspace_id: input.workspaceId,
-          endpoint_id: e.id,
-          event_id: id,
-          event_type: input.type,
-          status: active ? 'pending' : 'failed',
-          attempt_count: 0,
-          round_start: 0,
-          next_attempt_at: active ? at : null,
-          lease_owner: null,
-          last_status_code: null,
-          last_error: active ? null : ENDPOINT_PAUSED_ERROR,
-          created_at: at,
-          updated_at: at,
-        };
-      }),
-    );
+  return (await emitEvents(trx, [input], newId))[0]!;
+}
+
+type Endpoints = Awaited<ReturnType<typeof outboxRepo.projectEndpoints>>;
+
+/**
+ * Several events written by one change (a call ending, and its session with it), in order, in the
+ * caller's transaction: each event row, and every delivery of them all in one statement; the
+ * endpoints of a project are read once for all its events.
+ */
+export async function emitEvents(
+  trx: Executor,
+  inputs: readonly EmitEventInput[],
+  newId: IdGenerator = defaultNewId,
+): Promise<EmittedEvent[]> {
+  const out: EmittedEvent[] = [];
+  const deliveries: WebhookDeliveryTable[] = [];
+  let endpointsOf: { key: string; endpoints: Endpoints } | undefined;
+  for (const input of inputs) {
+    if (!isEventType(input.type)) throw new Error(`unknown event type ${String(input.type)}`);
+    const id = input.id ?? newId();
+    const at = toDbTime(input.now);
+    const body = serializeEvent(id, input.type, input.now, input.projectId, input.data);
+    await outboxRepo.insertEvent(trx, {
+      id,
+      workspace_id: input.workspaceId,
+      project_id: input.projectId,
+      type: input.type,
+      body,
+      created_at: at,
+    });
+    // The events of one change are of one project: the last project's endpoints are kept.
+    const key = `${input.workspaceId}/${input.projectId}`;
+    if (endpointsOf?.key !== key) {
+      endpointsOf = {
+        key,
+        endpoints: await outboxRepo.projectEndpoints(trx, input.workspaceId, input.projectId),
+      };
+    }
+    let pending = 0;
+    let paused = 0;
+    for (const e of endpointsOf.endpoints) {
+      if (!parseJson<string[]>(e.events, []).includes(input.type)) continue;
+      const active = e.status === 'active';
+      if (active) pending++;
+      else paused++;
+      deliveries.push({
+        id: newId(),
+        workspace_id: input.workspaceId,
+        endpoint_id: e.id,
+        event_id: id,
+        event_type: input.type,
+        status: active ? 'pending' : 'failed',
+        attempt_count: 0,
+        round_start: 0,
+        next_attempt_at: active ? at : null,
+        lease_owner: null,
+        last_status_code: null,
+        last_error: active ? null : ENDPOINT_PAUSED_ERROR,
+        created_at: at,
+        updated_at: at,
+      });
+    }
+    out.push({ id, body, pending, paused });
   }
-  const pending = subscribed.filter((e) => e.status === 'active').length;
-  return { id, body, pending, paused: subscribed.length - pending };
+  if (deliveries.length > 0) await outboxRepo.insertDeliveries(trx, deliveries);
+  return out;
 }

@@ -9,6 +9,7 @@ import type { ServerKeys } from '../shared/server-key.js';
 import type { Db, Dialect } from '../store/database.js';
 import type { KeyCache } from './api-keys/key-cache.js';
 import type { Scope } from './api-keys/scopes.js';
+import type { DispatchCache } from './calls/dispatch-cache.js';
 
 export interface Actor {
   workspaceId: string;
@@ -27,4 +28,9 @@ export interface ServiceDeps {
   logger: Logger;
   /** Found API keys, briefly (PostgreSQL only; null on SQLite, whose reads are in-process). */
   keyCache: KeyCache | null;
+  /**
+   * Inbound admission's lookups of called numbers (modules/calls/dispatch-cache.ts); without one
+   * (some tests), every INVITE reads them from the store.
+   */
+  dispatchCache?: DispatchCache | null;
 }

@@ -42,8 +42,8 @@ export interface ServiceOverrides {
   /** DNS for webhook URL checks (tests answer names without a network). */
   webhookResolver?: Resolver;
   /**
-   * Tells the other nodes that a session was force-ended or a call cancelled here (live-bus.ts);
-   * without one, only this process's live sessions and calls hear of it.
+   * Tells the other nodes that a session was force-ended, a call cancelled, a key revoked or a
+   * trunk or number changed here (live-bus.ts); without one, only this process hears of it.
    */
   liveEvents?: LivePublisher;
   /** Where call recordings are kept; by default files under the data directory's recordings/. */
@@ -56,8 +56,8 @@ export function createServices(deps: ServiceDeps, overrides: ServiceOverrides = 
     apiKeys: new ApiKeysService(deps, overrides.liveEvents),
     conversations: new ConversationsService(deps),
     usage: new UsageService(deps),
-    sipTrunks: new SipTrunksService(deps),
-    phoneNumbers: new PhoneNumbersService(deps),
+    sipTrunks: new SipTrunksService(deps, overrides.liveEvents),
+    phoneNumbers: new PhoneNumbersService(deps, overrides.liveEvents),
     agents: new AgentsService(deps),
     workflows: new WorkflowsService(deps),
     sessions: new SessionsService(deps, overrides.liveSessions, overrides.liveEvents),

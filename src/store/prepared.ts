@@ -136,3 +136,35 @@ export function queryFirst<R>(
   const rows = queryRows(ex, q, params);
   return Array.isArray(rows) ? rows[0] : rows.then((r) => r[0]);
 }
+
+/**
+ * Runs a hot-path write (insert, update, delete without `returning`); how many rows it changed.
+ * On SQLite outside any transaction it runs at once (autocommit), as queryRows does for reads.
+ */
+export function queryExecute(
+  ex: Executor,
+  q: PreparedQuery<unknown>,
+  params: readonly unknown[],
+): Promise<number> {
+  const path = ex.isTransaction ? undefined : fastPaths.get(ex);
+  if (path?.kind === 'sqlite') {
+    if (!path.database.inTransaction) {
+      const statement = path.prepare(q.sqlite);
+      return Promise.resolve(
+        timedQuery('sqlite', q.sqlite, () => statement.run(sqliteArgs(q, params)).changes),
+      );
+    }
+  } else if (path?.kind === 'postgres') {
+    const pool = path.pool;
+    return timedQuery('postgresql', q.postgres, () =>
+      pool
+        .query({ name: q.name, text: q.postgres, values: params as unknown[] })
+        .then((r) => r.rowCount ?? 0),
+    );
+  }
+  const compiled =
+    ex.getExecutor().adapter instanceof PostgresAdapter
+      ? CompiledQuery.raw(q.postgres, params as unknown[])
+      : CompiledQuery.raw(q.sqlite, sqliteArgs(q, params));
+  return ex.executeQuery(compiled).then((r) => Number(r.numAffectedRows ?? 0));
+}

@@ -12,6 +12,7 @@ import { createGuardedAgent } from '../events/ssrf-guard.js';
 import type { ServiceDeps } from '../modules/context.js';
 import { createServices, type ServiceOverrides, type Services } from '../modules/services.js';
 import { KeyCache } from '../modules/api-keys/key-cache.js';
+import { DispatchCache } from '../modules/calls/dispatch-cache.js';
 import { SessionHost } from '../modules/sessions/session-host.js';
 import { createLlmRegistry, type LlmRegistry } from '../providers/llm/registry.js';
 import type { SttProvider } from '../providers/stt/stt.types.js';
@@ -94,6 +95,7 @@ export function serviceDeps(
     secretBox: new SecretBox(keys.secretBox),
     logger,
     keyCache: store.dialect === 'postgres' ? new KeyCache(clock) : null,
+    dispatchCache: new DispatchCache(clock),
   };
 }
 

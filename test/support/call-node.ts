@@ -127,7 +127,12 @@ export async function startCallNode(options: CallNodeOptions = {}): Promise<Call
     parts: { dialer: node.dialer, ...(options.liveBus ? { liveEvents: options.liveBus } : {}) },
   });
   if (options.liveBus) {
-    followLiveEvents(options.liveBus, { sessions, calls: node.dialer, logger: deps.logger });
+    followLiveEvents(options.liveBus, {
+      sessions,
+      calls: node.dialer,
+      dispatch: deps.dispatchCache,
+      logger: deps.logger,
+    });
   }
   const { workspace, apiKey } = await createWorkspace(deps, { name: 'e2e' });
   const api = async (method: string, url: string, body?: unknown) => {

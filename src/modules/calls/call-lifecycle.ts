@@ -2,15 +2,14 @@
 // queued → ringing → in_progress → completed, or a failure outcome from any live state.
 // call.started and call.ended are written to the outbox in the same transaction as the change,
 // and endCall is the one way a call ends (its session and its voice minutes with it).
-import { emitEvent } from '../../events/outbox.js';
+import { emitEvent, emitEvents, type EmitEventInput } from '../../events/outbox.js';
 import { emitTelemetry } from '../../shared/telemetry.js';
 import { apiTime, secondsBetween } from '../../shared/time.js';
 import type { SessionEndReason } from '../../shared/session-end-reasons.js';
 import { parseJson, toDbTime, type Executor } from '../../store/database.js';
 import type { CallTable } from '../../store/schema.js';
 import type { ServiceDeps } from '../context.js';
-import { endSession } from '../sessions/session-lifecycle.js';
-import { sessionsRepo } from '../sessions/sessions.repo.js';
+import { endSessionById } from '../sessions/session-lifecycle.js';
 import { sipTrunksRepo } from '../sip-trunks/sip-trunks.repo.js';
 import { recordUsage } from '../usage/usage.service.js';
 import { callsRepo } from './calls.repo.js';
@@ -68,7 +67,7 @@ export function toCall(row: CallTable): Call {
   };
 }
 
-type Deps = Pick<ServiceDeps, 'clock' | 'newId'>;
+type Deps = Pick<ServiceDeps, 'clock' | 'newId' | 'dispatchCache'>;
 
 /** queued → ringing (180/183 received). */
 export function markRinging(ex: Executor, deps: Deps, id: string): Promise<boolean> {
@@ -77,10 +76,30 @@ export function markRinging(ex: Executor, deps: Deps, id: string): Promise<boole
 
 /** → in_progress (answered and ACKed); emits call.started. */
 export async function markAnswered(ex: Executor, deps: Deps, id: string): Promise<Call | null> {
+  const row = await answerRow(ex, deps, id);
+  return row ? toCall(row) : null;
+}
+
+/**
+ * markAnswered, handing back the call's row as it now is (one statement updates and reads it);
+ * undefined when the call was neither queued nor ringing. A call without a session yet gets the
+ * one `newSession` inserts (an outbound call's, made on answer), before call.started names it.
+ */
+export async function answerRow(
+  ex: Executor,
+  deps: Deps,
+  id: string,
+  newSession?: (call: CallTable) => Promise<string>,
+): Promise<CallTable | undefined> {
   const now = deps.clock.now();
-  if (!(await callsRepo.markAnswered(ex, id, toDbTime(now)))) return null;
-  const row = await callsRepo.load(ex, id);
-  const call = toCall(row);
+  const at = toDbTime(now);
+  let row = await callsRepo.answer(ex, id, at);
+  if (!row) return undefined;
+  if (row.session_id === null && newSession) {
+    const sessionId = await newSession(row);
+    await callsRepo.setSession(ex, id, sessionId, at);
+    row = { ...row, session_id: sessionId, updated_at: at };
+  }
   // Metrics (src/ops): set-up time runs from the row's creation, the INVITE's arrival or POST /calls.
   const setupSeconds = Math.max(0, now - Date.parse(row.created_at)) / 1000;
   emitTelemetry({ kind: 'call.answered', direction: row.direction, setupSeconds });
@@ -90,12 +109,12 @@ export async function markAnswered(ex: Executor, deps: Deps, id: string): Promis
       workspaceId: row.workspace_id,
       projectId: row.project_id,
       type: 'call.started',
-      data: { ...call },
+      data: { ...toCall(row) },
       now,
     },
     deps.newId,
   );
-  return call;
+  return row;
 }
 
 /** How a call ends: its final status and reason, and what goes with them. */
@@ -122,10 +141,11 @@ export async function endCall(
   deps: Deps,
   id: string,
   ending: CallEnding,
+  known?: CallTable,
 ): Promise<CallTable | null> {
   const { status, reason } = ending;
   if (!FINAL_CALL_STATUSES.includes(status)) throw new Error(`${status} is not a final call status`);
-  const row = await callsRepo.load(ex, id);
+  const row = known ?? (await callsRepo.load(ex, id));
   if (FINAL_CALL_STATUSES.includes(row.status as CallStatus)) return null;
   // The update below only applies while the status is still the one read here, so this check and
   // the transition cannot be split by a concurrent answer.
@@ -138,28 +158,38 @@ export async function endCall(
   const ended: CallTable = { ...row, ...fields, updated_at: at };
   const call = toCall(ended);
   emitTelemetry({ kind: 'call.ended', direction: row.direction, status, reason });
-  await emitEvent(
-    ex,
+  const events: EmitEventInput[] = [
     { workspaceId: row.workspace_id, projectId: row.project_id, type: 'call.ended', data: { ...call }, now },
-    deps.newId,
-  );
+  ];
   if (row.session_id) {
     // A call's own phone session ends with it; a web session that dialled the call (a leg's
     // session_id, modules/calls/dial-legs.ts) goes on.
-    const session = await sessionsRepo.find(ex, row.session_id);
-    if (session && session.call_id === row.id) {
-      await endSession(ex, deps, session, ending.sessionReason ?? 'failed');
-    }
+    const reason = ending.sessionReason ?? 'failed';
+    const session = await endSessionById(ex, deps, row.session_id, reason, row.id);
+    if (session) events.push(session.event);
   }
+  await emitEvents(ex, events, deps.newId);
   if (ending.meter && row.started_at !== null && duration > 0) {
     await recordUsage(ex, {
       workspaceId: row.workspace_id,
       projectId: row.project_id,
       metric: 'voice_minutes',
-      provider: (await sipTrunksRepo.ofNumber(ex, row.phone_number_id))?.provider ?? null,
+      provider: await trunkProvider(ex, deps, row.phone_number_id),
       quantity: duration / 60,
       at: now,
     });
   }
   return ended;
+}
+
+/** The provider of the trunk of the call's number (null once the number is gone), cached per number. */
+async function trunkProvider(ex: Executor, deps: Deps, numberId: string | null): Promise<string | null> {
+  if (numberId === null) return null;
+  const cache = deps.dispatchCache;
+  const cached = cache?.provider(numberId);
+  if (cached !== undefined) return cached;
+  const stamp = cache?.stamp ?? 0;
+  const provider = (await sipTrunksRepo.ofNumber(ex, numberId))?.provider ?? null;
+  cache?.setProvider(numberId, provider, stamp);
+  return provider;
 }

@@ -10,12 +10,11 @@ import { inTransaction, parseJson, toDbTime, type Executor } from '../../store/d
 import type { CallTable, PhoneNumberTable, SessionTable, SipTrunkTable } from '../../store/schema.js';
 import type { ServiceDeps } from '../context.js';
 import { phoneNumbersRepo } from '../phone-numbers/phone-numbers.repo.js';
-import { activateSession } from '../sessions/session-lifecycle.js';
 import { sessionsRepo } from '../sessions/sessions.repo.js';
 import { sipTrunksRepo } from '../sip-trunks/sip-trunks.repo.js';
-import { recordUsage } from '../usage/usage.service.js';
+import { recordUsage, type UsageRecord } from '../usage/usage.service.js';
 import { endingOf, SESSION_END_REASON, type EndedBy, type SweepReason } from './call-endings.js';
-import { endCall, markAnswered, markRinging, type CallEnding } from './call-lifecycle.js';
+import { answerRow, endCall, markRinging, type CallEnding } from './call-lifecycle.js';
 import { closeStaleCalls } from './call-sweep.js';
 import { callsRepo } from './calls.repo.js';
 import { admitInbound, type Admission, type InboundInvite } from './inbound-admission.js';
@@ -32,7 +31,7 @@ export type SessionRecord = SessionTable;
 /** A SIP trunk row, as the call controller dials through it. */
 export type TrunkRecord = SipTrunkTable;
 
-export type RecordsDeps = Pick<ServiceDeps, 'db' | 'clock' | 'newId'>;
+export type RecordsDeps = Pick<ServiceDeps, 'db' | 'clock' | 'newId' | 'dispatchCache'>;
 
 /** What the call controller asks of the store, and only this. */
 export interface CallRecords {
@@ -64,6 +63,22 @@ export interface CallRecords {
   numberOf(workspaceId: string, number: string): Promise<Pick<PhoneNumberTable, 'id' | 'number'> | undefined>;
 }
 
+function workflowOf(call: CallTable): { id: string; version: number } {
+  if (call.workflow_id === null || call.workflow_version === null) {
+    throw new Error(`call ${call.id} has no workflow to run`);
+  }
+  return { id: call.workflow_id, version: call.workflow_version };
+}
+
+/** The seed variables of a call's workflow. */
+function variablesOf(call: CallTable): Record<string, unknown> {
+  const variables = parseJson<Record<string, unknown>>(call.variables, {});
+  // Answering-machine detection ran before the answer is recorded (call-recording.ts): the
+  // workflow reads its verdict as the variable answered_by.
+  if (call.answered_by) variables.answered_by = call.answered_by;
+  return variables;
+}
+
 /**
  * The call was answered (inbound: we sent 200 and got the ACK; outbound: 2xx and our ACK):
  * in_progress with call.started, and its phone session active, created first for an outbound call
@@ -75,29 +90,33 @@ export async function answerCall(
   deps: RecordsDeps,
   callId: string,
 ): Promise<RunnableCall | null> {
-  const before = await callsRepo.find(trx, callId);
-  if (!before || (before.status !== 'queued' && before.status !== 'ringing')) return null;
-  if (before.workflow_id === null || before.workflow_version === null) {
-    throw new Error(`call ${callId} has no workflow to run`);
-  }
-  const variables = parseJson<Record<string, unknown>>(before.variables, {});
-  // Answering-machine detection ran before the answer is recorded (call-recording.ts): the
-  // workflow reads its verdict as the variable answered_by.
-  if (before.answered_by) variables.answered_by = before.answered_by;
-  const workflow = { id: before.workflow_id, version: before.workflow_version };
-  let sessionId = before.session_id;
-  if (sessionId === null) sessionId = (await insertPhoneSession(trx, deps, before, workflow, variables)).id;
-  if (!(await markAnswered(trx, deps, callId))) return null;
-  await activateSession(trx, deps, sessionId);
-  const call = await callsRepo.load(trx, callId);
-  const session = await sessionsRepo.load(trx, sessionId);
+  // One statement answers the call and hands its row back. An outbound call has no session yet:
+  // it gets its phone session now, active from the start.
+  let inserted: SessionTable | undefined;
+  const call = await answerRow(trx, deps, callId, async (row) => {
+    const workflow = workflowOf(row);
+    inserted = await insertPhoneSession(trx, deps, row, workflow, variablesOf(row), 'active');
+    return inserted.id;
+  });
+  if (!call) return null;
+  const workflow = workflowOf(call);
+  const variables = variablesOf(call);
+  const session =
+    inserted ??
+    (await sessionsRepo.activateReturning(trx, call.session_id!, toDbTime(deps.clock.now()))) ??
+    (await sessionsRepo.load(trx, call.session_id!));
   const graph = await loadGraph(trx, workflow.id, workflow.version);
   if (!graph) throw new Error(`workflow ${workflow.id} version ${workflow.version} is missing`);
   return { call, session, workflowVersion: workflow.version, graph, variables };
 }
 
 export class CallRecordsService implements CallRecords {
-  constructor(private readonly deps: Pick<ServiceDeps, 'db' | 'dialect' | 'clock' | 'newId' | 'config'>) {}
+  constructor(
+    private readonly deps: Pick<
+      ServiceDeps,
+      'db' | 'dialect' | 'clock' | 'newId' | 'config' | 'dispatchCache'
+    >,
+  ) {}
 
   admit(invite: InboundInvite, draining?: () => boolean): Promise<Admission> {
     return admitInbound({ ...this.deps, ...(draining ? { draining } : {}) }, invite);
@@ -116,12 +135,8 @@ export class CallRecordsService implements CallRecords {
       const call = await callsRepo.find(trx, callId);
       if (!call) return null;
       const { status, reason } = endingOf(call, by);
-      return endCall(trx, this.deps, callId, {
-        status,
-        reason,
-        sessionReason: SESSION_END_REASON[by],
-        meter: true,
-      });
+      const ending = { status, reason, sessionReason: SESSION_END_REASON[by], meter: true };
+      return endCall(trx, this.deps, callId, ending, call);
     });
   }
 
@@ -144,13 +159,26 @@ export class CallRecordsService implements CallRecords {
     usage: { ttsCharacters: number; sttSeconds: number },
     providers: { tts: string; stt: string | null },
   ): Promise<void> {
-    if (usage.ttsCharacters <= 0 && usage.sttSeconds <= 0) return;
-    const base = { workspaceId: call.workspace_id, projectId: call.project_id, at: this.deps.clock.now() };
+    const at = this.deps.clock.now();
+    const base = { workspaceId: call.workspace_id, projectId: call.project_id, at };
+    const records: UsageRecord[] = [];
+    if (usage.ttsCharacters > 0) {
+      records.push({
+        ...base,
+        metric: 'tts_characters',
+        provider: providers.tts,
+        quantity: usage.ttsCharacters,
+      });
+    }
+    const sttSeconds = Math.ceil(usage.sttSeconds);
+    if (sttSeconds > 0) {
+      records.push({ ...base, metric: 'stt_seconds', provider: providers.stt, quantity: sttSeconds });
+    }
+    if (records.length === 0) return;
+    // One row is one statement, atomic by itself: no transaction around it.
+    if (records.length === 1) return recordUsage(this.deps.db, records[0]!);
     await inTransaction(this.deps.db, async (trx) => {
-      const tts = { ...base, metric: 'tts_characters' as const, provider: providers.tts };
-      await recordUsage(trx, { ...tts, quantity: usage.ttsCharacters });
-      const stt = { ...base, metric: 'stt_seconds' as const, provider: providers.stt };
-      await recordUsage(trx, { ...stt, quantity: Math.ceil(usage.sttSeconds) });
+      for (const r of records) await recordUsage(trx, r);
     });
   }
 

@@ -16,7 +16,7 @@ import type { PageParams } from '../../shared/paging.js';
 import { e164FromQuery } from '../../shared/e164.js';
 import type { Executor } from '../../store/database.js';
 import { paginate } from '../../store/paginate.js';
-import { preparedQuery, queryFirst } from '../../store/prepared.js';
+import { preparedQuery, queryExecute, queryFirst, queryRows } from '../../store/prepared.js';
 import type { CallTable } from '../../store/schema.js';
 import { LIVE_CALL_STATUSES } from './calls.schema.js';
 
@@ -91,6 +91,53 @@ export async function listCallsJson(
 // kept prepared instead of built and compiled by Kysely each time.
 const CALL_BY_ID = preparedQuery<CallTable>('call_by_id', 'select * from calls where id = $1');
 
+// The writes of every call's life (admission's insert, the answer, the end), kept prepared too: a
+// Kysely insert or update is built and compiled anew each time, which costs more than the write.
+const ADMITTED_COLUMNS = [
+  'id',
+  'workspace_id',
+  'project_id',
+  'workflow_id',
+  'workflow_version',
+  'session_id',
+  'phone_number_id',
+  'direction',
+  'status',
+  'from_number',
+  'to_number',
+  'duration_seconds',
+  'hangup_reason',
+  'metadata',
+  'variables',
+  'sip_call_id',
+  'started_at',
+  'ended_at',
+  'created_at',
+  'updated_at',
+  'node_id',
+  'record',
+] as const satisfies readonly (keyof CallTable)[];
+const INSERT_ADMITTED = preparedQuery<never>(
+  'call_insert_admitted',
+  `insert into calls (${ADMITTED_COLUMNS.join(', ')})
+   values (${ADMITTED_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`,
+);
+// $2 twice: both columns take the same text, so PostgreSQL deduces one type for it.
+const ANSWER = preparedQuery<CallTable>(
+  'call_answer',
+  `update calls set status = 'in_progress', started_at = $2, updated_at = $2
+   where id = $1 and status in ('queued', 'ringing') returning *`,
+);
+const END = preparedQuery<never>(
+  'call_end',
+  `update calls set status = $3, hangup_reason = $4, ended_at = $5, duration_seconds = $6, updated_at = $5
+   where id = $1 and status = $2`,
+);
+const SET_SESSION = preparedQuery<never>(
+  'call_set_session',
+  'update calls set session_id = $2, updated_at = $3 where id = $1',
+);
+
 /** The call rows the service and the call controller read and write (by id: call ids are unique). */
 export const callsRepo = {
   find(ex: Executor, id: string): Promise<CallTable | undefined> {
@@ -116,6 +163,17 @@ export const callsRepo = {
     await ex.insertInto('calls').values(row).execute();
   },
 
+  /** insert() for a row of inbound admission's columns (no recording, detection or parent fields). */
+  async insertAdmitted(ex: Executor, row: CallTable): Promise<void> {
+    const values = ADMITTED_COLUMNS.map((c) => row[c] ?? null);
+    await queryExecute(ex, INSERT_ADMITTED, values);
+  },
+
+  /** queued or ringing → in_progress: the row as it now is; undefined when the call was in neither. */
+  async answer(ex: Executor, id: string, at: string): Promise<CallTable | undefined> {
+    return (await queryRows(ex, ANSWER, [id, at]))[0];
+  },
+
   /** queued → ringing; false when the call was not queued. */
   async markRinging(ex: Executor, id: string, at: string): Promise<boolean> {
     const r = await ex
@@ -127,17 +185,6 @@ export const callsRepo = {
     return Number(r.numUpdatedRows) > 0;
   },
 
-  /** queued or ringing → in_progress; false when the call was in neither. */
-  async markAnswered(ex: Executor, id: string, at: string): Promise<boolean> {
-    const r = await ex
-      .updateTable('calls')
-      .set({ status: 'in_progress', started_at: at, updated_at: at })
-      .where('id', '=', id)
-      .where('status', 'in', ['queued', 'ringing'])
-      .executeTakeFirst();
-    return Number(r.numUpdatedRows) > 0;
-  },
-
   /** Writes the ending, only while the status is still `current`; false when it was not. */
   async end(
     ex: Executor,
@@ -145,13 +192,9 @@ export const callsRepo = {
     current: string,
     ending: Pick<CallTable, 'status' | 'hangup_reason' | 'ended_at' | 'duration_seconds'>,
   ): Promise<boolean> {
-    const r = await ex
-      .updateTable('calls')
-      .set({ ...ending, updated_at: ending.ended_at! })
-      .where('id', '=', id)
-      .where('status', '=', current)
-      .executeTakeFirst();
-    return Number(r.numUpdatedRows) > 0;
+    const { status, hangup_reason, ended_at, duration_seconds } = ending;
+    const params = [id, current, status, hangup_reason, ended_at, duration_seconds];
+    return (await queryExecute(ex, END, params)) > 0;
   },
 
   async setAnsweredBy(ex: Executor, id: string, answeredBy: string, at: string): Promise<void> {
@@ -163,11 +206,7 @@ export const callsRepo = {
   },
 
   async setSession(ex: Executor, id: string, sessionId: string, at: string): Promise<void> {
-    await ex
-      .updateTable('calls')
-      .set({ session_id: sessionId, updated_at: at })
-      .where('id', '=', id)
-      .execute();
+    await queryExecute(ex, SET_SESSION, [id, sessionId, at]);
   },
 
   /**

@@ -13,7 +13,7 @@ import { QuotaExceededError } from '../../shared/errors.js';
 import { emitTelemetry } from '../../shared/telemetry.js';
 import { inSpan, setActiveAttributes, tracingEnabled } from '../../shared/tracing.js';
 import { inTransaction, toDbTime, type Executor } from '../../store/database.js';
-import type { CallTable, PhoneNumberTable, SipTrunkTable, WorkflowTable } from '../../store/schema.js';
+import type { CallTable, PhoneNumberTable, WorkflowTable } from '../../store/schema.js';
 import type { ServiceDeps } from '../context.js';
 import { evaluateDispatch } from '../phone-numbers/dispatch/evaluate.js';
 import type { DispatchRule } from '../phone-numbers/dispatch/rule.js';
@@ -28,6 +28,7 @@ import { workflowsRepo } from '../workflows/workflows.repo.js';
 import { workspacesRepo } from '../workspaces/workspaces.repo.js';
 import { endCall, type HangupReason } from './call-lifecycle.js';
 import { callsRepo } from './calls.repo.js';
+import type { DispatchTarget } from './dispatch-cache.js';
 import { e164FromSipUser, insertPhoneSession, loadGraph, type RunnableCall } from './phone-session.js';
 
 /** The parts of an inbound INVITE that admission reads (the SIP side extracts them). */
@@ -83,7 +84,10 @@ export interface Refusal {
 
 export type Admission = Refusal | ({ kind: 'accept' } & RunnableCall);
 
-export type AdmissionDeps = Pick<ServiceDeps, 'db' | 'dialect' | 'clock' | 'newId' | 'config'> & {
+export type AdmissionDeps = Pick<
+  ServiceDeps,
+  'db' | 'dialect' | 'clock' | 'newId' | 'config' | 'dispatchCache'
+> & {
   /** True while the process is shutting down: new calls get 503 so the carrier tries another node. */
   draining?: () => boolean;
 };
@@ -119,7 +123,11 @@ interface Admitting {
   workspaceId?: string;
   number?: PhoneNumberTable;
   /** The called number's trunk (its provider says what of the INVITE the call keeps). */
-  trunk?: SipTrunkTable;
+  trunk?: DispatchTarget['trunk'];
+  /** What the dispatch cache knew of the called number (workspace, number, trunk), if anything. */
+  cached?: DispatchTarget;
+  /** The cache's generation before the store was asked (DispatchCache.set). */
+  stamp?: number;
   caller?: string;
   rule?: DispatchRule;
   workflow?: WorkflowTable & { published_version: number };
@@ -230,6 +238,11 @@ function workspaceLabel(a: Admitting): Refusal | undefined {
   const label = sipLabelOf(a.invite.requestUriHost, a.deps.config.sip.domain);
   if (label === null) return reject(404, `request-URI host ${a.invite.requestUriHost} is not ours`);
   a.label = label;
+  const cache = a.deps.dispatchCache;
+  if (cache && a.called) {
+    a.stamp = cache.stamp;
+    a.cached = cache.get(label, a.called);
+  }
   return undefined;
 }
 
@@ -241,6 +254,10 @@ async function workspaceOfLabel(a: Admitting): Promise<Refusal | undefined> {
     a.workspaceId = trunk.workspace_id;
     return undefined;
   }
+  if (a.cached) {
+    a.workspaceId = a.cached.workspaceId;
+    return undefined;
+  }
   const id = await workspacesRepo.idBySipLabel(a.trx, a.label!);
   if (id === undefined) return reject(404, `no workspace has the SIP label ${a.label}`);
   a.workspaceId = id;
@@ -250,6 +267,10 @@ async function workspaceOfLabel(a: Admitting): Promise<Refusal | undefined> {
 async function calledNumber(a: Admitting): Promise<Refusal | undefined> {
   const { called, workspaceId, invite } = a;
   if (invite.registeredTrunkId !== undefined) return trunkNumber(a, invite.registeredTrunkId);
+  if (a.cached) {
+    found(a, a.cached.number);
+    return undefined;
+  }
   const number = called ? await phoneNumbersRepo.findByNumber(a.trx, workspaceId!, called) : undefined;
   if (number) {
     found(a, number);
@@ -292,7 +313,16 @@ function found(a: Admitting, number: PhoneNumberTable): void {
 }
 
 async function trunkAdmitsSource(a: Admitting): Promise<Refusal | undefined> {
-  const trunk = await sipTrunksRepo.load(a.trx, a.number!.sip_trunk_id);
+  let trunk = a.cached?.trunk;
+  if (!trunk) {
+    const row = await sipTrunksRepo.load(a.trx, a.number!.sip_trunk_id);
+    trunk = { id: row.id, provider: row.provider, allowed_ips: row.allowed_ips };
+    // Found through the workspace's label (a registered trunk's INVITE is not cached): remembered.
+    if (a.label !== undefined && a.called && a.stamp !== undefined) {
+      const target = { workspaceId: a.workspaceId!, number: a.number!, trunk };
+      a.deps.dispatchCache?.set(a.label, a.called, target, a.stamp);
+    }
+  }
   a.trunk = trunk;
   if (ipAllowed(trunkAllowedIps(trunk), a.invite.sourceIp)) return undefined;
   const call = await recordRefusal(a, { projectId: a.number!.project_id }, 'source_not_allowed');
@@ -354,11 +384,13 @@ async function admit(a: Admitting): Promise<Admission> {
   const graph = await loadGraph(a.trx, workflow.id, version);
   if (!graph) throw new Error(`workflow ${workflow.id} version ${version} is missing`);
   const variables = a.rule!.variables ?? {};
-  const call = await insertCall(a, { ...targetOf(workflow), record: a.rule!.record === true }, variables);
+  // The call row names its session from the start: one write each.
+  const target = { ...targetOf(workflow), record: a.rule!.record === true };
+  const call = await insertCall(a, target, variables, true);
   const session = await insertPhoneSession(a.trx, a.deps, call, { id: workflow.id, version }, variables);
   return {
     kind: 'accept',
-    call: { ...call, session_id: session.id },
+    call,
     session,
     workflowVersion: version,
     graph,
@@ -378,16 +410,19 @@ async function insertCall(
   a: Admitting,
   t: CallTarget,
   variables: Record<string, unknown>,
+  withSession = false,
 ): Promise<CallTable> {
   const { deps, number, invite } = a;
   const now = toDbTime(deps.clock.now());
+  const id = deps.newId();
+  const sessionId = withSession ? deps.newId() : null;
   const call: CallTable = {
-    id: deps.newId(),
+    id,
     workspace_id: number!.workspace_id,
     project_id: t.projectId,
     workflow_id: t.workflowId ?? null,
     workflow_version: t.version ?? null,
-    session_id: null,
+    session_id: sessionId,
     phone_number_id: number!.id,
     direction: 'inbound',
     // Inbound calls ring until the SIP side answers them (CallRecords.answered).
@@ -412,13 +447,13 @@ async function insertCall(
     node_id: deps.config.nodeId,
     record: t.record ? 1 : 0,
   };
-  await callsRepo.insert(a.trx, call);
+  await callsRepo.insertAdmitted(a.trx, call);
   return call;
 }
 
 /** A refused inbound call the customer is told about: a record that ends `failed` at once. */
 async function recordRefusal(a: Admitting, t: CallTarget, reason: HangupReason): Promise<CallTable> {
   const call = await insertCall(a, t, {});
-  await endCall(a.trx, a.deps, call.id, { status: 'failed', reason });
+  await endCall(a.trx, a.deps, call.id, { status: 'failed', reason }, call);
   return callsRepo.load(a.trx, call.id);
 }

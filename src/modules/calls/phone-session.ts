@@ -1,12 +1,11 @@
 // What inbound admission and an answered outbound call share: the E.164 reading of a SIP user
 // part, the phone session row a call runs its workflow in, and the frozen graph of that version.
 import type { ServiceDeps } from '../context.js';
-import { insertPendingSession } from '../sessions/session-lifecycle.js';
+import { sessionsRepo } from '../sessions/sessions.repo.js';
 import { versionGraphs } from '../workflows/version-graphs.js';
 import { workflowsRepo } from '../workflows/workflows.repo.js';
-import { callsRepo } from './calls.repo.js';
 import { isE164 } from '../../shared/e164.js';
-import { parseJson, type Executor } from '../../store/database.js';
+import { parseJson, toDbTime, type Executor } from '../../store/database.js';
 import type { CallTable, SessionTable } from '../../store/schema.js';
 import type { WorkflowGraph } from '../../workflow/graph.types.js';
 
@@ -40,27 +39,39 @@ export function e164FromSipUser(user: string | null | undefined): string | null 
 }
 
 /**
- * Inserts the pending phone session of a call (inside the call's transaction). The session takes
- * the call's metadata, so its session.ended webhook carries what POST /calls was given.
+ * Inserts the phone session of a call (inside the call's transaction): under the id the call row
+ * names already (admission writes the call knowing its session, so the call is written once), or
+ * a new one when the call names none (an outbound call's, made on answer). Pending until the call
+ * is answered, or `active` from now when it is being answered. The session takes the call's
+ * metadata, so its session.ended webhook carries what POST /calls was given.
  */
 export async function insertPhoneSession(
   trx: Executor,
   deps: Pick<ServiceDeps, 'clock' | 'newId'>,
-  call: Pick<CallTable, 'id' | 'workspace_id' | 'project_id' | 'metadata'>,
+  call: Pick<CallTable, 'id' | 'workspace_id' | 'project_id' | 'metadata' | 'session_id'>,
   workflow: { id: string; version: number },
   variables: Record<string, unknown>,
+  status: 'pending' | 'active' = 'pending',
 ): Promise<SessionTable> {
-  const session = await insertPendingSession(trx, deps, {
+  const now = toDbTime(deps.clock.now());
+  const session: SessionTable = {
+    id: call.session_id ?? deps.newId(),
     workspace_id: call.workspace_id,
     project_id: call.project_id,
     workflow_id: workflow.id,
     workflow_version: workflow.version,
     channel: 'phone',
+    status,
     variables: JSON.stringify(variables),
     metadata: call.metadata,
     call_id: call.id,
-  });
-  await callsRepo.setSession(trx, call.id, session.id, session.created_at);
+    end_reason: null,
+    started_at: status === 'active' ? now : null,
+    ended_at: null,
+    created_at: now,
+    updated_at: now,
+  };
+  await sessionsRepo.insert(trx, session);
   return session;
 }
 

@@ -1,6 +1,8 @@
 // Rules for phone numbers: an E.164 number on a trunk of the same workspace, in one of its
 // projects, carrying the dispatch rules that pick the workflow for inbound calls. Every request
 // is validated in full (all field errors at once) inside the transaction that writes it.
+import { dispatchChanged } from '../calls/dispatch-cache.js';
+import type { LivePublisher } from '../../events/live-bus.js';
 import { isValidPhoneNumber, parsePhoneNumberFromString } from 'libphonenumber-js';
 import type { PageParams } from '../../shared/paging.js';
 import { FieldErrorBag, NotFoundError, ValidationError } from '../../shared/errors.js';
@@ -50,7 +52,11 @@ function isUniqueViolation(err: unknown): boolean {
 const ALREADY_REGISTERED = 'is already registered in this workspace';
 
 export class PhoneNumbersService {
-  constructor(private readonly deps: ServiceDeps) {}
+  /** `live` tells the other nodes that a number changed (their dispatch caches forget it). */
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly live?: LivePublisher,
+  ) {}
 
   async list(actor: Actor, page: PageParams, filter: { project_id?: string } = {}) {
     const { rows, total } = await phoneNumbersRepo.list(this.deps.db, actor.workspaceId, page, {
@@ -111,7 +117,7 @@ export class PhoneNumbersService {
 
   async update(actor: Actor, id: string, input: UpdatePhoneNumber): Promise<PhoneNumber> {
     const ws = actor.workspaceId;
-    return inTransaction(this.deps.db, async (trx) => {
+    const updated = await inTransaction(this.deps.db, async (trx) => {
       const row = await this.require(trx, actor, id);
       const bag = new FieldErrorBag();
       if (
@@ -135,6 +141,8 @@ export class PhoneNumbersService {
       await phoneNumbersRepo.update(trx, next);
       return toPhoneNumber(next);
     });
+    await dispatchChanged(this.deps, this.live, ws);
+    return updated;
   }
 
   async delete(actor: Actor, id: string): Promise<void> {
@@ -142,6 +150,7 @@ export class PhoneNumbersService {
       await this.require(trx, actor, id);
       await phoneNumbersRepo.delete(trx, actor.workspaceId, id);
     });
+    await dispatchChanged(this.deps, this.live, actor.workspaceId);
   }
 
   /** Which rule would answer a call now (or at `at`), without placing one. */

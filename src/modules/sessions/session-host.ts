@@ -205,7 +205,8 @@ export class SessionHost implements LiveSessionControl {
       onError: (err) => deps.logger.error({ err, session_id: row.id }, 'recording failed'),
     });
     const off = session.subscribe((event) => {
-      if (event.type === 'session.status' && event.status === 'active') {
+      // A call's phone session is active already (answered in the call's own transaction).
+      if (event.type === 'session.status' && event.status === 'active' && row.status === 'pending') {
         void activateSession(deps.db, deps, row.id).catch((err: unknown) =>
           deps.logger.error({ err, session_id: row.id }, 'could not mark the session active'),
         );
@@ -251,6 +252,11 @@ export class SessionHost implements LiveSessionControl {
     voice: WebChannelUsage | null,
   ): Promise<void> {
     const { deps } = this;
+    const ex = summary.execution;
+    const emits = ex !== undefined && ex !== null && (ex.status === 'completed' || ex.status === 'failed');
+    // A call's session has usually been ended with the call already, and a caller's hangup ends
+    // the execution without a workflow event: then there is nothing to write, and no transaction.
+    if (!voice && !emits && (await sessionsRepo.find(deps.db, row.id))?.status === 'ended') return;
     await inTransaction(deps.db, async (trx) => {
       if (voice && this.options.web) await this.recordWebChannelUsage(trx, row, voice, summary.endedAt);
       const current = await sessionsRepo.load(trx, row.id);
@@ -261,8 +267,7 @@ export class SessionHost implements LiveSessionControl {
         await sessionsRepo.setStartedAt(trx, row.id, current.started_at);
       }
       await endSession(trx, deps, current, summary.endReason as SessionEndReason);
-      const ex = summary.execution;
-      if (!ex || (ex.status !== 'completed' && ex.status !== 'failed')) return;
+      if (!ex || !emits) return;
       const data = {
         execution_id: executionId,
         session_id: row.id,

@@ -1,6 +1,6 @@
 // Ending a session, wherever it happens (DELETE, the engine finishing, a call hanging up): the row
 // becomes `ended` and `session.ended` is written to the outbox in the same transaction.
-import { emitEvent } from '../../events/outbox.js';
+import { emitEvent, type EmitEventInput } from '../../events/outbox.js';
 import type { SessionEndReason } from '../../shared/session-end-reasons.js';
 import { apiTime, secondsBetween } from '../../shared/time.js';
 import { inTransaction, parseJson, toDbTime, type Executor } from '../../store/database.js';
@@ -59,6 +59,32 @@ export async function endSession(
     deps.newId,
   );
   return session;
+}
+
+/**
+ * Ends a live session by id inside the caller's transaction (one statement changes and reads it):
+ * the ended session and its session.ended, for the caller to write with its own events
+ * (emitEvents); null when it had ended already, does not exist, or is not the session of `callId`.
+ */
+export async function endSessionById(
+  trx: Executor,
+  deps: Pick<ServiceDeps, 'clock'>,
+  id: string,
+  reason: SessionEndReason,
+  callId: string,
+): Promise<{ session: Session; event: EmitEventInput } | null> {
+  const now = deps.clock.now();
+  const row = await sessionsRepo.endOfCall(trx, id, callId, reason, toDbTime(now));
+  if (!row) return null;
+  const session = toSession(row);
+  const event: EmitEventInput = {
+    workspaceId: row.workspace_id,
+    projectId: row.project_id,
+    type: 'session.ended',
+    data: { ...session },
+    now,
+  };
+  return { session, event };
 }
 
 /** What a new session is made of; the rest (id, status, times) every new session shares. */

@@ -3,12 +3,52 @@
 import type { PageParams } from '../../shared/paging.js';
 import type { Executor } from '../../store/database.js';
 import { paginate } from '../../store/paginate.js';
-import { preparedQuery, queryFirst } from '../../store/prepared.js';
+import { preparedQuery, queryExecute, queryFirst, queryRows } from '../../store/prepared.js';
 import type { SessionTable } from '../../store/schema.js';
 import { LIVE_CALL_STATUSES } from '../calls/calls.schema.js';
 
 // A session's row by id: the call records read it at every answer and end, so kept prepared.
 const SESSION_BY_ID = preparedQuery<SessionTable>('session_by_id', 'select * from sessions where id = $1');
+
+// Every call inserts, activates and ends a session: those writes are kept prepared too, and the
+// two transitions hand the row back (`returning *`) instead of reading it again.
+const SESSION_COLUMNS = [
+  'id',
+  'workspace_id',
+  'project_id',
+  'workflow_id',
+  'workflow_version',
+  'channel',
+  'status',
+  'variables',
+  'metadata',
+  'call_id',
+  'end_reason',
+  'started_at',
+  'ended_at',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof SessionTable)[];
+const INSERT_SESSION = preparedQuery<never>(
+  'session_insert',
+  `insert into sessions (${SESSION_COLUMNS.join(', ')})
+   values (${SESSION_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`,
+);
+const ACTIVATE = preparedQuery<SessionTable>(
+  'session_activate',
+  `update sessions set status = 'active', started_at = $2, updated_at = $2
+   where id = $1 and status = 'pending' returning *`,
+);
+const END = preparedQuery<SessionTable>(
+  'session_end',
+  `update sessions set status = 'ended', end_reason = $2, ended_at = $3, updated_at = $3
+   where id = $1 and status != 'ended' returning *`,
+);
+const END_OF_CALL = preparedQuery<SessionTable>(
+  'session_end_of_call',
+  `update sessions set status = 'ended', end_reason = $3, ended_at = $4, updated_at = $4
+   where id = $1 and call_id = $2 and status != 'ended' returning *`,
+);
 
 export const sessionsRepo = {
   list(
@@ -44,29 +84,47 @@ export const sessionsRepo = {
   },
 
   async insert(ex: Executor, row: SessionTable): Promise<void> {
-    await ex.insertInto('sessions').values(row).execute();
+    await queryExecute(
+      ex,
+      INSERT_SESSION,
+      SESSION_COLUMNS.map((c) => row[c]),
+    );
   },
 
   /** → ended, unless it had ended already; false then. */
   async end(ex: Executor, id: string, reason: string, at: string): Promise<boolean> {
-    const r = await ex
-      .updateTable('sessions')
-      .set({ status: 'ended', end_reason: reason, ended_at: at, updated_at: at })
-      .where('id', '=', id)
-      .where('status', '!=', 'ended')
-      .executeTakeFirst();
-    return Number(r.numUpdatedRows) > 0;
+    return (await this.endReturning(ex, id, reason, at)) !== undefined;
+  },
+
+  /** end(), handing back the ended row; undefined when it had ended already. */
+  async endReturning(
+    ex: Executor,
+    id: string,
+    reason: string,
+    at: string,
+  ): Promise<SessionTable | undefined> {
+    return (await queryRows(ex, END, [id, reason, at]))[0];
+  },
+
+  /** endReturning() for the session of call `callId` only (not a web session that dialled the call). */
+  async endOfCall(
+    ex: Executor,
+    id: string,
+    callId: string,
+    reason: string,
+    at: string,
+  ): Promise<SessionTable | undefined> {
+    return (await queryRows(ex, END_OF_CALL, [id, callId, reason, at]))[0];
   },
 
   /** pending → active; false when it was not pending. */
   async activate(ex: Executor, id: string, at: string): Promise<boolean> {
-    const r = await ex
-      .updateTable('sessions')
-      .set({ status: 'active', started_at: at, updated_at: at })
-      .where('id', '=', id)
-      .where('status', '=', 'pending')
-      .executeTakeFirst();
-    return Number(r.numUpdatedRows) > 0;
+    return (await this.activateReturning(ex, id, at)) !== undefined;
+  },
+
+  /** activate(), handing back the active row; undefined when it was not pending. */
+  async activateReturning(ex: Executor, id: string, at: string): Promise<SessionTable | undefined> {
+    return (await queryRows(ex, ACTIVATE, [id, at]))[0];
   },
 
   async setStartedAt(ex: Executor, id: string, at: string): Promise<void> {

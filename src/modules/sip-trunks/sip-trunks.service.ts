@@ -1,6 +1,8 @@
 // Rules for SIP trunks: the carrier connection numbers live on. The password is sealed with the
 // server key on the way in (outbound digest auth needs it back) and leaves only through
 // decryptTrunkPassword, never in a response or a log. A trunk cannot go while numbers use it.
+import { dispatchChanged } from '../calls/dispatch-cache.js';
+import type { LivePublisher } from '../../events/live-bus.js';
 import type { PageParams } from '../../shared/paging.js';
 import { ConflictError, FieldErrorBag, NotFoundError } from '../../shared/errors.js';
 import { apiTime } from '../../shared/time.js';
@@ -40,12 +42,16 @@ export function decryptTrunkPassword(deps: Pick<ServiceDeps, 'secretBox'>, row: 
 }
 
 /** The trunk's allowed source CIDRs (empty: every source). */
-export function trunkAllowedIps(row: SipTrunkTable): string[] {
+export function trunkAllowedIps(row: Pick<SipTrunkTable, 'allowed_ips'>): string[] {
   return parseJson<string[]>(row.allowed_ips, []);
 }
 
 export class SipTrunksService {
-  constructor(private readonly deps: ServiceDeps) {}
+  /** `live` tells the other nodes that a trunk changed (their dispatch caches forget it). */
+  constructor(
+    private readonly deps: ServiceDeps,
+    private readonly live?: LivePublisher,
+  ) {}
 
   private view(row: SipTrunkTable, sipLabel: string): SipTrunk {
     return {
@@ -128,7 +134,7 @@ export class SipTrunksService {
     const allowed = input.allowed_ips !== undefined ? checkAllowedIps(bag, input.allowed_ips) : undefined;
     const registrar =
       input.registrar_uri !== undefined ? checkRegistrarUri(bag, input.registrar_uri) : undefined;
-    return inTransaction(this.deps.db, async (trx) => {
+    const updated = await inTransaction(this.deps.db, async (trx) => {
       const row = await this.require(trx, actor, id);
       // The provider's rules hold for the trunk as it will be (a new transport can break them too).
       if (termination !== undefined || input.transport !== undefined) {
@@ -161,6 +167,8 @@ export class SipTrunksService {
       await sipTrunksRepo.update(trx, stored, observed);
       return this.view(stored, await sipTrunksRepo.sipLabel(trx, actor.workspaceId));
     });
+    await dispatchChanged(this.deps, this.live, actor.workspaceId);
+    return updated;
   }
 
   async delete(actor: Actor, id: string): Promise<void> {
@@ -176,6 +184,7 @@ export class SipTrunksService {
       }
       await sipTrunksRepo.delete(trx, actor.workspaceId, id);
     });
+    await dispatchChanged(this.deps, this.live, actor.workspaceId);
   }
 
   /** The trunk row, or 404 (also for trunks of other workspaces). */

@@ -4,7 +4,15 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Executor } from '../../store/database.js';
 import type { UsageEventTable } from '../../store/schema.js';
+import { preparedQuery, queryExecute } from '../../store/prepared.js';
 import { USAGE_METRICS, type UsageMetric } from './usage-metrics.js';
+
+// Every call records usage three times or more: the insert is kept prepared.
+const INSERT = preparedQuery<never>(
+  'usage_insert',
+  `insert into usage_events (id, workspace_id, project_id, metric, provider, quantity, occurred_at)
+   values ($1, $2, $3, $4, $5, $6, $7)`,
+);
 
 /** First key of the two-int advisory lock: keeps quota locks apart from any other use. */
 const QUOTA_LOCK_CLASS = 0x51554f54; // "QUOT"
@@ -43,7 +51,8 @@ export const usageRepo = {
   },
 
   async insert(ex: Executor, row: UsageEventTable): Promise<void> {
-    await ex.insertInto('usage_events').values(row).execute();
+    const { id, workspace_id, project_id, metric, provider, quantity, occurred_at } = row;
+    await queryExecute(ex, INSERT, [id, workspace_id, project_id, metric, provider, quantity, occurred_at]);
   },
 
   async sums(

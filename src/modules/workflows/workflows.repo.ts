@@ -2,7 +2,14 @@
 import type { PageParams } from '../../shared/paging.js';
 import type { Executor } from '../../store/database.js';
 import { paginate } from '../../store/paginate.js';
+import { preparedQuery, queryFirst } from '../../store/prepared.js';
 import type { WorkflowTable, WorkflowVersionTable } from '../../store/schema.js';
+
+// Read by inbound admission for every call (the winning rule's workflow): kept prepared.
+const WORKFLOW_BY_ID = preparedQuery<WorkflowTable>(
+  'workflow_by_id',
+  'select * from workflows where workspace_id = $1 and id = $2',
+);
 
 export const workflowsRepo = {
   list(ex: Executor, workspaceId: string, filter: { project_id?: string }, page: PageParams) {
@@ -12,12 +19,7 @@ export const workflowsRepo = {
   },
 
   find(ex: Executor, workspaceId: string, id: string): Promise<WorkflowTable | undefined> {
-    return ex
-      .selectFrom('workflows')
-      .selectAll()
-      .where('workspace_id', '=', workspaceId)
-      .where('id', '=', id)
-      .executeTakeFirst();
+    return Promise.resolve(queryFirst(ex, WORKFLOW_BY_ID, [workspaceId, id]));
   },
 
   /** A workflow by id in any workspace: for the operator's CLI (`chat`), never for the API. */

@@ -1,9 +1,16 @@
 // SQL for workspaces: made by operators (CLI, first start); read by id, by the SIP label inbound
 // calls name in their request URI, and for their plan's allowances.
 import type { Executor } from '../../store/database.js';
+import { preparedQuery, queryFirst } from '../../store/prepared.js';
 import type { WorkspaceTable } from '../../store/schema.js';
 
 export type PlanColumns = Pick<WorkspaceTable, 'plan_voice_minutes' | 'plan_sessions' | 'plan_calls'>;
+
+// Every call and session checks its workspace's plan: kept prepared.
+const PLAN = preparedQuery<PlanColumns>(
+  'workspace_plan',
+  'select plan_voice_minutes, plan_sessions, plan_calls from workspaces where id = $1',
+);
 
 export const workspacesRepo = {
   find(ex: Executor, id: string): Promise<WorkspaceTable | undefined> {
@@ -26,11 +33,7 @@ export const workspacesRepo = {
   },
 
   plan(ex: Executor, id: string): Promise<PlanColumns | undefined> {
-    return ex
-      .selectFrom('workspaces')
-      .select(['plan_voice_minutes', 'plan_sessions', 'plan_calls'])
-      .where('id', '=', id)
-      .executeTakeFirst();
+    return Promise.resolve(queryFirst(ex, PLAN, [id]));
   },
 
   async insert(ex: Executor, row: WorkspaceTable): Promise<void> {
