@@ -152,18 +152,10 @@ function row(name: string, s: Summary, baseline = false): string {
   );
 }
 
-async function main(): Promise<void> {
-  const kinds: Array<'sqlite' | 'postgres'> = ['sqlite'];
-  if (process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL) kinds.push('postgres');
-  console.log(
-    `bench:api — ${CONNECTIONS} connections, ${ROUNDS} round(s) of ${SLICE_SECONDS} s slices, ` +
-      `${os.cpus().length} cores, ${process.version}, stores: ${kinds.join(', ')}`,
-  );
-  console.log(
-    'ratios: each slice against the bare slices either side of it, median over rounds; ' +
-      'then bare CPU per request over ours (load-independent)',
-  );
-
+/** The targets (bare fastify, then the service on each store) and the routes measured on them. */
+async function startRoutes(
+  kinds: Array<'sqlite' | 'postgres'>,
+): Promise<{ bare: Route; routes: Route[]; servers: Running[] }> {
   const bareServer = await startTarget('bare');
   const bare: Route = {
     name: 'bare fastify GET',
@@ -202,10 +194,17 @@ async function main(): Promise<void> {
       },
     );
   }
+  return { bare, routes, servers };
+}
 
-  // Warm every route (JIT, store caches) before anything counts.
-  for (const r of [bare, ...routes]) await load(r, 1);
-
+/**
+ * ROUNDS rounds of slices: each route's slice between two slices of the bare route, its ratios
+ * taken against the mean of those two.
+ */
+async function measureRounds(
+  bare: Route,
+  routes: Route[],
+): Promise<{ pairs: Map<string, Pairs>; bareSlices: Slice[] }> {
   const pairs = new Map<string, Pairs>(
     routes.map((r) => [r.name, { slices: [], ratios: [], cpuRatios: [] }]),
   );
@@ -227,6 +226,27 @@ async function main(): Promise<void> {
     }
     process.stdout.write('\n');
   }
+  return { pairs, bareSlices };
+}
+
+async function main(): Promise<void> {
+  const kinds: Array<'sqlite' | 'postgres'> = ['sqlite'];
+  if (process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL) kinds.push('postgres');
+  console.log(
+    `bench:api — ${CONNECTIONS} connections, ${ROUNDS} round(s) of ${SLICE_SECONDS} s slices, ` +
+      `${os.cpus().length} cores, ${process.version}, stores: ${kinds.join(', ')}`,
+  );
+  console.log(
+    'ratios: each slice against the bare slices either side of it, median over rounds; ' +
+      'then bare CPU per request over ours (load-independent)',
+  );
+
+  const { bare, routes, servers } = await startRoutes(kinds);
+
+  // Warm every route (JIT, store caches) before anything counts.
+  for (const r of [bare, ...routes]) await load(r, 1);
+
+  const { pairs, bareSlices } = await measureRounds(bare, routes);
   for (const s of servers) s.stop();
 
   const bareSummary = summarize({ slices: bareSlices, ratios: [], cpuRatios: [] });

@@ -113,10 +113,8 @@ const PIECES = [
   'Contact: *',
 ];
 
-export function runFuzz(options: FuzzOptions): FuzzReport {
-  const rnd = prng(options.seed ?? 0x5eed);
-  const int = (n: number): number => Math.floor(rnd() * n);
-  const dir = options.fixturesDir ?? resolve(process.cwd(), 'test/fixtures/rfc4475');
+/** The RFC 4475 torture messages, and those that parse re-serialized by us. */
+function loadSeeds(dir: string): Buffer[] {
   const fixtures = readdirSync(dir)
     .filter((f) => f.endsWith('.dat'))
     .sort()
@@ -130,7 +128,14 @@ export function runFuzz(options: FuzzOptions): FuzzReport {
       // torture messages meant to fail stay seeds only in their raw form
     }
   }
+  return seeds;
+}
 
+/**
+ * The three kinds of input, each drawn from `int`: noise (pieces of SIP grammar strung together),
+ * random bytes, and a seed with a few random edits.
+ */
+function inputMakers(int: (n: number) => number, seeds: Buffer[]) {
   const noise = (): Buffer => {
     const parts: string[] = [];
     const n = 1 + int(40);
@@ -186,6 +191,15 @@ export function runFuzz(options: FuzzOptions): FuzzReport {
     }
     return b;
   };
+  return { noise, randomBytes, mutate };
+}
+
+export function runFuzz(options: FuzzOptions): FuzzReport {
+  const rnd = prng(options.seed ?? 0x5eed);
+  const int = (n: number): number => Math.floor(rnd() * n);
+  const dir = options.fixturesDir ?? resolve(process.cwd(), 'test/fixtures/rfc4475');
+  const seeds = loadSeeds(dir);
+  const { noise, randomBytes, mutate } = inputMakers(int, seeds);
 
   let parsed = 0;
   let parseErrors = 0;

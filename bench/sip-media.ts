@@ -4,6 +4,7 @@
 // late, the kernel's drops, memory per call, CPU and event-loop delay. MEDIA_WORKERS (default one
 // per core, 0 = the main thread) puts the sessions' sockets, pacing and encoding on worker threads;
 // SIP_BENCH_API=1 loads an API route on the main thread with autocannon over the same window.
+// SIP_BENCH_CONNECT=0 sends with an address per packet instead of over connect()ed sockets.
 import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { systemClock } from '../src/shared/clock.js';
@@ -28,6 +29,7 @@ export const MEDIA_PEERS = Number(process.env.SIP_BENCH_MEDIA_PEERS ?? 4);
 /** MEDIA_WORKERS as the service reads it. */
 export const WORKERS = loadConfig({ MEDIA_WORKERS: process.env.MEDIA_WORKERS }).sip.mediaWorkers;
 export const API_LOAD = process.env.SIP_BENCH_API === '1';
+export const CONNECT = process.env.SIP_BENCH_CONNECT !== '0';
 
 export interface MediaRun {
   readonly calls: number;
@@ -74,7 +76,7 @@ function udpDrops(): Map<number, number> {
 /** MEDIA_CALLS concurrent G.711 calls from sipp, media both ways through sipp's RTP echo. */
 export async function media(): Promise<MediaRun> {
   const pacer = new SharedPacer(systemClock);
-  const workers = WORKERS > 0 ? await MediaWorkerPool.start(WORKERS) : null;
+  const workers = WORKERS > 0 ? await MediaWorkerPool.start(WORKERS, { connectSockets: CONNECT }) : null;
   const api = API_LOAD ? await apiLoad() : null;
   const ports = new RtpPortAllocator(20000, 20000 + 4 * MEDIA_CALLS + 1000);
   const sessions: RtpSession[] = [];

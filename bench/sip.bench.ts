@@ -12,7 +12,16 @@
 //                        SIP_BENCH_MEDIA=0 skips the media part)
 //
 // The parts: sip-signalling.ts and sip-media.ts, driving sipp through sip-sipp.ts.
-import { API_LOAD, MEDIA_CALLS, MEDIA_HOLD_S, MEDIA_PEERS, MEDIA_RATE, media, WORKERS } from './sip-media.js';
+import {
+  API_LOAD,
+  CONNECT,
+  MEDIA_CALLS,
+  MEDIA_HOLD_S,
+  MEDIA_PEERS,
+  MEDIA_RATE,
+  media,
+  WORKERS,
+} from './sip-media.js';
 import { baseline, CALLS, line, ours, RATE } from './sip-signalling.js';
 
 const MEDIA = process.env.SIP_BENCH_MEDIA !== '0';
@@ -38,7 +47,7 @@ async function main(): Promise<void> {
     console.log(
       `\nsipp UAC -> Switchboard, ${MEDIA_CALLS} concurrent G.711 calls (set up at ${MEDIA_RATE}/s), ` +
         `media both ways through the -rtp_echo of ${MEDIA_PEERS} sipp processes, measured over ${MEDIA_HOLD_S} s; ` +
-        `${WORKERS > 0 ? `${WORKERS} media workers` : 'media on the main thread (MEDIA_WORKERS=0)'}` +
+        `${WORKERS > 0 ? `${WORKERS} media workers (${CONNECT ? 'connected sockets' : 'send-to, SIP_BENCH_CONNECT=0'})` : 'media on the main thread (MEDIA_WORKERS=0)'}` +
         `${API_LOAD ? ', autocannon on an API route of this process meanwhile' : ''}`,
     );
     const m = await media();

@@ -19,7 +19,5 @@ export const longFunctionFiles = [
   // The second leg's INVITE, ringing and answer in one method; to be split by state.
   'src/telephony/calls/transfer/transfer.ts',
   // Benchmark drivers: one run's set-up, load and report in order; to be split into those steps.
-  'bench/api.bench.ts',
-  'bench/sip-fuzz.ts',
   'bench/sip-media.ts',
 ];

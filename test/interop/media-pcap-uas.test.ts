@@ -8,6 +8,7 @@ import { systemClock } from '../../src/shared/clock.js';
 import { createCodec } from '../../src/audio/codecs/registry.js';
 import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
 import type { RtpPacket } from '../../src/telephony/media/rtp-packet.js';
+import type { MediaReceiver } from '../../src/telephony/media/rtp-receiver.js';
 import { RtpSession } from '../../src/telephony/media/rtp-session.js';
 import { buildOffer, readAnswer } from '../../src/telephony/sip/sdp/offer.js';
 import type { LocalAudio } from '../../src/telephony/sip/sdp/session.js';
@@ -78,8 +79,10 @@ describe('interop: sipp UAS with media', () => {
         onAudio: (_pcm, info) => void (info.concealed || frames.decoded++),
       });
       cleanups.push(() => session.close());
-      const handle = session.receiver.handle.bind(session.receiver);
-      session.receiver.handle = (p: RtpPacket, at: number) => {
+      // An in-process session (no workers): its receiver is the MediaReceiver.
+      const receiver = session.receiver as MediaReceiver;
+      const handle = receiver.handle.bind(receiver);
+      receiver.handle = (p: RtpPacket, at: number) => {
         bySsrc.set(p.ssrc, (bySsrc.get(p.ssrc) ?? 0) + 1);
         handle(p, at);
       };

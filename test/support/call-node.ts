@@ -88,6 +88,8 @@ export async function startCallNode(options: CallNodeOptions = {}): Promise<Call
     SIP_HOST: '127.0.0.1',
     SIP_DOMAIN: 'sip.test',
     SWITCHBOARD_SECRET_KEY: 'test-master-key',
+    // MEDIA_WORKERS=0 runs the call tests with the media on the main thread (default: workers).
+    ...(process.env.MEDIA_WORKERS !== undefined ? { MEDIA_WORKERS: process.env.MEDIA_WORKERS } : {}),
     ...options.config,
   });
   const wiring = createWiring({

@@ -9,6 +9,7 @@ import { createCodec } from '../../src/audio/codecs/registry.js';
 import type { DigitEnd, DigitEvent } from '../../src/telephony/media/dtmf.js';
 import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
 import type { RtpPacket } from '../../src/telephony/media/rtp-packet.js';
+import type { MediaReceiver } from '../../src/telephony/media/rtp-receiver.js';
 import { RtpSession, type SessionCounters } from '../../src/telephony/media/rtp-session.js';
 import type { SipRequest } from '../../src/telephony/sip/message/types.js';
 import { answerOffer } from '../../src/telephony/sip/sdp/answer.js';
@@ -204,8 +205,10 @@ export class MediaHost {
       onError: (e) => errors.push(e),
     });
     // Count what the session accepted per source, so echoed packets (our SSRC) are told apart.
-    const handle = session.receiver.handle.bind(session.receiver);
-    session.receiver.handle = (p: RtpPacket, at: number) => {
+    // An in-process session (no workers): its receiver is the MediaReceiver.
+    const receiver = session.receiver as MediaReceiver;
+    const handle = receiver.handle.bind(receiver);
+    receiver.handle = (p: RtpPacket, at: number) => {
       packetsBySsrc.set(p.ssrc, (packetsBySsrc.get(p.ssrc) ?? 0) + 1);
       handle(p, at);
     };

@@ -3,6 +3,11 @@
 // events. Audio crosses at the pipeline rate (16 kHz PCM), so the two legs may use different
 // codecs (Opus on one, G.711 on the other); the cost is one decode and one encode per frame.
 //
+// With media workers, when both sides are RtpSessions on one pool's workers, the audio does not pass
+// through this thread at all: each worker hands its side's decoded frames straight to the other
+// side's sender (RtpSession.bridgeOnWorkers), with the same queue limit; only key presses and
+// the figures (100 ms old at most) come here.
+//
 // The bridge moves media only. Who hangs up whom when one side leaves is the transfer's business
 // (transfer-warm.ts): stopping the bridge just unhooks both directions.
 //
@@ -26,6 +31,8 @@ export interface BridgeEnd {
   onDigit(listener: (digit: string) => void): () => void;
   /** Sends one key press to this side's party (RFC 4733). */
   sendDigit(digit: string): void;
+  /** The RtpSession behind this side, when there is one (lets the workers carry the audio). */
+  readonly session?: RtpSession;
 }
 
 export interface BridgeCounters {
@@ -45,7 +52,7 @@ export interface BridgeOptions {
 }
 
 export class MediaBridge {
-  readonly counters: BridgeCounters = {
+  private readonly own: BridgeCounters = {
     aToB: 0,
     bToA: 0,
     droppedAToB: 0,
@@ -53,6 +60,12 @@ export class MediaBridge {
     digitsAToB: 0,
     digitsBToA: 0,
   };
+  /** The sessions whose workers carry the audio, and their figures when the bridge began. */
+  private direct: {
+    a: RtpSession;
+    b: RtpSession;
+    base: { aIn: number; aDrop: number; bIn: number; bDrop: number };
+  } | null = null;
   private unhook: Array<() => void> = [];
   private readonly maxQueuedMs: number;
 
@@ -68,11 +81,52 @@ export class MediaBridge {
     return this.unhook.length > 0;
   }
 
+  /** Frames and presses passed each way (frames carried by workers: as of their last figures). */
+  get counters(): BridgeCounters {
+    const d = this.direct;
+    if (d) {
+      const c = this.own;
+      c.aToB = d.b.bridged.in - d.base.bIn;
+      c.droppedAToB = d.b.bridged.dropped - d.base.bDrop;
+      c.bToA = d.a.bridged.in - d.base.aIn;
+      c.droppedBToA = d.a.bridged.dropped - d.base.aDrop;
+    }
+    return this.own;
+  }
+
+  /** Whether the media workers carry the audio (see the note above). */
+  get onWorkers(): boolean {
+    return this.direct !== null;
+  }
+
   /** Starts passing audio and digits both ways; a second call does nothing. */
   start(): void {
     if (this.running) return;
-    const c = this.counters;
+    const c = this.own;
+    const digits = [
+      this.a.onDigit((d) => {
+        c.digitsAToB++;
+        this.b.sendDigit(d);
+      }),
+      this.b.onDigit((d) => {
+        c.digitsBToA++;
+        this.a.sendDigit(d);
+      }),
+    ];
+    const a = this.a.session;
+    const b = this.b.session;
+    const unjoin = a && b ? a.bridgeOnWorkers(b, this.maxQueuedMs) : null;
+    if (unjoin && a && b) {
+      this.direct = {
+        a,
+        b,
+        base: { aIn: a.bridged.in, aDrop: a.bridged.dropped, bIn: b.bridged.in, bDrop: b.bridged.dropped },
+      };
+      this.unhook = [unjoin, ...digits];
+      return;
+    }
     this.unhook = [
+      ...digits,
       this.a.onAudio((pcm) => {
         if (this.b.queuedMs > this.maxQueuedMs) c.droppedAToB++;
         else {
@@ -87,19 +141,13 @@ export class MediaBridge {
           this.a.play(pcm);
         }
       }),
-      this.a.onDigit((d) => {
-        c.digitsAToB++;
-        this.b.sendDigit(d);
-      }),
-      this.b.onDigit((d) => {
-        c.digitsBToA++;
-        this.a.sendDigit(d);
-      }),
     ];
   }
 
   /** Unhooks both directions (the sessions themselves are left as they are). */
   stop(): void {
+    void this.counters; // the workers' last figures, kept
+    this.direct = null;
     for (const off of this.unhook.splice(0)) off();
   }
 }
@@ -148,6 +196,7 @@ export function rtpBridgeEnd(session: RtpSession, tap: MediaTap): BridgeEnd {
     onAudio: (l) => tap.onAudio(l),
     onDigit: (l) => tap.onDigit(l),
     sendDigit: (d) => void session.sendDigits(d),
+    session,
   };
 }
 
@@ -171,6 +220,7 @@ type ReceiverCallbacks = {
  * RtpSession, so a change there fails loudly here. Prefer `MediaTap` for sessions you create.
  */
 export function tapSession(session: RtpSession): SessionTap {
+  // MediaReceiver and the workers' RemoteReceiver both keep their callbacks in `options`.
   const slots = (session.receiver as unknown as { options: ReceiverCallbacks }).options;
   const own = { onAudio: slots.onAudio, onDigit: slots.onDigit };
   const tap = new MediaTap();
@@ -211,5 +261,6 @@ export function withDigitSource(
     onAudio: (l) => end.onAudio(l),
     onDigit: (l) => digits(l),
     sendDigit: (d) => end.sendDigit(d),
+    ...(end.session ? { session: end.session } : {}),
   };
 }

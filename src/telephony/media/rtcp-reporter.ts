@@ -15,7 +15,7 @@ import {
   type ReportBlock,
   type RtcpPacket,
 } from './rtcp.js';
-import type { ReceptionStats } from './rtp-stats.js';
+import type { ReceptionReportFields } from './rtp-stats.js';
 
 export interface RtcpSource {
   ssrc: number;
@@ -23,7 +23,7 @@ export interface RtcpSource {
   /** Our sending side, or null for a receive-only stream. */
   sender: () => { packets: number; octets: number; rtpTimestampAt: (monotonicMs: number) => number } | null;
   /** The remote source and its statistics, or null before anything arrived. */
-  remote: () => { ssrc: number; stats: ReceptionStats } | null;
+  remote: () => { ssrc: number; stats: { takeReport(): ReceptionReportFields } } | null;
 }
 
 export interface RemoteReport {

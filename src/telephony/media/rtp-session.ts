@@ -1,14 +1,11 @@
 // One call's media over UDP: binds an even port from the allocator (and the odd one for RTCP
 // unless rtcp-mux), sends what the RtpSender paces and feeds what arrives to the MediaReceiver,
 // runs RTCP, and does symmetric RTP for callers behind NAT: replies go to where the peer's
-// packets come from, not only to the address its SDP claims.
+// packets come from, not only to the address its SDP claims (the latching rule: latch.ts).
 //
-// Latching rule: until latched, media goes to the SDP address. The first valid RTP packet latches
-// the session to its source ('any' mode, the default: a NATed phone's SDP carries its private
-// address), or, in 'sdp-address' mode, the first one from the SDP's IP address (the port may
-// differ). Once latched, packets from other sources are dropped and counted, and the session
-// moves only after `relatchAfter` valid packets in a row from one new source, so a stray or
-// injected packet cannot steal the stream (RTP bleed).
+// With media workers (`workers`) the sockets and both halves of the media run on a worker thread
+// (workers/media-worker.ts): this object is then the main thread's handle, which keeps RTCP (built
+// here every 5 s, sent by the worker) and mirrors the worker's figures, frames and key presses.
 //
 // SRTP (srtp/): with keys (`srtp`, or setSrtp once an answer brings them) every packet is
 // protected on its way out and must authenticate on its way in, RTCP included; what does not is
@@ -23,6 +20,7 @@ import type { AudioCodec } from '../../audio/codecs/audio-codec.js';
 import { PipelineCodec } from '../../audio/codecs/pipeline-codec.js';
 import type { DigitEnd, DigitEvent } from './dtmf.js';
 import type { JitterBufferOptions } from './jitter-buffer.js';
+import { Latch, sendablePort, type MediaAddress } from './latch.js';
 import type { RtpPortAllocator } from './port-allocator.js';
 import type { SharedPacer } from './shared-pacer.js';
 import { isRtcp, parseRtcp } from './rtcp.js';
@@ -32,15 +30,11 @@ import { MediaReceiver, type AudioFrameInfo } from './rtp-receiver.js';
 import { RtpSender, type DigitOptions } from './rtp-sender.js';
 import { SrtpStreams, type SrtpParameters } from './srtp/srtp-streams.js';
 import type { MediaWorkerPool, WorkerSession } from './workers/media-worker-pool.js';
-import type { WireSrtp } from './workers/protocol.js';
+import type { WireSrtp, WireStats } from './workers/protocol.js';
+import { RemoteReceiver, type MediaReceiverView } from './workers/remote-receiver.js';
 import { RemoteSender, type MediaSender } from './workers/remote-sender.js';
 
-export interface MediaAddress {
-  address: string;
-  port: number;
-  /** RTCP port when not muxed; RTP port + 1 by default (RFC 3605's a=rtcp may say otherwise). */
-  rtcpPort?: number;
-}
+export type { MediaAddress } from './latch.js';
 
 export interface RtpSessionOptions {
   clock: Clock;
@@ -67,8 +61,9 @@ export interface RtpSessionOptions {
   /** One frame timer shared by every call of the node (see shared-pacer.ts); else two per call. */
   pacer?: SharedPacer;
   /**
-   * Media workers (workers/): the sockets, the pacing, encoding and SRTP of what we send run on a
-   * worker thread, so a busy main loop cannot delay a frame; without, all of it runs here.
+   * Media workers (workers/): the sockets and both halves of the media (pacing, encoding, SRTP,
+   * the jitter buffer, decoding, digits) run on a worker thread, so a busy main loop cannot delay
+   * a frame; without, all of it runs here.
    */
   workers?: MediaWorkerPool;
   onAudio?: (pcm: Int16Array, info: AudioFrameInfo) => void;
@@ -105,20 +100,17 @@ export class RtpSession {
     srtpDropped: 0,
   };
   readonly sender: MediaSender;
-  readonly receiver: MediaReceiver;
+  readonly receiver: MediaReceiverView;
   readonly rtcp: RtcpReporter;
   readonly ssrc: number;
   private rtpSocket: dgram.Socket | null = null;
   private rtcpSocket: dgram.Socket | null = null;
   private port = 0;
-  private remote: MediaAddress | null;
-  private latched: MediaAddress | null = null;
-  private rtcpRemote: MediaAddress | null = null;
-  private candidate: { key: string; count: number } | null = null;
+  private readonly latch: Latch;
   private readonly packet = new RtpPacket();
   private closed = false;
-  /** The SDP address changed mid-call: latch at once only to exactly the new address. */
-  private moved = false;
+  /** Frames a worker-side bridge brought to this session's sender, and dropped (queue full). */
+  readonly bridged = { in: 0, dropped: 0 };
   private srtp: SrtpStreams | 'pending' | null = null;
   /** The session's half on a media worker, when it runs on one. */
   private worker: WorkerSession | null = null;
@@ -128,7 +120,14 @@ export class RtpSession {
     const random = options.random ?? Math.random;
     const codec = new PipelineCodec(options.codec);
     this.ssrc = Math.floor(random() * 0x100000000) >>> 0;
-    this.remote = options.remote ?? null;
+    this.latch = new Latch(
+      {
+        ...(options.latch ? { latch: options.latch } : {}),
+        ...(options.relatchAfter !== undefined ? { relatchAfter: options.relatchAfter } : {}),
+        ...(options.rtcpMux ? { rtcpMux: true } : {}),
+      },
+      options.remote ?? null,
+    );
     if (options.srtp) this.srtp = options.srtp === 'pending' ? 'pending' : SrtpStreams.create(options.srtp);
     this.initial = {
       sequence: Math.floor(random() * 0x10000),
@@ -149,18 +148,25 @@ export class RtpSession {
           pacer: options.pacer,
           onError: options.onError,
         });
-    this.receiver = new MediaReceiver({
-      clock: options.clock,
-      codec: new PipelineCodec(options.codec),
-      payloadType: options.payloadType,
-      telephoneEventPayloadType: options.telephoneEventPayloadType,
-      jitter: options.jitter,
-      pacer: options.pacer,
-      onAudio: options.onAudio,
-      onDigit: options.onDigit,
-      onDigitEnd: options.onDigitEnd,
-      onError: options.onError,
-    });
+    this.receiver = options.workers
+      ? new RemoteReceiver({
+          ...(options.onAudio ? { onAudio: options.onAudio } : {}),
+          ...(options.onDigit ? { onDigit: options.onDigit } : {}),
+          ...(options.onDigitEnd ? { onDigitEnd: options.onDigitEnd } : {}),
+          ...(options.onError ? { onError: options.onError } : {}),
+        })
+      : new MediaReceiver({
+          clock: options.clock,
+          codec: new PipelineCodec(options.codec),
+          payloadType: options.payloadType,
+          telephoneEventPayloadType: options.telephoneEventPayloadType,
+          jitter: options.jitter,
+          pacer: options.pacer,
+          onAudio: options.onAudio,
+          onDigit: options.onDigit,
+          onDigitEnd: options.onDigitEnd,
+          onError: options.onError,
+        });
     this.rtcp = new RtcpReporter(
       {
         ssrc: this.ssrc,
@@ -195,11 +201,30 @@ export class RtpSession {
 
   /** Where media goes now: the latched source, else the SDP address. */
   get destination(): MediaAddress | null {
-    return this.latched ?? this.remote;
+    return this.latch.destination;
   }
 
   get isLatched(): boolean {
-    return this.latched !== null;
+    return this.latch.latched !== null;
+  }
+
+  /** Runs on a media worker (see workers/). */
+  get onWorker(): boolean {
+    return this.worker !== null;
+  }
+
+  /**
+   * Joins this session's received audio to `other`'s sender and the other way round on the media
+   * workers, without this thread (bridge.ts uses it for a transfer's or a dial's two legs). Null
+   * when the two do not both run on one pool's workers: the bridge then passes frames here.
+   * Returns the unjoin.
+   */
+  bridgeOnWorkers(other: RtpSession, maxQueuedMs: number): (() => void) | null {
+    const pool = this.options.workers;
+    const a = this.worker;
+    const b = other.worker;
+    if (!pool || !a || !b || this.closed || other.closed || !pool.owns(b)) return null;
+    return pool.bridge(a, b, maxQueuedMs);
   }
 
   /** Binds the sockets; media starts flowing with start(). */
@@ -239,6 +264,7 @@ export class RtpSession {
   private async bindOnWorker(pool: MediaWorkerPool): Promise<number> {
     const o = this.options;
     const sender = this.sender as RemoteSender;
+    const receiver = this.receiver as RemoteReceiver;
     for (let attempt = 0; attempt < BIND_ATTEMPTS; attempt++) {
       const port = o.ports.allocate();
       if (port === null) throw new Error('RTP port range exhausted');
@@ -258,13 +284,26 @@ export class RtpSession {
             timestamp: this.initial.timestamp,
             ...(o.idle ? { idle: o.idle } : {}),
             srtp: o.srtp === 'pending' ? 'pending' : o.srtp ? toWire(o.srtp) : null,
+            receive: {
+              remote: this.latch.remote ? wireAddress(this.latch.remote) : null,
+              ...(o.latch ? { latch: o.latch } : {}),
+              ...(o.relatchAfter !== undefined ? { relatchAfter: o.relatchAfter } : {}),
+              ...(o.jitter ? { jitter: o.jitter } : {}),
+              // Decoded audio crosses to this thread only when something here listens.
+              audio: o.onAudio !== undefined,
+            },
           },
           {
-            onDatagram: (msg, source, onRtcpPort) => this.onDatagram(msg, source, onRtcpPort),
-            onStats: (stats) => {
-              sender.onStats(stats);
-              this.counters.rtpOut = sender.rtpOut;
+            onRtcp: (msg, source) => this.onWorkerRtcp(msg, source),
+            onFrame: (pcm, info) => receiver.frame(pcm, info),
+            onDigit: (d) => receiver.digit(d),
+            onDigitEnd: (d) => receiver.digitEnd(d),
+            onLatched: (source) => {
+              if (this.closed) return;
+              this.latch.latchTo(source.address, source.port);
+              o.onLatch?.({ address: source.address, port: source.port });
             },
+            onStats: (stats) => this.onWorkerStats(stats),
             onSent: (pcm) => sender.onSentFrames(pcm),
             onError: (err) => o.onError?.(err),
           },
@@ -278,18 +317,38 @@ export class RtpSession {
     }
     if (!this.worker) throw new Error('no free RTP port after several attempts');
     sender.attach(this.worker);
-    this.postDestination();
     return this.port;
   }
 
-  /** The worker sends to wherever the latching rule says now. */
-  private postDestination(): void {
-    const to = this.destination;
-    this.worker?.post({
-      t: 'dest',
-      id: this.worker.id,
-      to: to ? { address: to.address, port: to.port } : null,
-    });
+  /** The worker's figures: the sender's, the receiver's, the session's counters, SRTP's. */
+  private onWorkerStats(stats: WireStats): void {
+    const sender = this.sender as RemoteSender;
+    sender.onStats(stats);
+    (this.receiver as RemoteReceiver).onStats(stats);
+    const c = this.counters;
+    c.rtpOut = sender.rtpOut;
+    c.rtpIn = stats.rx.rtpIn;
+    c.rtcpIn = stats.rx.rtcpIn;
+    c.malformed = stats.rx.malformed;
+    c.stray = stats.rx.stray;
+    c.srtpDropped = stats.rx.srtpDropped;
+    if (stats.srtpIn && this.srtp instanceof SrtpStreams)
+      Object.assign(this.srtp.inbound.counters, stats.srtpIn);
+    this.bridged.in = stats.bridgedIn;
+    this.bridged.dropped = stats.bridgeDropped;
+  }
+
+  /** RTCP the worker took (unprotected, from the latched host): reports, BYE. */
+  private onWorkerRtcp(msg: Buffer, source: Source): void {
+    if (this.closed) return;
+    try {
+      const packets = parseRtcp(msg);
+      if (!packets) return;
+      this.latch.rtcpArrived(source.address, source.port);
+      this.rtcp.handle(packets);
+    } catch (err) {
+      this.options.onError?.(err as Error);
+    }
   }
 
   /**
@@ -298,15 +357,9 @@ export class RtpSession {
    * other source only after a run of `relatchAfter`, so stragglers from the old source cannot.
    */
   setRemote(remote: MediaAddress): void {
-    const old = this.remote;
-    this.remote = remote;
-    if (old && (old.address !== remote.address || old.port !== remote.port)) {
-      this.latched = null;
-      this.rtcpRemote = null;
-      this.candidate = null;
-      this.moved = true;
-    }
-    this.postDestination();
+    this.latch.setRemote(remote);
+    // The worker applies the same rule to what it receives and sends.
+    this.worker?.post({ t: 'remote', id: this.worker.id, remote: wireAddress(remote) });
   }
 
   /**
@@ -363,7 +416,7 @@ export class RtpSession {
     return this.sender.sendDigits(digits, options);
   }
 
-  /** A re-INVITE changed the format: both directions switch at once. */
+  /** A re-INVITE changed the format: both directions switch at once (on a worker: both there). */
   setCodec(codec: AudioCodec, payloadType?: number): void {
     this.sender.setCodec(new PipelineCodec(codec), payloadType ?? codec.payloadType);
     this.receiver.setCodec(new PipelineCodec(codec), payloadType ?? codec.payloadType);
@@ -413,13 +466,13 @@ export class RtpSession {
         this.counters.malformed++;
         return;
       }
-      if (this.latched && this.latched.address !== rinfo.address) {
+      if (!this.latch.acceptsRtcpFrom(rinfo.address)) {
         // RTCP can end a call (BYE): take it only from the host media is latched to.
         this.counters.stray++;
         return;
       }
       this.counters.rtcpIn++;
-      if (!this.rtcpRemote) this.rtcpRemote = { address: rinfo.address, port: rinfo.port };
+      this.latch.rtcpArrived(rinfo.address, rinfo.port);
       this.rtcp.handle(packets);
       return;
     }
@@ -427,44 +480,14 @@ export class RtpSession {
       this.counters.malformed++;
       return;
     }
-    if (!this.accept(rinfo)) {
+    const verdict = this.latch.accept(rinfo.address, rinfo.port);
+    if (verdict === 'stray') {
       this.counters.stray++;
       return;
     }
+    if (verdict === 'latched') this.options.onLatch?.(this.latch.latched!);
     this.counters.rtpIn++;
-    this.receiver.handle(this.packet, this.options.clock.monotonic());
-  }
-
-  /** Applies the latching rule to a valid RTP packet's source; true when it may be played. */
-  private accept(rinfo: Source): boolean {
-    // Port 0 cannot be answered (a raw-socket sender, a spoofed packet): never latch to it.
-    if (!sendablePort(rinfo.port)) return false;
-    const latched = this.latched;
-    if (latched && latched.address === rinfo.address && latched.port === rinfo.port) {
-      this.candidate = null;
-      return true;
-    }
-    const remote = this.remote;
-    // After a move only the new SDP address itself (port too) latches at once.
-    const fromSdp =
-      remote !== null && remote.address === rinfo.address && (!this.moved || remote.port === rinfo.port);
-    const immediate = !latched && (fromSdp || (this.options.latch !== 'sdp-address' && !this.moved));
-    if (!immediate) {
-      const key = `${rinfo.address}|${rinfo.port}`;
-      this.candidate =
-        this.candidate?.key === key ? { key, count: this.candidate.count + 1 } : { key, count: 1 };
-      if (this.candidate.count < (this.options.relatchAfter ?? 5)) return false;
-    }
-    this.candidate = null;
-    this.latched = { address: rinfo.address, port: rinfo.port };
-    // RTCP follows media: muxed on the same port, else the port above unless RTCP already came in.
-    if (this.options.rtcpMux) this.rtcpRemote = this.latched;
-    else if (!this.rtcpRemote || this.rtcpRemote.address !== rinfo.address) {
-      this.rtcpRemote = { address: rinfo.address, port: rinfo.port + 1 };
-    }
-    this.postDestination();
-    this.options.onLatch?.(this.latched);
-    return true;
+    (this.receiver as MediaReceiver).handle(this.packet, this.options.clock.monotonic());
   }
 
   private sendRtp(packet: Buffer): void {
@@ -478,11 +501,7 @@ export class RtpSession {
   private sendRtcp(compound: Buffer): Promise<void> {
     const socket = this.options.rtcpMux ? this.rtpSocket : this.rtcpSocket;
     const worker = this.worker;
-    let to = this.rtcpRemote;
-    if (!to && this.remote) {
-      const port = this.options.rtcpMux ? this.remote.port : (this.remote.rtcpPort ?? this.remote.port + 1);
-      to = { address: this.remote.address, port };
-    }
+    const to = this.latch.rtcpDestination();
     const srtp = this.srtp;
     if ((!socket && !worker) || !to || !sendablePort(to.port) || srtp === 'pending') return Promise.resolve();
     this.counters.rtcpOut++;
@@ -497,6 +516,10 @@ export class RtpSession {
 interface Source {
   address: string;
   port: number;
+}
+
+function wireAddress(a: MediaAddress): { address: string; port: number; rtcpPort?: number } {
+  return { address: a.address, port: a.port, ...(a.rtcpPort !== undefined ? { rtcpPort: a.rtcpPort } : {}) };
 }
 
 function toWire(p: SrtpParameters): WireSrtp {
@@ -516,9 +539,4 @@ function bindSocket(type: 'udp4' | 'udp6', host: string, port: number): Promise<
 
 function closeSocket(socket: dgram.Socket | null): Promise<void> {
   return new Promise((resolve) => (socket ? socket.close(() => resolve()) : resolve()));
-}
-
-/** dgram's send throws (inside a timer: a crash) for a port outside 1..65535; SDP's 0 means none. */
-function sendablePort(port: number): boolean {
-  return Number.isInteger(port) && port > 0 && port < 65536;
 }

@@ -111,6 +111,36 @@ const settled = (
 ): Promise<TransferResult> => within(t.clock, ms, p, 'transfer did not settle');
 
 describe('warmTransfer', () => {
+  it('machine detection: a party that talks on (a greeting) is hung up before the announcement, failed machine', async () => {
+    const t = await setup('answer');
+    // Six seconds of voice from the answer on: more than a person's "Hello?".
+    t.humanPhone.s.enqueue(tone(16000 * 6, 440));
+    const answered: unknown[] = [];
+    const result = await settled(
+      t,
+      warmTransfer(t.request({ machineDetection: true, onAnswered: (by) => answered.push(by) })),
+      10_000,
+    );
+    expect(result).toEqual({ status: 'failed', reason: 'machine' });
+    expect(answered).toEqual(['machine']);
+    // The caller's media was never taken: no announcement, no bridge.
+    expect(t.calls).toEqual({ suspend: 0, resume: 0 });
+    expect(t.bridge()).toBeUndefined();
+  });
+
+  it('machine detection: dead air is unknown at the detector limit, then announced and bridged', async () => {
+    const t = await setup('answer');
+    const answered: unknown[] = [];
+    const transfer = warmTransfer(
+      t.request({ machineDetection: true, onAnswered: (by) => answered.push(by) }),
+    );
+    const result = await settled(t, transfer, 10_000);
+    expect(result.status).toBe('success');
+    expect(answered).toEqual(['unknown']);
+    expect(t.calls).toEqual({ suspend: 1, resume: 0 });
+    expect(t.bridge()).toBeDefined();
+  });
+
   it('answered: announcement to the human only, then audio both ways until the human hangs up', async () => {
     const t = await setup('answer');
     const result = await settled(t, warmTransfer(t.request()), 5000);

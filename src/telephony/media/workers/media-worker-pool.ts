@@ -1,21 +1,31 @@
 // The main thread's side of the media workers: N worker threads (MEDIA_WORKERS, default one per
-// core), each owning the sockets, pacing and encoding of the sessions given to it (round robin).
-// A session talks to its worker through a WorkerSession: small messages out, one batch per frame
-// back (received datagrams in one transferred buffer, sender figures, a recording's sent frames).
+// core), each owning the sockets and both halves of the media of the sessions given to it (round
+// robin). A session talks to its worker through a WorkerSession: small messages out, one batch per
+// frame back (decoded audio in one transferred buffer, key presses, latch changes, RTCP datagrams,
+// figures, a recording's sent frames). `bridge` joins two sessions' audio worker to worker.
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, type Transferable } from 'node:worker_threads';
+import type { DigitEnd, DigitEvent } from '../dtmf.js';
+import type { AudioFrameInfo } from '../rtp-receiver.js';
 import type { DigitOptions } from '../rtp-sender.js';
 import type { FrameTickCounts } from '../shared-pacer.js';
 import type { FromWorker, OpenSession, ToWorker, WireAddress, WireStats } from './protocol.js';
 
 export interface WorkerSessionEvents {
-  onDatagram(msg: Buffer, source: WireAddress, onRtcpPort: boolean): void;
+  /** An RTCP datagram (SRTCP already unprotected) from `source`. */
+  onRtcp(msg: Buffer, source: WireAddress): void;
+  /** A decoded frame (16 kHz) of the session's received audio. */
+  onFrame(pcm: Int16Array, info: AudioFrameInfo): void;
+  onDigit(digit: DigitEvent): void;
+  onDigitEnd(digit: DigitEnd): void;
+  /** The worker's latching rule latched the session to a new source. */
+  onLatched(source: WireAddress): void;
   onStats(stats: WireStats): void;
   onSent(pcm: Int16Array): void;
   onError(err: Error): void;
 }
 
-class MediaWorker {
+export class MediaWorker {
   readonly sessions = new Map<number, { events: WorkerSessionEvents; session: WorkerSession }>();
   readonly opening = new Map<number, (m: Extract<FromWorker, { t: 'opened' }>) => void>();
   readonly waiting = new Map<string, () => void>();
@@ -27,7 +37,7 @@ class MediaWorker {
     thread.unref();
   }
 
-  post(m: ToWorker, transfer?: ArrayBuffer[]): void {
+  post(m: ToWorker, transfer?: Transferable[]): void {
     this.thread.postMessage(m, transfer);
   }
 
@@ -39,14 +49,26 @@ class MediaWorker {
         return;
       case 'batch': {
         this.ticks = m.ticks;
+        // Figures first: a latch or frame handled below reads the session's state as of now.
+        for (const s of m.stats) this.sessions.get(s.id)?.events.onStats(s);
+        for (const [id, address, port] of m.latched)
+          this.sessions.get(id)?.events.onLatched({ address, port });
         if (m.data) {
-          for (const [id, offset, length, address, port, rtcp] of m.rx) {
-            this.sessions
-              .get(id)
-              ?.events.onDatagram(Buffer.from(m.data, offset, length), { address, port }, rtcp === 1);
+          for (const [id, offset, length, address, port] of m.rtcp) {
+            this.sessions.get(id)?.events.onRtcp(Buffer.from(m.data, offset, length), { address, port });
           }
         }
-        for (const s of m.stats) this.sessions.get(s.id)?.events.onStats(s);
+        for (const [id, d] of m.digits) this.sessions.get(id)?.events.onDigit(d);
+        if (m.pcm) {
+          const pcm = m.pcm;
+          for (const [id, offset, samples, concealed, sequence] of m.frames) {
+            this.sessions.get(id)?.events.onFrame(pcm.subarray(offset, offset + samples), {
+              concealed: concealed === 1,
+              sequence,
+            });
+          }
+        }
+        for (const [id, d] of m.digitEnds) this.sessions.get(id)?.events.onDigitEnd(d);
         for (const [id, pcm] of m.sent) this.sessions.get(id)?.events.onSent(pcm);
         return;
       }
@@ -73,11 +95,11 @@ class MediaWorker {
 export class WorkerSession {
   private req = 0;
   constructor(
-    private readonly worker: MediaWorker,
+    readonly worker: MediaWorker,
     readonly id: number,
   ) {}
 
-  post(m: ToWorker, transfer?: ArrayBuffer[]): void {
+  post(m: ToWorker, transfer?: Transferable[]): void {
     this.worker.post(m, transfer);
   }
 
@@ -121,9 +143,9 @@ let bundled: Promise<string> | null = null;
  * Built (dist/) the worker runs its compiled entry; from source (tests under vitest) the entry is
  * bundled once with esbuild, as a worker thread cannot load TypeScript.
  */
-async function spawn(): Promise<Worker> {
+async function spawn(workerData: { connect: boolean }): Promise<Worker> {
   const entry = new URL('./media-worker-entry.js', import.meta.url);
-  if (!import.meta.url.endsWith('.ts')) return new Worker(entry);
+  if (!import.meta.url.endsWith('.ts')) return new Worker(entry, { workerData });
   bundled ??= import('esbuild').then(async (esbuild) => {
     const out = await esbuild.build({
       entryPoints: [fileURLToPath(new URL('./media-worker-entry.ts', import.meta.url))],
@@ -138,7 +160,15 @@ async function spawn(): Promise<Worker> {
     });
     return out.outputFiles[0]!.text;
   });
-  return new Worker(await bundled, { eval: true });
+  return new Worker(await bundled, { eval: true, workerData });
+}
+
+export interface MediaWorkerPoolOptions {
+  /**
+   * connect() each call's RTP socket to its peer once latched, so sends skip the address lookup
+   * (default true; false measures plain send-to).
+   */
+  connectSockets?: boolean;
 }
 
 export class MediaWorkerPool {
@@ -147,9 +177,10 @@ export class MediaWorkerPool {
 
   private constructor(private readonly workers: MediaWorker[]) {}
 
-  static async start(count: number): Promise<MediaWorkerPool> {
+  static async start(count: number, options: MediaWorkerPoolOptions = {}): Promise<MediaWorkerPool> {
     if (count < 1) throw new Error('a media worker pool needs at least one worker');
-    const threads = await Promise.all(Array.from({ length: count }, () => spawn()));
+    const workerData = { connect: options.connectSockets ?? true };
+    const threads = await Promise.all(Array.from({ length: count }, () => spawn(workerData)));
     await Promise.all(
       threads.map(
         (t) =>
@@ -201,6 +232,35 @@ export class MediaWorkerPool {
       });
       worker.post({ ...spec, t: 'open', id });
     });
+  }
+
+  /** Whether a session runs on one of this pool's workers. */
+  owns(session: WorkerSession): boolean {
+    return this.workers.includes(session.worker);
+  }
+
+  /**
+   * Joins two sessions' received audio each to the other's sender (a bridge), on their workers:
+   * within one worker directly, between two over a MessageChannel of their own, never through
+   * this thread. Frames for a sender holding more than `maxQueuedMs` are dropped. Returns the
+   * unjoin.
+   */
+  bridge(a: WorkerSession, b: WorkerSession, maxQueuedMs: number): () => void {
+    if (a.worker === b.worker) {
+      a.post({ t: 'bridge', id: a.id, peer: b.id, port: null, maxQueuedMs });
+      b.post({ t: 'bridge', id: b.id, peer: a.id, port: null, maxQueuedMs });
+    } else {
+      const { port1, port2 } = new MessageChannel();
+      a.post({ t: 'bridge', id: a.id, peer: b.id, port: port1, maxQueuedMs }, [port1]);
+      b.post({ t: 'bridge', id: b.id, peer: a.id, port: port2, maxQueuedMs }, [port2]);
+    }
+    let joined = true;
+    return () => {
+      if (!joined) return;
+      joined = false;
+      a.post({ t: 'unbridge', id: a.id });
+      b.post({ t: 'unbridge', id: b.id });
+    };
   }
 
   async close(): Promise<void> {
