@@ -55,8 +55,11 @@ export interface WebChannelOptions {
   language?: string;
   logger?: Pick<Logger, 'warn'>;
   endpointingMs?: number;
-  /** WEBRTC_ICE_SERVERS, handed to the browser in the `ready` frame. */
-  iceServers?: readonly IceServer[];
+  /**
+   * The STUN/TURN servers handed to the browser in each `ready` frame: a list, or a function that
+   * makes them when asked (TURN credentials minted fresh for every socket).
+   */
+  iceServers?: readonly IceServer[] | (() => readonly IceServer[]);
   /** Places a `dial` node's leg (the SIP node of this process); without it dials fail `sip_unavailable`. */
   dialler?: WebLegDialler;
 }
@@ -66,7 +69,6 @@ export type WebChannelUsage = VoiceUsage;
 export class WebChannel implements Channel, WebRtcSignalling {
   readonly kind = 'web' as const;
   readonly pipeline: VoicePipeline;
-  readonly iceServers: readonly IceServer[];
   private readonly line = new WebLine();
   /** Typed turns, as on any text line. */
   private readonly text: TextChannel;
@@ -77,9 +79,14 @@ export class WebChannel implements Channel, WebRtcSignalling {
   private closed = false;
 
   constructor(private readonly options: WebChannelOptions) {
-    this.iceServers = options.iceServers ?? [];
     this.text = new TextChannel({ clock: options.clock, kind: 'web', simulateTelephony: false });
     this.pipeline = new VoicePipeline({ ...options, media: this.line });
+  }
+
+  /** The ICE servers for the browser, made now. */
+  get iceServers(): readonly IceServer[] {
+    const { iceServers } = this.options;
+    return typeof iceServers === 'function' ? iceServers() : (iceServers ?? []);
   }
 
   /**

@@ -92,6 +92,7 @@ describe('loadConfig', () => {
       host: '10.0.0.5',
       publicIp: undefined,
       iceServers: [],
+      turn: null,
     });
     const c = loadConfig({
       WEBRTC_HOST: '0.0.0.0',
@@ -106,6 +107,7 @@ describe('loadConfig', () => {
         { urls: 'stun:stun.example.com:3478' },
         { urls: ['turn:turn.example.com'], username: 'u', credential: 'p' },
       ],
+      turn: null,
     });
     expect(() => loadConfig({ WEBRTC_PUBLIC_IP: 'example.com' })).toThrow(
       new ConfigError('WEBRTC_PUBLIC_IP must be an IP address, got "example.com"'),
@@ -118,6 +120,31 @@ describe('loadConfig', () => {
     );
     expect(() => loadConfig({ WEBRTC_ICE_SERVERS: '[{"urls":"turn:x","credential":5}]' })).toThrow(
       new ConfigError('WEBRTC_ICE_SERVERS[0].credential must be a string'),
+    );
+  });
+
+  it('reads a TURN server with minted credentials (WEBRTC_TURN_SECRET, WEBRTC_TURN_URLS)', () => {
+    const c = loadConfig({
+      WEBRTC_TURN_SECRET: 's3cret',
+      WEBRTC_TURN_URLS: 'turn:turn.example.com:3478?transport=udp, turns:turn.example.com:443',
+    });
+    expect(c.webrtc.turn).toEqual({
+      secret: 's3cret',
+      urls: ['turn:turn.example.com:3478?transport=udp', 'turns:turn.example.com:443'],
+      ttlSeconds: 43_200,
+    });
+    expect(
+      loadConfig({ WEBRTC_TURN_SECRET: 's', WEBRTC_TURN_URLS: 'turn:x', WEBRTC_TURN_TTL_SECONDS: '600' })
+        .webrtc.turn?.ttlSeconds,
+    ).toBe(600);
+    expect(() => loadConfig({ WEBRTC_TURN_SECRET: 's' })).toThrow(
+      new ConfigError('WEBRTC_TURN_SECRET needs WEBRTC_TURN_URLS (the turn: URLs it is for)'),
+    );
+    expect(() => loadConfig({ WEBRTC_TURN_URLS: 'turn:x' })).toThrow(
+      new ConfigError("WEBRTC_TURN_URLS needs WEBRTC_TURN_SECRET (the TURN server's static-auth-secret)"),
+    );
+    expect(() => loadConfig({ WEBRTC_TURN_SECRET: 's', WEBRTC_TURN_URLS: 'stun:x' })).toThrow(
+      new ConfigError('WEBRTC_TURN_URLS must list turn: or turns: URLs; got "stun:x"'),
     );
   });
 

@@ -63,6 +63,8 @@ export interface Config {
     publicIp: string | undefined;
     /** `WEBRTC_ICE_SERVERS`: JSON array of RTCIceServer handed to browsers (STUN/TURN). */
     iceServers: IceServerConfig[];
+    /** `WEBRTC_TURN_SECRET` and `WEBRTC_TURN_URLS`: a TURN server with per-session credentials. */
+    turn: TurnRestConfig | null;
   };
   rateLimitPerMinute: number;
   /** RECORDING_RETENTION_DAYS: call recordings are deleted this long after their call ended. */
@@ -110,6 +112,16 @@ export interface Config {
 }
 
 /** One `RTCIceServer` as a browser takes it. */
+/** A TURN server whose credentials are minted per session (TURN REST API; config/ice-servers.ts). */
+export interface TurnRestConfig {
+  /** WEBRTC_TURN_URLS: the turn:/turns: URLs the credential is for. */
+  urls: string[];
+  /** WEBRTC_TURN_SECRET: coturn's static-auth-secret. */
+  secret: string;
+  /** WEBRTC_TURN_TTL_SECONDS (default 43200, 12 hours): how long a minted credential lasts. */
+  ttlSeconds: number;
+}
+
 export interface IceServerConfig {
   urls: string | string[];
   username?: string;
@@ -226,6 +238,27 @@ function iceServers(env: Env, name: string): IceServerConfig[] {
   });
 }
 
+/**
+ * WEBRTC_TURN_SECRET (coturn's static-auth-secret) with WEBRTC_TURN_URLS (comma-separated turn: or
+ * turns: URLs): each browser gets a credential of its own, valid WEBRTC_TURN_TTL_SECONDS.
+ */
+function turnRest(env: Env): TurnRestConfig | null {
+  const secret = env.WEBRTC_TURN_SECRET ?? '';
+  const urls = (env.WEBRTC_TURN_URLS ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter((u) => u !== '');
+  if (secret === '' && urls.length === 0) return null;
+  if (secret === '')
+    throw new ConfigError("WEBRTC_TURN_URLS needs WEBRTC_TURN_SECRET (the TURN server's static-auth-secret)");
+  if (urls.length === 0)
+    throw new ConfigError('WEBRTC_TURN_SECRET needs WEBRTC_TURN_URLS (the turn: URLs it is for)');
+  const bad = urls.find((u) => !/^turns?:/.test(u));
+  if (bad)
+    throw new ConfigError(`WEBRTC_TURN_URLS must list turn: or turns: URLs; got ${JSON.stringify(bad)}`);
+  return { urls, secret, ttlSeconds: int(env, 'WEBRTC_TURN_TTL_SECONDS', 43_200, 60) };
+}
+
 function publicIp(env: Env, name: string): string | undefined {
   const raw = env[name]?.trim();
   if (!raw) return undefined;
@@ -303,6 +336,7 @@ export function loadConfig(env: Env = process.env): Config {
       host: env.WEBRTC_HOST || sip.host,
       publicIp: publicIp(env, 'WEBRTC_PUBLIC_IP'),
       iceServers: iceServers(env, 'WEBRTC_ICE_SERVERS'),
+      turn: turnRest(env),
     },
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 120, 1),
     recordingRetentionDays: int(env, 'RECORDING_RETENTION_DAYS', 30, 1),

@@ -255,6 +255,8 @@ export class WebRtcPeer implements WebPeer {
       payloadType: audio.payloadType,
       telephoneEventPayloadType: eventPt,
       ...(pacer ? { pacer } : {}),
+      // Browsers pause in silence (Opus DTX): the listener hears those pauses as silence.
+      fillPauses: true,
       onAudio: (pcm) => {
         for (const l of [...this.audioListeners]) l(pcm);
       },

@@ -7,6 +7,7 @@
 import type { Agent } from 'undici';
 import type { WebPeerFactory } from '../channels/web-media.js';
 import type { Config } from '../config/config.js';
+import { iceServersFor } from '../config/ice-servers.js';
 import { AddressPolicy } from '../events/address-policy.js';
 import { createGuardedAgent } from '../events/ssrf-guard.js';
 import type { ServiceDeps } from '../modules/context.js';
@@ -139,7 +140,7 @@ export function createWiring(options: WiringOptions): Wiring {
             tts: providers.tts,
             stt: providers.stt,
             voice: DEFAULT_VOICE,
-            iceServers: config.webrtc.iceServers,
+            iceServers: (sessionId: string) => iceServersFor(config.webrtc, sessionId, deps.clock.now()),
           },
         }
       : {}),

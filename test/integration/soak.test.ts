@@ -54,7 +54,10 @@ describe('soak', () => {
       expect(report.callOutcomes, text).toEqual({ 'completed/workflow_hangup': report.calls.offered });
       expect(report.sessions.completed, text).toBe(report.sessions.minted);
       expect(report.sessions.minted, text).toBeGreaterThan(0);
-      expect(report.api.requests, text).toBeGreaterThan(50);
+      // How many requests fit in 8 s depends on the machine's load (no speed bound in a test):
+      // some were made, and every one was answered as documented.
+      expect(report.api.requests, text).toBeGreaterThan(0);
+      expect(report.api.unexpected, text).toBe(0);
       // call.started, call.ended, workflow.completed and the phone session's session.ended per call;
       // session.ended and workflow.completed per web session: all of them reached the receiver.
       expect(report.webhooks.events, text).toBe(4 * report.calls.offered + 2 * report.sessions.minted);

@@ -37,11 +37,21 @@ export interface Coturn {
   stop(): Promise<void>;
 }
 
-export async function startCoturn(): Promise<Coturn> {
+/**
+ * coturn on loopback. By default with one long-term user (`username`/`credential`); with
+ * `authSecret`, in TURN REST mode (`use-auth-secret`, `static-auth-secret`): it then takes only
+ * credentials minted from the secret (`expiry:user`, base64 HMAC-SHA1), and `username` and
+ * `credential` are one such, valid for an hour, that readiness was checked with.
+ */
+export async function startCoturn(options: { authSecret?: string } = {}): Promise<Coturn> {
   const port = await freeUdpPort();
   const dir = mkdtempSync(join(tmpdir(), 'sb-coturn-'));
-  const username = 'switchboard';
-  const credential = 'turn-test-secret';
+  const { authSecret } = options;
+  const minted = authSecret
+    ? restCredential(authSecret, 'readiness', Math.floor(Date.now() / 1000) + 3600)
+    : null;
+  const username = minted?.username ?? 'switchboard';
+  const credential = minted?.credential ?? 'turn-test-secret';
   const relay = await claimRelayBlock();
   const child: ChildProcess = spawn(
     'turnserver',
@@ -52,8 +62,9 @@ export async function startCoturn(): Promise<Coturn> {
       `--listening-port=${port}`,
       `--min-port=${relay.min}`,
       `--max-port=${relay.max}`,
-      '--lt-cred-mech',
-      `--user=${username}:${credential}`,
+      ...(authSecret
+        ? ['--use-auth-secret', `--static-auth-secret=${authSecret}`]
+        : ['--lt-cred-mech', `--user=${username}:${credential}`]),
       '--realm=switchboard.test',
       // The service under test listens on loopback, which coturn refuses to relay to by default.
       '--allow-loopback-peers',
@@ -80,7 +91,11 @@ export async function startCoturn(): Promise<Coturn> {
   child.on('exit', (code) => (gone = new Error(`turnserver exited (${code}):\n${out}`)));
   child.on('error', (err) => (gone = err));
   try {
-    await untilAllocates(port, username, credential, () => gone);
+    for (;;) {
+      const result = await allocate(port, username, credential, () => gone);
+      if (result === 'allocated') break;
+      await new Promise((r) => setTimeout(r, 100)); // auth not ready yet: ask again shortly
+    }
   } catch (err) {
     child.kill('SIGTERM');
     relay.release();
@@ -258,16 +273,28 @@ async function transact(
   }
 }
 
+/** A TURN REST API credential (coturn's use-auth-secret): `expiry:user`, base64 HMAC-SHA1. */
+export function restCredential(
+  secret: string,
+  user: string,
+  expiresAt: number,
+): { username: string; credential: string } {
+  const username = `${expiresAt}:${user}`;
+  return { username, credential: createHmac('sha1', secret).update(username).digest('base64') };
+}
+
 /**
- * Waits until coturn allocates a relay for `username`: its listener, auth thread, user store and
- * relay ports all work. The allocation is released at once.
+ * Asks coturn on `port` for a relay with a long-term credential: 'allocated' (then released at
+ * once), or the STUN error code of its refusal (401: the credential is wrong or has expired).
+ * Used to wait until coturn is up (its listener, auth thread, user store and relay ports all
+ * work) and to check which credentials it takes.
  */
-async function untilAllocates(
+export async function allocate(
   port: number,
   username: string,
   credential: string,
-  failed: () => Error | null,
-): Promise<void> {
+  failed: () => Error | null = () => null,
+): Promise<'allocated' | number> {
   const socket = createSocket('udp4');
   await new Promise<void>((r) => socket.bind(0, '127.0.0.1', () => r()));
   const udp = Buffer.from([17, 0, 0, 0]);
@@ -306,10 +333,12 @@ async function untilAllocates(
           stunMessage(REFRESH, signed([attribute(ATTR.lifetime, zero)]), key),
           failed,
         );
-        return;
+        return 'allocated';
       }
-      // An error (auth not ready, stale nonce): ask again shortly.
-      await new Promise((r) => setTimeout(r, 100));
+      const error = readAttributes(answer).get(ATTR.errorCode);
+      const code = error && error.length >= 4 ? error[2]! * 100 + error[3]! : 0;
+      // A stale nonce is asked again; any other refusal is the answer.
+      if (code !== 438) return code;
     }
   } finally {
     socket.close();

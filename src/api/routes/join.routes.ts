@@ -3,6 +3,7 @@
 // socket and the ICE servers (WEBRTC_ICE_SERVERS). The token comes in the Authorization header,
 // never the URL, so no log holds it. Public (no API key): the token is the credential, and any
 // origin may ask (the widget runs on the customer's site), without cookies.
+import { iceServersFor } from '../../config/ice-servers.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ServiceDeps } from '../../modules/context.js';
 import type { Services } from '../../modules/services.js';
@@ -23,8 +24,6 @@ function allowAnyOrigin(reply: FastifyReply): FastifyReply {
 
 export async function joinRoutes(app: FastifyInstance, s: Services, deps: ServiceDeps): Promise<void> {
   const r = typed(app);
-  // The browser's configuration for WebRTC, handed out with every join.
-  const iceServers = deps.config.webrtc.iceServers;
 
   r.get(
     '/join-info',
@@ -44,7 +43,10 @@ export async function joinRoutes(app: FastifyInstance, s: Services, deps: Servic
       const token = bearerToken(req);
       if (!token)
         throw new UnauthenticatedError('Send the join token as "Authorization: Bearer <join_token>".');
-      return { data: { ...(await s.sessions.joinInfo(token)), ice_servers: iceServers } };
+      const info = await s.sessions.joinInfo(token);
+      // The browser's configuration for WebRTC: TURN credentials are minted for this session now.
+      const iceServers = iceServersFor(deps.config.webrtc, info.session_id, deps.clock.now());
+      return { data: { ...info, ice_servers: iceServers } };
     },
   );
 

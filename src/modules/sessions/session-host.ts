@@ -57,8 +57,8 @@ export interface WebVoiceOptions {
   stt: SttProvider | null;
   /** The default TTS voice, until an agent node passes its own. */
   voice: string;
-  /** WEBRTC_ICE_SERVERS, for the browser. */
-  iceServers: readonly IceServer[];
+  /** The browser's STUN/TURN servers for a session (WEBRTC_ICE_SERVERS and minted TURN credentials). */
+  iceServers: (sessionId: string) => readonly IceServer[];
 }
 
 export interface SessionHostOptions {
@@ -130,7 +130,7 @@ export class SessionHost implements LiveSessionControl {
         tts: web.tts,
         stt: web.stt,
         voice: web.voice,
-        iceServers: web.iceServers,
+        iceServers: () => web.iceServers(row.id),
         logger: this.deps.logger,
         dialler: (request) =>
           this.legDialler

@@ -39,6 +39,62 @@ describe('MediaReceiver', () => {
     expect(rx.reception?.received).toBe(49);
   });
 
+  it('with fillPauses, hears a DTX-like pause as silence frames in real time, not as loss', () => {
+    const clock = new FakeClock();
+    const frames: AudioFrameInfo[] = [];
+    const rx = new MediaReceiver({
+      clock,
+      codec: new PipelineCodec(new G711Codec('alaw')),
+      fillPauses: true,
+      onAudio: (_pcm, info) => frames.push(info),
+    });
+    rx.start();
+    const send = (seq: number, ts: number) =>
+      rx.handle(
+        parseRtp(
+          serializeRtp(
+            { payloadType: 8, sequenceNumber: seq, timestamp: ts, ssrc: 5 },
+            Buffer.alloc(160, 0xaa),
+          ),
+        ),
+        clock.monotonic(),
+      );
+    // Nothing before the source's first packet.
+    clock.advance(100);
+    expect(frames).toHaveLength(0);
+    // Half a second of speech, then DTX: a packet every 400 ms, consecutive sequence numbers.
+    let seq = 10;
+    let ts = 0;
+    for (let i = 0; i < 25; i++) {
+      send(seq++, ts);
+      ts += 160;
+      clock.advance(20);
+    }
+    for (let i = 0; i < 5; i++) {
+      ts += 160 * 19;
+      clock.advance(380);
+      send(seq++, ts);
+      ts += 160;
+      clock.advance(20);
+    }
+    // Every 20 ms of the two and a half seconds after the first packet is a frame: none concealed.
+    expect(frames.length).toBeGreaterThanOrEqual(120);
+    expect(frames.filter((f) => f.concealed)).toHaveLength(0);
+    expect(frames.filter((f) => f.pause).length).toBeGreaterThan(80);
+  });
+
+  it('without fillPauses, hands nothing while the sender pauses', () => {
+    const { clock, rx, frames, send } = setup();
+    rx.start();
+    for (let i = 0; i < 5; i++) {
+      send(10 + i, i * 160);
+      clock.advance(20);
+    }
+    const before = frames.length;
+    clock.advance(1000);
+    expect(frames.length - before).toBeLessThanOrEqual(2);
+  });
+
   it('counts foreign payload types and restarts on a new SSRC once the old one has gone quiet', () => {
     const { clock, rx, send } = setup();
     rx.start();

@@ -19,6 +19,8 @@ import { ReceptionStats } from './rtp-stats.js';
 export interface AudioFrameInfo {
   /** True when the frame stands in for a lost packet. */
   concealed: boolean;
+  /** True when the frame is silence standing in for a pause of the sender (fillPauses). */
+  pause?: boolean;
   /** RTP sequence number of the frame (of the missing packet when concealed). */
   sequence: number;
 }
@@ -35,6 +37,14 @@ export interface MediaReceiverOptions {
   onAudio?: (pcm: Int16Array, info: AudioFrameInfo) => void;
   onDigit?: (digit: DigitEvent) => void;
   onDigitEnd?: (digit: DigitEnd) => void;
+  /**
+   * Hands a silent frame (info.pause) on every tick the buffer has nothing while the source has
+   * started: a sender that pauses (Opus DTX sends a packet every 400 ms or so in silence,
+   * silence suppression none) is then heard as the silence it is, in real time, so a VAD's end of
+   * turn and a silence timeout count it, instead of seeing no audio at all and holding the turn
+   * open. Default off (calls hand nothing while the far end is silent).
+   */
+  fillPauses?: boolean;
   /** Errors thrown by the callbacks above land here instead of on the timer. */
   onError?: (err: Error) => void;
   /**
@@ -80,6 +90,8 @@ export class MediaReceiver {
   private payloadType: number;
   private codec: PipelineCodec;
   private eventPayloadType: number;
+  /** The frame fillPauses hands out (zeroed before each use). */
+  private silence: Int16Array | null = null;
 
   constructor(private readonly options: MediaReceiverOptions) {
     this.codec = options.codec;
@@ -175,8 +187,19 @@ export class MediaReceiver {
 
   private playout(): void {
     const out = this.jitter.pull();
-    if (out.kind === 'empty' || !this.options.onAudio) return; // nobody listens: skip the decode
+    if (!this.options.onAudio) return; // nobody listens: skip the decode
     const codec = this.codec;
+    if (out.kind === 'empty') {
+      if (!this.options.fillPauses || this.remoteSsrc === null) return;
+      this.silence ??= new Int16Array(codec.conceal().length);
+      this.silence.fill(0);
+      try {
+        this.options.onAudio(this.silence, { concealed: false, pause: true, sequence: -1 });
+      } catch (err) {
+        this.options.onError?.(err as Error);
+      }
+      return;
+    }
     let pcm: Int16Array | null = null;
     if (out.kind === 'frame') {
       try {

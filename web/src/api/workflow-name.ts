@@ -1,5 +1,6 @@
-// A workflow's name for the pages that show a record run by it (a call, a session): "Menu", or
-// null while it loads or when the workflow is gone.
+// Workflow names for the pages that show records run by a workflow (calls, sessions): "Menu", or
+// null while they load, when the workflow is gone, or when they could not be read (the page still
+// shows the version).
 import { api, call } from './client';
 import { useLoad } from './hooks';
 
@@ -10,4 +11,19 @@ export function useWorkflowName(id: string | null | undefined): string | null {
     [id],
   );
   return loaded.data ?? null;
+}
+
+/** The workspace's workflows by id (the first 100), for a list's Workflow column. */
+export function useWorkflowNames(): { nameOf(id: string | null | undefined): string | null } {
+  const loaded = useLoad(async () => {
+    const list = (await call(api.GET('/api/v1/workflows', { params: { query: { per_page: 100 } } }))).data;
+    return new Map(list.map((w) => [w.id, w.name]));
+  }, []);
+  return { nameOf: (id) => (id ? (loaded.data?.get(id) ?? null) : null) };
+}
+
+/** "Menu · v2", "v2" while the name is unknown, or null when no workflow ran. */
+export function workflowLabel(name: string | null, version: number | null | undefined): string | null {
+  const v = version ? `v${version}` : null;
+  return [name, v].filter(Boolean).join(' · ') || null;
 }

@@ -32,6 +32,11 @@ describe('CallsPage', () => {
       { method: 'GET', path: '/api/v1/projects', reply: () => json(200, page([])) },
       {
         method: 'GET',
+        path: '/api/v1/workflows',
+        reply: () => json(200, page([{ id: 'w1', name: 'Menu' }])),
+      },
+      {
+        method: 'GET',
         path: '/api/v1/calls',
         reply: (s) => {
           if (s.query.get('page') === '2') {
@@ -58,6 +63,10 @@ describe('CallsPage', () => {
       </MemoryRouter>,
     );
     expect(await screen.findByText('+4930111')).toBeTruthy();
+    // The workflow that ran, by name and version, linked to its editor.
+    expect((await screen.findByRole('link', { name: 'Menu · v1' })).getAttribute('href')).toBe(
+      '/workflows/w1',
+    );
     await user.selectOptions(screen.getByLabelText('Status'), 'completed');
     await user.selectOptions(screen.getByLabelText('Direction'), 'inbound');
     const filtered = sent.filter((s) => s.path === '/api/v1/calls').at(-1)!;

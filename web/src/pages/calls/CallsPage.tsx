@@ -5,6 +5,7 @@ import { Link } from 'react-router';
 import { api, call } from '../../api/client';
 import { useResourceList } from '../../api/list-query';
 import { useProjects } from '../../api/projects';
+import { useWorkflowNames, workflowLabel } from '../../api/workflow-name';
 import type { Call, Page } from '../../api/types';
 import { Badge } from '../../components/Badge';
 import { formatDuration, formatTime } from '../../components/format';
@@ -27,6 +28,7 @@ const FILTERS = ['project_id', 'direction', 'status', 'from', 'to'] as const;
 
 export function CallsPage() {
   const projects = useProjects();
+  const workflows = useWorkflowNames();
   const [placing, setPlacing] = useState(false);
   const list = useResourceList<Call, (typeof FILTERS)[number]>(
     FILTERS,
@@ -77,6 +79,17 @@ export function CallsPage() {
           { header: 'From', cell: (c) => c.from, className: 'mono' },
           { header: 'To', cell: (c) => c.to, className: 'mono' },
           { header: 'Status', cell: (c) => <Badge value={c.status} /> },
+          {
+            header: 'Workflow',
+            cell: (c) => {
+              const label = workflowLabel(workflows.nameOf(c.workflow_id), c.workflow_version);
+              return c.workflow_id && label ? (
+                <Link to={`/workflows/${c.workflow_id}`}>{label}</Link>
+              ) : (
+                <span className="muted">—</span>
+              );
+            },
+          },
           {
             header: 'Hang-up reason',
             cell: (c) => c.hangup_reason?.replace(/_/g, ' ') ?? <span className="muted">—</span>,

@@ -3,6 +3,7 @@ import { Link } from 'react-router';
 import { api, call } from '../../api/client';
 import { useResourceList } from '../../api/list-query';
 import { useProjects } from '../../api/projects';
+import { useWorkflowNames, workflowLabel } from '../../api/workflow-name';
 import type { Page, Session } from '../../api/types';
 import { Badge } from '../../components/Badge';
 import { formatDuration, formatTime } from '../../components/format';
@@ -14,6 +15,7 @@ const choices = (values: string[]) => values.map((v) => ({ value: v, label: v })
 
 export function SessionsPage() {
   const projects = useProjects();
+  const workflows = useWorkflowNames();
   const list = useResourceList<Session, (typeof FILTERS)[number]>(
     FILTERS,
     async (query) => (await call(api.GET('/api/v1/sessions', { params: { query } }))) as Page<Session>,
@@ -51,6 +53,17 @@ export function SessionsPage() {
           { header: 'Project', cell: (s) => projects.nameOf(s.project_id) },
           { header: 'Channel', cell: (s) => s.channel },
           { header: 'Status', cell: (s) => <Badge value={s.status} /> },
+          {
+            header: 'Workflow',
+            cell: (s) => {
+              const label = workflowLabel(workflows.nameOf(s.workflow_id), s.workflow_version);
+              return s.workflow_id && label ? (
+                <Link to={`/workflows/${s.workflow_id}`}>{label}</Link>
+              ) : (
+                <span className="muted">—</span>
+              );
+            },
+          },
           {
             header: 'End reason',
             cell: (s) => s.end_reason?.replace(/_/g, ' ') ?? <span className="muted">—</span>,
