@@ -238,7 +238,8 @@ journey('dashboard journeys in chromium', () => {
       async () => (await row.getByText('completed').count()) > 0 || (await page.reload(), false),
       'the call to show completed',
     );
-    await row.getByRole('link').click();
+    // The row links to the call (its time) and to the workflow that ran ("Menu · v1").
+    await row.locator('a[href^="/calls/"]').click();
     await heading('Inbound call +4930123456 → +14155550100');
     await page.getByText('You chose 2.').waitFor();
     // The key the caller pressed is in the transcript, between the prompt and the answer, as a key.
