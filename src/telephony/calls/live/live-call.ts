@@ -271,7 +271,10 @@ export class LiveCall {
       const own = this.channel?.usage() ?? { ttsCharacters: 0, sttSeconds: 0 };
       // A warm transfer's announcement is spoken by the same TTS for this call: it counts too.
       const usage = { ...own, ttsCharacters: own.ttsCharacters + this.announcedCharacters };
-      await this.records.meterMedia(this.o.call, usage, this.host.providers);
+      // Metering is best effort here: a store that fails it must not keep the channel open.
+      await this.records
+        .meterMedia(this.o.call, usage, this.host.providers)
+        .catch((err: unknown) => deps.logger.error({ err, call_id: this.id }, 'could not meter a call'));
       await this.channel?.close();
     } catch (err) {
       deps.logger.error({ err, call_id: this.id }, 'could not close a call');

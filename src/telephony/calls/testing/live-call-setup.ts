@@ -103,16 +103,12 @@ export function setup(
       };
       return chain;
     },
-    // recordUsage inserts through the usage repo; the fake transaction only collects the rows.
+    // recordUsage runs the usage repo's prepared insert (id, workspace, project, metric, provider,
+    // quantity, occurred_at), alone or in a transaction; the fake only collects the rows.
+    ...usageSink(usage),
     transaction: () => ({
       execute: async (fn: (trx: unknown) => Promise<void>) =>
-        fn({
-          insertInto: () => ({
-            values: (row: { metric: string; quantity: number }) => ({
-              execute: async () => void usage.push({ metric: row.metric, quantity: row.quantity }),
-            }),
-          }),
-        }),
+        fn({ isTransaction: true, ...usageSink(usage) }),
     }),
   };
   const deps = { clock, logger: silentLogger(), db, newId: () => 'id' } as unknown as ServiceDeps;
@@ -181,3 +177,14 @@ export function setup(
 export const flush = () => new Promise((r) => setImmediate(r));
 
 export const blind: TransferOptions = { mode: 'blind', signal: new AbortController().signal };
+
+/** An executor that takes the usage insert's compiled query and keeps its metric and quantity. */
+function usageSink(usage: { metric: string; quantity: number }[]) {
+  return {
+    getExecutor: () => ({ adapter: {} }),
+    executeQuery: async (q: { parameters: readonly unknown[] }) => {
+      usage.push({ metric: String(q.parameters[3]), quantity: Number(q.parameters[5]) });
+      return { rows: [], numAffectedRows: 1n };
+    },
+  };
+}
