@@ -11,11 +11,12 @@
 // Skipped when kamailio (with its tls module) or openssl is missing, as the other Kamailio test;
 // under CI a missing peer fails.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, onTestFailed } from 'vitest';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
+import { selfSigned } from '../support/tls-cert.js';
 import { freeSipPort, freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -76,14 +77,9 @@ async function until<T>(check: () => Promise<T> | T): Promise<T> {
 /** Kamailio listening on UDP and TLS on loopback, with a certificate for 127.0.0.1 made now. */
 async function startKamailio(): Promise<Kamailio> {
   const dir = mkdtempSync(path.join(tmpdir(), 'sb-kam-tls-'));
-  const cert = path.join(dir, 'cert.pem');
-  const key = path.join(dir, 'key.pem');
-  const made = spawnSync('openssl', [
-    ...['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2'],
-    ...['-keyout', key, '-out', cert, '-subj', '/CN=localhost'],
-    ...['-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'],
-  ]);
-  expect(made.status, made.stderr?.toString()).toBe(0);
+  const made = selfSigned(dir);
+  const cert = made.certPath;
+  const key = made.keyPath;
   const tlsCfg = path.join(dir, 'tls.cfg');
   writeFileSync(
     tlsCfg,
@@ -124,8 +120,8 @@ async function startKamailio(): Promise<Kamailio> {
   const k = {
     udp,
     tls,
-    cert: readFileSync(cert, 'utf8'),
-    key: readFileSync(key, 'utf8'),
+    cert: made.cert,
+    key: made.key,
     log: () => out,
     child,
   };

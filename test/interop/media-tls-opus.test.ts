@@ -6,11 +6,11 @@
 // its TLS connection when it is stopped) ends the dialog on our side; and our BYE, which must go
 // back on baresip's own TLS connection (baresip has no certificate, so it cannot accept one),
 // closes the call in baresip while it keeps running.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { selfSigned } from '../support/tls-cert.js';
 import { MediaHost, freeUdpPort, have, run, until, type MediaCall } from '../support/media-harness.js';
 
 /** Under CI a missing peer fails the test (its spawn fails); elsewhere the test is skipped. */
@@ -20,35 +20,6 @@ const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-function selfSigned(dir: string): { cert: string; key: string; certPath: string } {
-  const certPath = join(dir, 'cert.pem');
-  const keyPath = join(dir, 'key.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      keyPath,
-      '-out',
-      certPath,
-    ],
-    { stdio: 'ignore' },
-  );
-  return { cert: readFileSync(certPath, 'utf8'), key: readFileSync(keyPath, 'utf8'), certPath };
-}
 
 function baresipConfig(dir: string, sipPort: number, certPath: string): void {
   const lines = [

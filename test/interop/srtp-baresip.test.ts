@@ -13,7 +13,8 @@ import { MediaSipLeg } from '../../src/telephony/calls/outbound/media-sip-leg.js
 import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
 import { SipStack } from '../../src/telephony/sip/stack.js';
 import { MediaHost, freeUdpPort, have, run, until, type MediaCall } from '../support/media-harness.js';
-import { recordedWav, selfSigned, toneShare, writeBaresipConfig } from '../support/baresip.js';
+import { recordedWav, toneShare, writeBaresipConfig } from '../support/baresip.js';
+import { selfSigned } from '../support/tls-cert.js';
 
 /** Under CI a missing peer fails the test (its spawn fails); elsewhere the test is skipped. */
 const peerTest = (...bins: string[]) => (bins.every(have) || process.env.CI ? it : it.skip);

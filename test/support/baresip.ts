@@ -1,43 +1,8 @@
-// Running Debian's baresip as a test peer: a self-signed certificate (openssl CLI), a headless
-// config directory (ausine as its microphone; the sndfile module writing each call's decoded audio,
-// what baresip heard, to a WAV), and reading that WAV back to measure a tone in it.
-import { execFileSync } from 'node:child_process';
+// Running Debian's baresip as a test peer: a headless config directory (ausine as its microphone;
+// the sndfile module writing each call's decoded audio, what baresip heard, to a WAV), and reading
+// that WAV back to measure a tone in it. Its TLS certificate comes from tls-cert.ts.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-
-/** A P-256 certificate for 127.0.0.1 (IP SAN); `bundle` holds certificate and key, as baresip takes them. */
-export function selfSigned(dir: string): { cert: string; key: string; certPath: string; bundlePath: string } {
-  const certPath = join(dir, 'cert.pem');
-  const keyPath = join(dir, 'key.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      '/CN=127.0.0.1',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1',
-      '-keyout',
-      keyPath,
-      '-out',
-      certPath,
-    ],
-    { stdio: 'ignore' },
-  );
-  const cert = readFileSync(certPath, 'utf8');
-  const key = readFileSync(keyPath, 'utf8');
-  const bundlePath = join(dir, 'bundle.pem');
-  writeFileSync(bundlePath, cert + key);
-  return { cert, key, certPath, bundlePath };
-}
 
 export interface BaresipSetup {
   sipPort: number;

@@ -1,8 +1,8 @@
 // A TCP or TLS peer that stops reading: what we write to it piles up in the kernel's buffers and
 // then in the socket's queue; past maxWriteQueueBytes the connection is closed instead of
 // buffering without bound. Real sockets on loopback; the peer pauses its socket (reads nothing).
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { selfSigned } from '../../../../test/support/tls-cert.js';
+import { mkdtempSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -148,29 +148,7 @@ describe('a peer that stops reading', () => {
     let key = '';
     beforeAll(() => {
       const dir = mkdtempSync(join(tmpdir(), 'sip-wq-'));
-      execFileSync(
-        'openssl',
-        [
-          'req',
-          '-x509',
-          '-newkey',
-          'ec',
-          '-pkeyopt',
-          'ec_paramgen_curve:prime256v1',
-          '-nodes',
-          '-days',
-          '1',
-          '-subj',
-          '/CN=localhost',
-          '-keyout',
-          join(dir, 'k.pem'),
-          '-out',
-          join(dir, 'c.pem'),
-        ],
-        { stdio: 'ignore' },
-      );
-      cert = readFileSync(join(dir, 'c.pem'), 'utf8');
-      key = readFileSync(join(dir, 'k.pem'), 'utf8');
+      ({ cert, key } = selfSigned(dir));
     });
 
     it('closes the connection once the queue passes the limit', async () => {
