@@ -4,52 +4,20 @@
 // API. B honours every edit on its very next INVITE, though its cache's time (the fake clock) never
 // runs out; an edit that goes round the services (straight to the store, no bus) is not seen by B
 // until its entry expires, which shows B answers from its cache.
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { LocalLiveHub, MemoryLiveBus, type LiveBus } from '../../src/events/live-bus.js';
 import { followLiveEvents } from '../../src/events/live-follow.js';
-import { RedisLiveBus } from '../../src/events/redis-live-bus.js';
 import { CallRecordsService } from '../../src/modules/calls/call-records.service.js';
 import type { Admission, InboundInvite } from '../../src/modules/calls/inbound-admission.js';
 import { workspacesRepo } from '../../src/modules/workspaces/workspaces.repo.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { createWiring, type Wiring } from '../../src/wiring/wiring.js';
 import { startTestApi, type TestApi } from '../support/api.js';
-import { storeKinds } from '../support/stores.js';
+import { storeAndBusCases } from '../support/live-buses.js';
 import { createProject, createTrunk, createWorkflow } from './testing/telephony.js';
 
-function buses(): Array<{ name: string; network(): (nodeId: string) => Promise<LiveBus> }> {
-  const kinds = [
-    {
-      name: 'the in-process hub',
-      network() {
-        const hub = new LocalLiveHub();
-        return async (nodeId: string): Promise<LiveBus> => new MemoryLiveBus(nodeId, silentLogger(), hub);
-      },
-    },
-  ];
-  const url = process.env.TEST_REDIS_URL;
-  if (url) {
-    kinds.push({
-      name: 'Redis',
-      network() {
-        const channel = `test:dispatch:${randomBytes(4).toString('hex')}`;
-        return async (nodeId: string): Promise<LiveBus> => {
-          const bus = new RedisLiveBus({ url, nodeId, logger: silentLogger(), channel });
-          await bus.ready();
-          return bus;
-        };
-      },
-    });
-  }
-  return kinds;
-}
-
-const cases = storeKinds().flatMap((store) =>
-  buses().map((bus) => ({ store, bus, name: `${store.name}, ${bus.name}` })),
-);
-
 type Json = { data: Record<string, unknown> };
+
+const cases = storeAndBusCases('dispatch');
 
 describe.each(cases)('dispatch cache: edits honoured on every node at once ($name)', ({ store, bus }) => {
   let a: TestApi;

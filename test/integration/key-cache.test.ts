@@ -2,52 +2,20 @@
 // bus. A key revoked through node A is refused by node B at once, though B had it cached and its
 // cache's time (the fake clock) never runs out; a revocation from the command line, which has no
 // bus without REDIS_URL, reaches B through the store's key epoch.
-import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
 import { MemoryRateLimiter } from '../../src/api/rate-limit/rate-limiter.js';
-import { LocalLiveHub, MemoryLiveBus, type LiveBus } from '../../src/events/live-bus.js';
 import { followLiveEvents } from '../../src/events/live-follow.js';
-import { RedisLiveBus } from '../../src/events/redis-live-bus.js';
 import { revokeApiKey } from '../../src/modules/api-keys/api-keys.service.js';
 import { hashApiKey } from '../../src/modules/api-keys/key-format.js';
 import { watchKeyEpoch } from '../../src/modules/api-keys/key-epoch.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { createWiring, type Wiring } from '../../src/wiring/wiring.js';
 import { startTestApi, type TestApi } from '../support/api.js';
-import { storeKinds } from '../support/stores.js';
+import { storeAndBusCases } from '../support/live-buses.js';
 
-function buses(): Array<{ name: string; network(): (nodeId: string) => Promise<LiveBus> }> {
-  const kinds = [
-    {
-      name: 'the in-process hub',
-      network() {
-        const hub = new LocalLiveHub();
-        return async (nodeId: string): Promise<LiveBus> => new MemoryLiveBus(nodeId, silentLogger(), hub);
-      },
-    },
-  ];
-  const url = process.env.TEST_REDIS_URL;
-  if (url) {
-    kinds.push({
-      name: 'Redis',
-      network() {
-        const channel = `test:keys:${randomBytes(4).toString('hex')}`;
-        return async (nodeId: string): Promise<LiveBus> => {
-          const bus = new RedisLiveBus({ url, nodeId, logger: silentLogger(), channel });
-          await bus.ready();
-          return bus;
-        };
-      },
-    });
-  }
-  return kinds;
-}
-
-const cases = storeKinds().flatMap((store) =>
-  buses().map((bus) => ({ store, bus, name: `${store.name}, ${bus.name}` })),
-);
+const cases = storeAndBusCases('keys');
 
 describe.each(cases)('API keys revoked on every node at once ($name)', ({ store, bus }) => {
   let a: TestApi;

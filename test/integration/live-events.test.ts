@@ -1,15 +1,12 @@
 // Two service instances ("nodes") on one store, each with its own live-event bus: an action taken
 // through node A's API reaches the live object that runs on node B. Over the in-process hub always,
 // and over the real Redis when TEST_REDIS_URL is set (each suite on a channel of its own).
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
 import { MemoryRateLimiter } from '../../src/api/rate-limit/rate-limiter.js';
-import { LocalLiveHub, MemoryLiveBus, type LiveBus } from '../../src/events/live-bus.js';
 import { followLiveEvents } from '../../src/events/live-follow.js';
-import { RedisLiveBus } from '../../src/events/redis-live-bus.js';
 import { CallsService } from '../../src/modules/calls/calls.service.js';
 import type { SessionHost } from '../../src/modules/sessions/session-host.js';
 import { endSession } from '../../src/modules/sessions/session-lifecycle.js';
@@ -22,45 +19,13 @@ import { callEvents, callRow, callWorld, type CallWorld } from '../support/calls
 import { createProject, createPublishedWorkflow } from '../support/fixtures.js';
 import { ScriptedLeg } from '../support/scripted-leg.js';
 import { storeKinds } from '../support/stores.js';
+import type { LiveBus } from '../../src/events/live-bus.js';
+import { busKinds } from '../support/live-buses.js';
 
 /** Waits in `ask` (a dtmf node) until a digit or its timeout, which the fake clock never reaches. */
 const PIN_MENU = JSON.parse(
   fs.readFileSync(new URL('../fixtures/graphs/pin-menu.json', import.meta.url), 'utf8'),
 );
-
-interface BusKind {
-  name: string;
-  /** The buses of one suite's nodes, which hear each other. */
-  network(): (nodeId: string) => Promise<LiveBus>;
-}
-
-function busKinds(): BusKind[] {
-  const kinds: BusKind[] = [
-    {
-      name: 'the in-process hub',
-      network() {
-        const hub = new LocalLiveHub();
-        return async (nodeId) => new MemoryLiveBus(nodeId, silentLogger(), hub);
-      },
-    },
-  ];
-  const url = process.env.TEST_REDIS_URL;
-  if (url) {
-    kinds.push({
-      name: 'Redis',
-      network() {
-        const channel = `test:live:${randomBytes(4).toString('hex')}`;
-        return async (nodeId) => {
-          const bus = new RedisLiveBus({ url, nodeId, logger: silentLogger(), channel });
-          // Until its SUBSCRIBE is acknowledged a node would miss what the other sends.
-          await bus.ready();
-          return bus;
-        };
-      },
-    });
-  }
-  return kinds;
-}
 
 /** Node B: another API, session host and SIP dialer on A's store, with a bus of its own. */
 interface NodeB {
@@ -74,7 +39,7 @@ interface NodeB {
 }
 
 describe.each(storeKinds())('live events between two nodes on $name', (kind) => {
-  describe.each(busKinds())('over $name', (busKind) => {
+  describe.each(busKinds('live'))('over $name', (busKind) => {
     let a: TestApi;
     let busA: LiveBus;
     let newBus: (nodeId: string) => Promise<LiveBus>;
