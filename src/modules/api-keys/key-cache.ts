@@ -11,47 +11,35 @@
 // the next request. SQLite needs none of this: its point read is in-process and costs less than a
 // cache's bookkeeping, so the cache is only built for PostgreSQL (see wiring).
 import type { Clock } from '../../shared/clock.js';
+import { ExpiringCache } from '../../shared/expiring-cache.js';
 import type { KeyForAuth } from './api-keys.repo.js';
 
 /** How long a found key is trusted without asking the store again. */
 const KEY_CACHE_TTL_MS = 10_000;
-const MAX_ENTRIES = 10_000;
 
 export class KeyCache {
-  private readonly entries = new Map<string, { row: KeyForAuth; until: number }>();
-  /** Moves on every clear, so a lookup that started before a revocation cannot cache its row. */
-  private generation = 0;
+  private readonly keys: ExpiringCache<string, KeyForAuth>;
 
-  constructor(
-    private readonly clock: Pick<Clock, 'monotonic'>,
-    private readonly ttlMs = KEY_CACHE_TTL_MS,
-  ) {}
+  constructor(clock: Pick<Clock, 'monotonic'>, ttlMs = KEY_CACHE_TTL_MS) {
+    this.keys = new ExpiringCache(clock, ttlMs);
+  }
 
   get(hash: string): KeyForAuth | undefined {
-    const entry = this.entries.get(hash);
-    if (!entry) return undefined;
-    if (entry.until <= this.clock.monotonic()) {
-      this.entries.delete(hash);
-      return undefined;
-    }
-    return entry.row;
+    return this.keys.get(hash);
   }
 
   /** A token to pass to set(): the generation when the store was asked. */
   get stamp(): number {
-    return this.generation;
+    return this.keys.stamp;
   }
 
   /** Remembers a valid key found by a lookup that began at `stamp`, unless a clear came since. */
   set(hash: string, row: KeyForAuth, stamp: number): void {
-    if (stamp !== this.generation || row.revoked_at !== null) return;
-    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    this.entries.set(hash, { row, until: this.clock.monotonic() + this.ttlMs });
+    if (row.revoked_at === null) this.keys.set(hash, row, stamp);
   }
 
   /** Forgets every key: a key was revoked somewhere (revocations are rare; keys are re-read). */
   clear(): void {
-    this.generation++;
-    this.entries.clear();
+    this.keys.clear();
   }
 }

@@ -17,12 +17,12 @@
 // The voice minutes of a call's end name its number's trunk provider: kept here too, by number id.
 import { announce, type LivePublisher } from '../../events/live-bus.js';
 import type { Clock } from '../../shared/clock.js';
+import { ExpiringCache } from '../../shared/expiring-cache.js';
 import type { Logger } from '../../shared/logger.js';
 import type { PhoneNumberTable, SipTrunkTable } from '../../store/schema.js';
 
 /** How long an entry is trusted without a bus message saying otherwise. */
 const DISPATCH_CACHE_TTL_MS = 60_000;
-const MAX_ENTRIES = 10_000;
 
 /** What admission needs of a called number. */
 export interface DispatchTarget {
@@ -32,62 +32,43 @@ export interface DispatchTarget {
 }
 
 export class DispatchCache {
-  private readonly byCalled = new Map<string, { target: DispatchTarget; until: number }>();
-  private readonly providers = new Map<string, { provider: string | null; until: number }>();
-  /** Moves on every clear, so a lookup that began before an edit cannot store what it read. */
-  private generation = 0;
+  /** By SIP label and called number. */
+  private readonly byCalled: ExpiringCache<string, DispatchTarget>;
+  /** A number's trunk provider (null: none) by number id. Cleared with byCalled, so their stamps agree. */
+  private readonly providers: ExpiringCache<string, string | null>;
 
-  constructor(
-    private readonly clock: Pick<Clock, 'monotonic'>,
-    private readonly ttlMs = DISPATCH_CACHE_TTL_MS,
-  ) {}
+  constructor(clock: Pick<Clock, 'monotonic'>, ttlMs = DISPATCH_CACHE_TTL_MS) {
+    this.byCalled = new ExpiringCache(clock, ttlMs);
+    this.providers = new ExpiringCache(clock, ttlMs);
+  }
 
-  /** A token to pass to set(): the generation when the store was asked. */
+  /** A token to pass to set() and setProvider(): the generation when the store was asked. */
   get stamp(): number {
-    return this.generation;
+    return this.byCalled.stamp;
   }
 
   /** The cached target of `called` under the SIP label, or undefined. */
   get(label: string, called: string): DispatchTarget | undefined {
-    const key = `${label}\n${called}`;
-    const entry = this.byCalled.get(key);
-    if (!entry) return undefined;
-    if (entry.until <= this.clock.monotonic()) {
-      this.byCalled.delete(key);
-      return undefined;
-    }
-    return entry.target;
+    return this.byCalled.get(`${label}\n${called}`);
   }
 
   /** Remembers what a lookup that began at `stamp` found, unless an edit came since. */
   set(label: string, called: string, target: DispatchTarget, stamp: number): void {
-    if (stamp !== this.generation) return;
-    if (this.byCalled.size >= MAX_ENTRIES) this.byCalled.clear();
-    const until = this.clock.monotonic() + this.ttlMs;
-    this.byCalled.set(`${label}\n${called}`, { target, until });
-    this.setProvider(target.number.id, target.trunk.provider, stamp);
+    this.byCalled.set(`${label}\n${called}`, target, stamp);
+    this.providers.set(target.number.id, target.trunk.provider, stamp);
   }
 
   /** The provider of a number's trunk: a string or null when known, undefined when not cached. */
   provider(numberId: string): string | null | undefined {
-    const entry = this.providers.get(numberId);
-    if (!entry) return undefined;
-    if (entry.until <= this.clock.monotonic()) {
-      this.providers.delete(numberId);
-      return undefined;
-    }
-    return entry.provider;
+    return this.providers.get(numberId);
   }
 
   setProvider(numberId: string, provider: string | null, stamp: number): void {
-    if (stamp !== this.generation) return;
-    if (this.providers.size >= MAX_ENTRIES) this.providers.clear();
-    this.providers.set(numberId, { provider, until: this.clock.monotonic() + this.ttlMs });
+    this.providers.set(numberId, provider, stamp);
   }
 
   /** Forgets everything: a trunk or a number changed somewhere (edits are rare; entries are re-read). */
   clear(): void {
-    this.generation++;
     this.byCalled.clear();
     this.providers.clear();
   }
