@@ -3,9 +3,6 @@
 // over WebRTC, the workflow's words arrive in the transcript, the step it is on lights up on the
 // canvas, a key typed in the panel routes the branch, and the session ends on the server.
 import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   buildAll,
@@ -16,6 +13,7 @@ import {
   type Browser,
   type Server,
 } from './support.js';
+import { espeak, fakeMicrophoneFlags, micWav } from './microphone.js';
 
 const executable = chromiumPath();
 const haveEspeak = spawnSync('espeak-ng', ['--version']).status === 0;
@@ -53,13 +51,6 @@ const GRAPH = {
   ],
 };
 
-function wav(text: string): string {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sb-mic-')), 'mic.wav');
-  const r = spawnSync('espeak-ng', ['-w', file, text]);
-  if (r.status !== 0) throw new Error(`espeak-ng failed: ${r.stderr}`);
-  return file;
-}
-
 journey('Talk to it by voice in the editor (chromium, fake microphone)', () => {
   let server: Server;
   let browser: Browser;
@@ -78,13 +69,7 @@ journey('Talk to it by voice in the editor (chromium, fake microphone)', () => {
     });
     workflow = w.body.data.id;
     expect((await server.api('POST', `/workflows/${workflow}/publish`)).status).toBe(200);
-    browser = await openBrowser(executable, 'editor-voice', [
-      '--use-fake-ui-for-media-stream',
-      '--use-fake-device-for-media-stream',
-      `--use-file-for-fake-audio-capture=${wav('hello')}`,
-      '--allow-loopback-in-peer-connection',
-      '--autoplay-policy=no-user-gesture-required',
-    ]);
+    browser = await openBrowser(executable, 'editor-voice', fakeMicrophoneFlags(micWav(espeak('hello'))));
     await browser.page.goto(server.signInLink);
     await browser.page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
   }, 420_000);

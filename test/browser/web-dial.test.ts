@@ -13,6 +13,7 @@ import { selfSigned } from '../support/tls-cert.js';
 import { have, run, until } from '../support/media-harness.js';
 import { freeUdpPort } from '../support/sipp.js';
 import { buildAll, chromiumPath, openBrowser, startServer, type Browser, type Server } from './support.js';
+import { fakeMicrophoneFlags, micWav, toneSpeech } from './microphone.js';
 
 const executable = chromiumPath();
 const journey =
@@ -38,30 +39,6 @@ const GRAPH = {
   ],
 };
 
-/** A mono 48 kHz WAV of a `hz` tone for the fake microphone (Chromium loops it). */
-function toneWav(dir: string, hz: number, seconds: number): string {
-  const rate = 48000;
-  const n = rate * seconds;
-  const buf = Buffer.alloc(44 + n * 2);
-  buf.write('RIFF', 0, 'ascii');
-  buf.writeUInt32LE(36 + n * 2, 4);
-  buf.write('WAVEfmt ', 8, 'ascii');
-  buf.writeUInt32LE(16, 16);
-  buf.writeUInt16LE(1, 20);
-  buf.writeUInt16LE(1, 22);
-  buf.writeUInt32LE(rate, 24);
-  buf.writeUInt32LE(rate * 2, 28);
-  buf.writeUInt16LE(2, 32);
-  buf.writeUInt16LE(16, 34);
-  buf.write('data', 36, 'ascii');
-  buf.writeUInt32LE(n * 2, 40);
-  for (let i = 0; i < n; i++)
-    buf.writeInt16LE(Math.round(10000 * Math.sin((2 * Math.PI * hz * i) / rate)), 44 + i * 2);
-  const file = path.join(dir, 'mic.wav');
-  fs.writeFileSync(file, buf);
-  return file;
-}
-
 journey('a dial node on a browser voice session (chromium, baresip answering)', () => {
   let server: Server;
   let browser: Browser;
@@ -86,13 +63,11 @@ journey('a dial node on a browser voice session (chromium, baresip answering)', 
     await until(() => /Populated \d+ audio codec/.test(output.text));
     await buildAll();
     server = await startServer({ WEBRTC_HOST: '127.0.0.1' });
-    browser = await openBrowser(executable, 'web-dial', [
-      '--use-fake-ui-for-media-stream',
-      '--use-fake-device-for-media-stream',
-      `--use-file-for-fake-audio-capture=${toneWav(dir, OUR_TONE_HZ, 4)}`,
-      '--allow-loopback-in-peer-connection',
-      '--autoplay-policy=no-user-gesture-required',
-    ]);
+    browser = await openBrowser(
+      executable,
+      'web-dial',
+      fakeMicrophoneFlags(micWav(toneSpeech(OUR_TONE_HZ, 4))),
+    );
   }, 240_000);
   afterAll(async () => {
     await browser?.close();

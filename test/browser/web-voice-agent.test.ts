@@ -9,15 +9,12 @@
 //   interrupted (on the page, in the realtime frames and in the stored conversation) ─► the model,
 //   asked with the turn that barged in, takes the agent's `done` exit ─► the workflow ends ─► a
 //   signed `session.ended` webhook with end_reason `completed` reaches the customer's endpoint.
-import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../src/events/verify-webhook.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-servers/index.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { buildAll, chromiumPath, openBrowser, startServer, type Browser, type Server } from './support.js';
+import { durationMs, espeak, fakeMicrophoneFlags, micWav } from './microphone.js';
 
 const executable = chromiumPath();
 const journey = executable !== null || process.env.CI ? describe : describe.skip;
@@ -29,39 +26,6 @@ const ANSWER =
   'like to visit us, the office is on the second floor, above the bakery on the market square, ' +
   'and there is parking behind the building. Please bring a photo identity card with you, as the ' +
   'reception needs it to give you a visitor badge.';
-
-/** espeak-ng saying `text`, as 16-bit mono samples at their rate. */
-function espeak(text: string): { pcm: Buffer; rate: number } {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sb-say-')), 'say.wav');
-  const r = spawnSync('espeak-ng', ['-w', file, text]);
-  if (r.status !== 0) throw new Error(`espeak-ng failed: ${r.stderr}`);
-  const wav = fs.readFileSync(file);
-  return { pcm: wav.subarray(wav.indexOf('data') + 8), rate: wav.readUInt32LE(24) };
-}
-
-const durationMs = (s: { pcm: Buffer; rate: number }): number => (s.pcm.length / 2 / s.rate) * 1000;
-
-/** A mono 16-bit WAV of `pcm` with `padMs` of silence before and after. */
-function paddedWav({ pcm, rate }: { pcm: Buffer; rate: number }, padMs: number): string {
-  const pad = Buffer.alloc(Math.round((rate * padMs) / 1000) * 2);
-  const body = Buffer.concat([pad, pcm, pad]);
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0);
-  header.writeUInt32LE(36 + body.length, 4);
-  header.write('WAVEfmt ', 8);
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20); // PCM
-  header.writeUInt16LE(1, 22); // mono
-  header.writeUInt32LE(rate, 24);
-  header.writeUInt32LE(rate * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36);
-  header.writeUInt32LE(body.length, 40);
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sb-mic-')), 'mic.wav');
-  fs.writeFileSync(file, Buffer.concat([header, body]));
-  return file;
-}
 
 journey('an agent on a browser call, with barge-in (chromium, fake LLM server)', () => {
   let server: Server;
@@ -127,13 +91,11 @@ journey('an agent on a browser call, with barge-in (chromium, fake LLM server)',
     });
     expect(hook.status).toBe(201);
     secret = hook.body.data.secret;
-    browser = await openBrowser(executable, 'web-voice-agent', [
-      '--use-fake-ui-for-media-stream',
-      '--use-fake-device-for-media-stream',
-      `--use-file-for-fake-audio-capture=${paddedWav(espeak('yes'), 6000)}`,
-      '--allow-loopback-in-peer-connection',
-      '--autoplay-policy=no-user-gesture-required',
-    ]);
+    browser = await openBrowser(
+      executable,
+      'web-voice-agent',
+      fakeMicrophoneFlags(micWav(espeak('yes'), 6000)),
+    );
     await browser.page.setViewportSize({ width: 520, height: 900 });
     // Keeps every peer connection the page makes, for getStats() (added by the DevTools protocol,
     // which the page's CSP does not govern).

@@ -4,13 +4,10 @@
 // embedded recogniser hears it at the keypad node, and the branch for yes is taken. (Said "one",
 // the recogniser heard "no" through Chromium's processed Opus in one run.) getStats()
 // shows the pair the media took: a relay candidate on the browser's side.
-import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { haveTurnserver, startCoturn, type Coturn } from '../support/coturn.js';
 import { buildAll, chromiumPath, openBrowser, startServer, type Browser, type Server } from './support.js';
+import { espeak, fakeMicrophoneFlags, forceRelayOnly, micWav } from './microphone.js';
 
 const executable = chromiumPath();
 const journey = (executable !== null && haveTurnserver()) || process.env.CI ? describe : describe.skip;
@@ -48,36 +45,6 @@ const GRAPH = {
   ],
 };
 
-/** espeak-ng saying `text`, with 1.5 s of silence before and after (the microphone loops it). */
-function paddedWav(text: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-mic-'));
-  const raw = path.join(dir, 'raw.wav');
-  const r = spawnSync('espeak-ng', ['-w', raw, text]);
-  if (r.status !== 0) throw new Error(`espeak-ng failed: ${r.stderr}`);
-  const wav = fs.readFileSync(raw);
-  const rate = wav.readUInt32LE(24);
-  const dataAt = wav.indexOf('data') + 8;
-  const pcm = wav.subarray(dataAt);
-  const pad = Buffer.alloc(Math.round(rate * 1.5) * 2);
-  const body = Buffer.concat([pad, pcm, pad]);
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0);
-  header.writeUInt32LE(36 + body.length, 4);
-  header.write('WAVEfmt ', 8);
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20); // PCM
-  header.writeUInt16LE(1, 22); // mono
-  header.writeUInt32LE(rate, 24);
-  header.writeUInt32LE(rate * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36);
-  header.writeUInt32LE(body.length, 40);
-  const file = path.join(dir, 'mic.wav');
-  fs.writeFileSync(file, Buffer.concat([header, body]));
-  return file;
-}
-
 journey('a spoken answer from chromium through a TURN relay (coturn)', () => {
   let turn: Coturn;
   let server: Server;
@@ -102,28 +69,13 @@ journey('a spoken answer from chromium through a TURN relay (coturn)', () => {
     });
     expect((await server.api('POST', `/workflows/${w.body.data.id}/publish`)).status).toBe(200);
     [project, workflow] = [p.body.data.id, w.body.data.id];
-    browser = await openBrowser(executable, 'web-voice-relay', [
-      '--use-fake-ui-for-media-stream',
-      '--use-fake-device-for-media-stream',
-      `--use-file-for-fake-audio-capture=${paddedWav('yes')}`,
-      '--allow-loopback-in-peer-connection',
-      '--autoplay-policy=no-user-gesture-required',
-    ]);
+    browser = await openBrowser(
+      executable,
+      'web-voice-relay',
+      fakeMicrophoneFlags(micWav(espeak('yes'), 1500)),
+    );
     await browser.page.setViewportSize({ width: 520, height: 900 });
-    // Every peer connection the page makes is relay-only (as a browser policy would force) and
-    // kept for getStats(); added by the DevTools protocol, which the page's CSP does not govern.
-    await browser.page.addInitScript({
-      content: `{
-        const Original = window.RTCPeerConnection;
-        const peers = (window.__sbPeers = []);
-        window.RTCPeerConnection = class extends Original {
-          constructor(config) {
-            super({ ...(config ?? {}), iceTransportPolicy: 'relay' });
-            peers.push(this);
-          }
-        };
-      }`,
-    });
+    await forceRelayOnly(browser.page);
   }, 300_000);
   afterAll(async () => {
     await browser?.close();

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allocate, haveTurnserver, restCredential, startCoturn, type Coturn } from '../support/coturn.js';
 import { buildAll, chromiumPath, openBrowser, startServer, type Browser, type Server } from './support.js';
+import { fakeMicrophoneFlags, forceRelayOnly } from './microphone.js';
 
 const executable = chromiumPath();
 const journey = (executable !== null && haveTurnserver()) || process.env.CI ? describe : describe.skip;
@@ -62,25 +63,9 @@ journey('minted TURN credentials (coturn use-auth-secret, chromium relay-only)',
     });
     expect((await server.api('POST', `/workflows/${w.body.data.id}/publish`)).status).toBe(200);
     [project, workflow] = [p.body.data.id, w.body.data.id];
-    browser = await openBrowser(executable, 'web-voice-turn-rest', [
-      '--use-fake-ui-for-media-stream',
-      '--use-fake-device-for-media-stream',
-      '--allow-loopback-in-peer-connection',
-      '--autoplay-policy=no-user-gesture-required',
-    ]);
+    browser = await openBrowser(executable, 'web-voice-turn-rest', fakeMicrophoneFlags());
     await browser.page.setViewportSize({ width: 520, height: 900 });
-    await browser.page.addInitScript({
-      content: `{
-        const Original = window.RTCPeerConnection;
-        const peers = (window.__sbPeers = []);
-        window.RTCPeerConnection = class extends Original {
-          constructor(config) {
-            super({ ...(config ?? {}), iceTransportPolicy: 'relay' });
-            peers.push(this);
-          }
-        };
-      }`,
-    });
+    await forceRelayOnly(browser.page);
   }, 300_000);
   afterAll(async () => {
     await browser?.close();

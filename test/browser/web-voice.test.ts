@@ -2,12 +2,9 @@
 // espeak-ng WAV, against a real `switchboard serve`: the page hears the workflow (inbound RTP
 // packets and an audio level in getStats), a keypad press routes the branch, the transcript shows
 // both sides, and hang-up ends the session (client_ended).
-import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAll, chromiumPath, openBrowser, startServer, type Browser, type Server } from './support.js';
+import { espeak, fakeMicrophoneFlags, micWav } from './microphone.js';
 
 const executable = chromiumPath();
 const journey = executable !== null || process.env.CI ? describe : describe.skip;
@@ -54,14 +51,6 @@ const GRAPH = {
   ],
 };
 
-/** A WAV of espeak-ng saying `text` with a second of silence before, for the fake microphone. */
-function wav(text: string): string {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sb-mic-')), 'mic.wav');
-  const r = spawnSync('espeak-ng', ['-w', file, text]);
-  if (r.status !== 0) throw new Error(`espeak-ng failed: ${r.stderr}`);
-  return file;
-}
-
 journey('a browser call through /join (chromium, fake microphone)', () => {
   let server: Server;
   let browser: Browser;
@@ -80,13 +69,7 @@ journey('a browser call through /join (chromium, fake microphone)', () => {
     });
     expect((await server.api('POST', `/workflows/${w.body.data.id}/publish`)).status).toBe(200);
     [project, workflow] = [p.body.data.id, w.body.data.id];
-    browser = await openBrowser(executable, 'web-voice', [
-      '--use-fake-ui-for-media-stream',
-      '--use-fake-device-for-media-stream',
-      `--use-file-for-fake-audio-capture=${wav('hello')}`,
-      '--allow-loopback-in-peer-connection',
-      '--autoplay-policy=no-user-gesture-required',
-    ]);
+    browser = await openBrowser(executable, 'web-voice', fakeMicrophoneFlags(micWav(espeak('hello'))));
     await browser.page.setViewportSize({ width: 520, height: 900 });
     // Keeps every peer connection the page makes, for getStats() (added by the DevTools protocol,
     // which the page's CSP does not govern).
