@@ -145,7 +145,7 @@ export function TalkPanel({
             value={text}
             onChange={(e) => setText(e.target.value)}
             autoComplete="off"
-            placeholder={transport.id === 'voice' ? 'Keys to press, e.g. dtmf:1' : 'Type a reply'}
+            placeholder={transport.id === 'voice' ? 'e.g. dtmf:1' : 'Type a reply'}
           />
           <button type="submit" className="btn btn-primary">
             Send
