@@ -251,6 +251,31 @@ journey('dashboard journeys in chromium', () => {
       })`),
     ).toEqual(['Press 1 for sales, 2 for support', 'keys 2', 'You chose 2.']);
     await page.getByText('workflow hangup').first().waitFor();
+    // The timeline tells the call's story: its states, and each step of the workflow with what it
+    // said and the key pressed in it, read from the conversation's steps.
+    const entries = async () =>
+      (await page.evaluate(`[...document.querySelectorAll('ol.call-timeline > li')].map((li) => [
+        li.querySelector('.tl-title strong').textContent,
+        li.querySelector('.tl-ref')?.textContent ?? '',
+        [...li.querySelectorAll('kbd')].map((k) => k.textContent).join(''),
+        ...[...li.querySelectorAll('.tl-detail')].map((d) => d.textContent),
+      ].join(' | '))`)) as string[];
+    await until(
+      async () => (await entries()).some((e) => e.startsWith('End | bye')) || (await page.reload(), false),
+      'the last step in the timeline',
+    );
+    expect(await entries()).toEqual([
+      'Call arrived |  | ',
+      'Answered |  | ',
+      'Workflow started |  | ',
+      expect.stringMatching(
+        /^Collect DTMF \| ask \| 2 \| “Press 1 for sales, 2 for support” \| Left by success/,
+      ),
+      expect.stringMatching(/^Condition \| route \| {2}\| Left by next$/),
+      expect.stringMatching(/^Speak \| other \| {2}\| “You chose \{\{choice\}\}\.” \| Left by next/),
+      'End | bye | ',
+      expect.stringMatching(/^Ended: completed \| {2}\| {2}\| workflow hangup/),
+    ]);
     // The workflow that answered, by its name and version.
     await page
       .getByRole('region', { name: 'Details' })
