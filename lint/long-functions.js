@@ -16,8 +16,6 @@ export const longFunctionFiles = [
   // TelephonyNode.start: builds the stack, the call host, the dialer and the trunk manager in
   // order; to be split into those steps.
   'src/telephony/calls/node/telephony-node.ts',
-  // The second leg's INVITE, ringing and answer in one method; to be split by state.
-  'src/telephony/calls/transfer/transfer.ts',
   // Benchmark drivers: one run's set-up, load and report in order; to be split into those steps.
   'bench/sip-media.ts',
 ];
