@@ -13,9 +13,6 @@ export const longFunctionFiles = [
   // The worker thread's message loop (runMediaWorker): one switch over the messages the main
   // thread sends; to be split by message.
   'src/telephony/media/workers/media-worker.ts',
-  // TelephonyNode.start: builds the stack, the call host, the dialer and the trunk manager in
-  // order; to be split into those steps.
-  'src/telephony/calls/node/telephony-node.ts',
   // Benchmark drivers: one run's set-up, load and report in order; to be split into those steps.
   'bench/sip-media.ts',
 ];
