@@ -10,6 +10,4 @@ export const longFunctionFiles = [
   // A migration is the record of one schema step, a list of tables run once; it is not edited
   // after it ships, so it is not split either.
   'src/store/migrations/*.ts',
-  // Benchmark drivers: one run's set-up, load and report in order; to be split into those steps.
-  'bench/sip-media.ts',
 ];
