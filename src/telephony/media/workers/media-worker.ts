@@ -6,21 +6,28 @@
 // MessageChannel to the other's. The main thread gets, once per 20 ms, the decoded audio of the
 // sessions it listens to, key presses, latch changes, RTCP datagrams and figures. Nothing here
 // waits on the main thread, so a busy main loop cannot delay or skip a frame.
-import dgram from 'node:dgram';
-import { isIP } from 'node:net';
+import type dgram from 'node:dgram';
 import type { MessagePort } from 'node:worker_threads';
 import { systemClock } from '../../../shared/clock.js';
 import { createCodec } from '../../../audio/codecs/registry.js';
 import { PipelineCodec } from '../../../audio/codecs/pipeline-codec.js';
 import { Latch, sendablePort } from '../latch.js';
-import { isRtcp, parseRtcp } from '../rtcp.js';
-import { decodeRtp, RtpPacket, RtpStatus } from '../rtp-packet.js';
+import { RtpPacket } from '../rtp-packet.js';
+import { bindRtpSockets, closeSocket, takeDatagram } from '../rtp-sockets.js';
 import type { AudioCodec } from '../../../audio/codecs/audio-codec.js';
 import { MediaReceiver, type AudioFrameInfo } from '../rtp-receiver.js';
 import { RtpSender } from '../rtp-sender.js';
 import { SharedPacer } from '../shared-pacer.js';
 import { SrtpStreams, type SrtpParameters } from '../srtp/srtp-streams.js';
-import type { BridgeFrame, FromWorker, OpenSession, ToWorker, WireRxCounters, WireSrtp, WireStats } from './protocol.js';
+import type {
+  BridgeFrame,
+  FromWorker,
+  OpenSession,
+  ToWorker,
+  WireRxCounters,
+  WireSrtp,
+  WireStats,
+} from './protocol.js';
 import { WorkerBatch } from './worker-batch.js';
 
 /** Stats go with every fifth batch: 100 ms old at most, which is all a queue estimate needs. */
@@ -51,7 +58,9 @@ interface Session {
   /** Bumped by every aim(), so a connect that completes late knows it is stale. */
   aimGen: number;
   srtp: SrtpStreams | 'pending' | null;
-  rx: WireRxCounters;
+  counters: WireRxCounters;
+  /** Where its RTP is decoded to: one packet for the whole worker. */
+  packet: RtpPacket;
   /** Decoded frames go to the main thread. */
   audio: boolean;
   bridge: Bridge | null;
@@ -186,14 +195,11 @@ class MediaWorker {
 
   /** Binds a session's sockets and starts receiving on them; `opened` (or its error) goes back. */
   private async open(m: OpenSession): Promise<void> {
-    const type = isIP(m.host) === 6 ? 'udp6' : 'udp4';
-    let rtp: dgram.Socket | null = null;
-    let rtcp: dgram.Socket | null = null;
+    let rtp: dgram.Socket;
+    let rtcp: dgram.Socket | null;
     try {
-      rtp = await bindSocket(type, m.host, m.port);
-      if (!m.rtcpMux) rtcp = await bindSocket(type, m.host, m.port + 1);
+      ({ rtp, rtcp } = await bindRtpSockets(m.host, m.port, m.rtcpMux));
     } catch (err) {
-      rtp?.close();
       this.post({
         t: 'opened',
         id: m.id,
@@ -219,7 +225,12 @@ class MediaWorker {
   }
 
   /** A session on its bound sockets: its latch, sender and receiver on this worker's frame timer. */
-  private newSession(m: OpenSession, rtp: dgram.Socket, rtcp: dgram.Socket | null, codec: AudioCodec): Session {
+  private newSession(
+    m: OpenSession,
+    rtp: dgram.Socket,
+    rtcp: dgram.Socket | null,
+    codec: AudioCodec,
+  ): Session {
     const latch = new Latch(
       {
         rtcpMux: m.rtcpMux,
@@ -239,7 +250,8 @@ class MediaWorker {
       connecting: false,
       aimGen: 0,
       srtp: m.srtp === 'pending' ? 'pending' : m.srtp ? SrtpStreams.create(fromWire(m.srtp)) : null,
-      rx: { rtpIn: 0, rtcpIn: 0, malformed: 0, stray: 0, srtpDropped: 0 },
+      counters: { rtpIn: 0, rtcpIn: 0, malformed: 0, stray: 0, srtpDropped: 0 },
+      packet: this.packet,
       audio: m.receive.audio,
       bridge: null,
       bridgedIn: 0,
@@ -251,7 +263,9 @@ class MediaWorker {
       received: 0,
       closed: false,
       sender: this.newSender(m, codec, (b) => this.transmit(session, b)),
-      receiver: this.newReceiver(m, codec, (pcm, info) => this.played(session, pcm, info.concealed, info.sequence)),
+      receiver: this.newReceiver(m, codec, (pcm, info) =>
+        this.played(session, pcm, info.concealed, info.sequence),
+      ),
     };
     return session;
   }
@@ -298,9 +312,9 @@ class MediaWorker {
     const receive = (onRtcpPort: boolean) => (msg: Buffer, rinfo: dgram.RemoteInfo) => {
       if (session.closed) return;
       try {
-        this.incoming(session, msg, rinfo.address, rinfo.port, onRtcpPort);
+        this.incoming(session, msg, rinfo, onRtcpPort);
       } catch (err) {
-        session.rx.malformed++;
+        session.counters.malformed++;
         this.error(session.id, err);
       }
     };
@@ -314,50 +328,17 @@ class MediaWorker {
     session.rtcp?.on('error', (err) => this.error(session.id, err));
   }
 
-  /** One datagram on a session's sockets: SRTP, then RTCP to the main thread or RTP to the receiver. */
-  private incoming(s: Session, datagram: Buffer, address: string, port: number, onRtcpPort: boolean): void {
-    const rtcp = onRtcpPort || isRtcp(datagram);
-    let msg = datagram;
-    const srtp = s.srtp;
-    if (srtp !== null) {
-      const plain =
-        srtp === 'pending' ? null : rtcp ? srtp.inbound.unprotectRtcp(msg) : srtp.inbound.unprotectRtp(msg);
-      if (!plain) {
-        s.rx.srtpDropped++;
-        return;
-      }
-      msg = plain;
-    }
-    if (rtcp) {
-      if (!parseRtcp(msg)) {
-        s.rx.malformed++;
-        return;
-      }
-      // RTCP can end a call (BYE): take it only from the host media is latched to.
-      if (!s.latch.acceptsRtcpFrom(address)) {
-        s.rx.stray++;
-        return;
-      }
-      s.rx.rtcpIn++;
-      s.latch.rtcpArrived(address, port);
-      this.batch.rtcp(s.id, msg, address, port);
-      return;
-    }
-    if (decodeRtp(msg, this.packet) !== RtpStatus.Ok) {
-      s.rx.malformed++;
-      return;
-    }
-    const verdict = s.latch.accept(address, port);
-    if (verdict === 'stray') {
-      s.rx.stray++;
-      return;
-    }
-    if (verdict === 'latched') {
-      this.batch.latch(s.id, address, port);
+  /** One datagram on a session's sockets: RTCP to the main thread, RTP to the receiver. */
+  private incoming(s: Session, datagram: Buffer, from: dgram.RemoteInfo, onRtcpPort: boolean): void {
+    const got = takeDatagram(s, s.srtp, datagram, from, onRtcpPort);
+    if (got === null) return;
+    if (typeof got === 'object') return this.batch.rtcp(s.id, got.rtcp, from.address, from.port);
+    if (got === 'latched') {
+      this.batch.latch(s.id, from.address, from.port);
       this.aim(s);
     }
-    s.rx.rtpIn++;
-    s.receiver.handle(this.packet, performance.now());
+    s.counters.rtpIn++;
+    s.receiver.handle(s.packet, performance.now());
   }
 
   /** A frame the session's jitter buffer played out: to the main thread, to a bridge, or both. */
@@ -509,7 +490,7 @@ function statsOf(s: Session, epochMs: number): WireStats {
     rtpTimestamp: s.sender.timestampAt(performance.now()),
     clockRate: s.clockRate,
     epochMs,
-    rx: { ...s.rx },
+    rx: { ...s.counters },
     receiver: { ...s.receiver.counters },
     jitter: { ...s.receiver.jitterBuffer.stats },
     remoteSsrc: s.receiver.ssrc,
@@ -548,19 +529,4 @@ function concat(parts: Int16Array[]): Int16Array {
     at += p.length;
   }
   return out;
-}
-
-function bindSocket(type: 'udp4' | 'udp6', host: string, port: number): Promise<dgram.Socket> {
-  return new Promise((resolve, reject) => {
-    const socket = dgram.createSocket({ type, reuseAddr: false });
-    socket.once('error', reject);
-    socket.bind(port, host, () => {
-      socket.off('error', reject);
-      resolve(socket);
-    });
-  });
-}
-
-function closeSocket(socket: dgram.Socket | null): Promise<void> {
-  return new Promise((resolve) => (socket ? socket.close(() => resolve()) : resolve()));
 }
