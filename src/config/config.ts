@@ -22,6 +22,13 @@ export interface Config {
     tlsPort: number;
     tlsCert: string | undefined;
     tlsKey: string | undefined;
+    /**
+     * `SIP_TLS_CA`: a PEM file of CA certificates trusted for the TLS connections we open (a
+     * carrier's private CA), besides Node's bundled CAs and `NODE_EXTRA_CA_CERTS`.
+     */
+    tlsCa: string | undefined;
+    /** `NODE_EXTRA_CA_CERTS`, kept trusted beside `SIP_TLS_CA` (a `ca` list replaces Node's default). */
+    nodeExtraCaCerts: string | undefined;
     domain: string;
     rtpPortMin: number;
     rtpPortMax: number;
@@ -379,6 +386,8 @@ function sipConfig(env: Env): Config['sip'] {
     tlsPort: int(env, 'SIP_TLS_PORT', 5061, 0, 65535),
     tlsCert,
     tlsKey: tlsCert && (env.SIP_TLS_KEY || tlsCert),
+    tlsCa: env.SIP_TLS_CA || undefined,
+    nodeExtraCaCerts: env.NODE_EXTRA_CA_CERTS || undefined,
     domain: env.SIP_DOMAIN || 'sip.localhost',
     rtpPortMin,
     rtpPortMax,

@@ -30,6 +30,7 @@ import { createSecondLegDialler, createTransferer } from '../transfer/transfer.j
 import { createWebLegs, type WebLegs } from '../transfer/web-leg.js';
 import { TrunkManager, type TrunkManagerOptions } from '../trunks/trunk-manager.js';
 import { SipResolver, type DnsClient } from '../../sip/transport/resolve.js';
+import { tlsClientTrust } from '../../sip/transport/tls-trust.js';
 
 export interface TelephonyNodeOptions {
   deps: ServiceDeps;
@@ -38,8 +39,8 @@ export interface TelephonyNodeOptions {
   port?: number;
   tls?: SipStackOptions['tls'];
   /**
-   * Outbound TLS (a trunk's registrar, termination host): the certificates trusted besides Node's
-   * (NODE_EXTRA_CA_CERTS does the same for `serve`); tests trust their own.
+   * Outbound TLS (a trunk's registrar, termination host). Default: the trust SIP_TLS_CA configures
+   * (tls-trust.ts), else Node's own store.
    */
   tlsClient?: SipStackOptions['tlsClient'];
   /** Default: RTP_PORT_MIN..RTP_PORT_MAX. */
@@ -119,6 +120,8 @@ export class TelephonyNode {
   static async start(o: TelephonyNodeOptions): Promise<TelephonyNode> {
     const { deps } = o;
     const { config, clock } = deps;
+    // SIP_TLS_CA read now: a file that is not there stops the start before anything is opened.
+    const tlsClient = o.tlsClient ?? tlsClientTrust(config.sip);
     const drainer = new CallDrain(deps, o.drainLimitMs ?? DRAIN_LIMIT_MS);
     let host: CallHost | null = null;
     const ports = o.ports ?? new RtpPortAllocator(config.sip.rtpPortMin, config.sip.rtpPortMax);
@@ -149,7 +152,7 @@ export class TelephonyNode {
       host: config.sip.host,
       port: o.port ?? config.sip.port,
       ...(o.tls ? { tls: o.tls } : {}),
-      ...(o.tlsClient ? { tlsClient: o.tlsClient } : {}),
+      ...(tlsClient ? { tlsClient } : {}),
       ...(o.timers ? { timers: o.timers } : {}),
       serverName: 'Switchboard',
       throttle: o.throttle ?? config.sip.flood,
