@@ -16,7 +16,8 @@ import { createTtsProvider } from '../../../providers/tts/registry.js';
 import type { TtsProvider } from '../../../providers/tts/tts.types.js';
 import { RtpPortAllocator } from '../../media/port-allocator.js';
 import { SharedPacer } from '../../media/shared-pacer.js';
-import { addTicks, MediaWorkerPool } from '../../media/workers/media-worker-pool.js';
+import { addTicks } from '../../media/workers/media-worker-pool.js';
+import { startMediaWorkers } from './media-workers.js';
 import { systemClock } from '../../../shared/clock.js';
 import { OverloadGate, processLoadSignals, type OverloadLimits } from '../../sip/overload.js';
 import { SipStack, type SipStackOptions } from '../../sip/stack.js';
@@ -127,7 +128,8 @@ export class TelephonyNode {
     const ports = o.ports ?? new RtpPortAllocator(config.sip.rtpPortMin, config.sip.rtpPortMax);
     const pacer = new SharedPacer(clock);
     const workerCount = o.mediaWorkers ?? (clock === systemClock ? config.sip.mediaWorkers : 0);
-    const workers = workerCount > 0 ? await MediaWorkerPool.start(workerCount) : null;
+    const workers =
+      workerCount > 0 ? await startMediaWorkers(workerCount, config.sip.mediaWorkerNice, deps.logger) : null;
     // Overload control (src/telephony/sip/overload.ts): every port pair is one call at most. The
     // workers' frame timers (what calls send) count with the main one's (what they hear).
     const signals = processLoadSignals(() => addTicks(pacer.ticks, workers?.ticks));

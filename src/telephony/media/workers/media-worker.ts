@@ -20,6 +20,7 @@ import { MediaReceiver } from '../rtp-receiver.js';
 import { RtpSender } from '../rtp-sender.js';
 import { SharedPacer } from '../shared-pacer.js';
 import { SrtpStreams, type SrtpParameters } from '../srtp/srtp-streams.js';
+import { applyThreadNice } from './thread-priority.js';
 import type {
   BridgeFrame,
   FromWorker,
@@ -76,9 +77,10 @@ interface Session {
 
 /**
  * `connectSockets`: connect() each call's RTP socket to its latched peer (the default; MEDIA_CONNECT=0
- * turns it off, for measuring against send-to).
+ * turns it off, for measuring against send-to). `nice`: the scheduling priority this thread asks for
+ * (thread-priority.ts); the ready message says what it got.
  */
-export function runMediaWorker(port: MessagePort, connectSockets = true): void {
+export function runMediaWorker(port: MessagePort, connectSockets = true, nice = 0): void {
   const sessions = new Map<number, Session>();
   // A stall here is the OS's (a loaded machine), not our code's: catch up to 200 ms of frames late
   // rather than leave holes, the far end's jitter buffer absorbs most of them.
@@ -548,7 +550,7 @@ export function runMediaWorker(port: MessagePort, connectSockets = true): void {
       error(m.id, err);
     }
   });
-  post({ t: 'ready' });
+  post({ t: 'ready', ...applyThreadNice(nice) });
 }
 
 function fromWire(w: WireSrtp): SrtpParameters {
