@@ -4,7 +4,7 @@
 // `save_to_variable` shown on its step and field and publish refused; fixed and published;
 // simulated with the path lit on the canvas; versions listed, viewed read-only, diffed and rolled
 // back; a step renamed and edits undone and redone (Ctrl+Z, Ctrl+Shift+Z, the header's buttons),
-// the history kept across a reload; and "Talk to it" over the realtime text socket. Each wait is on the page's saved state or
+// the history kept across a reload; the steps tidied up by depth (and undone); and "Talk to it" over the realtime text socket. Each wait is on the page's saved state or
 // on what the server holds, never on a timing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -280,6 +280,46 @@ journey('the workflow editor in chromium', () => {
     await page.keyboard.press('Enter');
     await panel().getByRole('region', { name: 'Step thanks' }).waitFor();
   }, 90_000);
+
+  it('tidies the steps up by keyboard: laid out by depth without overlaps, saved, and undone', async () => {
+    // The draft as the last test left it (its redo saved), the positions to come back to.
+    await saved((g) => g.nodes.some((n) => n.id === 'thanks'), 'the redone rename');
+    const before = await draft();
+    const at = (g: Graph, id: string) => g.nodes.find((n) => n.id === id)!.position!;
+    const tidied = (g: Graph) =>
+      at(g, 'start').y < at(g, 'dtmf').y &&
+      at(g, 'dtmf').y < at(g, 'thanks').y &&
+      // end is reached both from Collect DTMF (timeout) and after thanks: it goes below thanks.
+      at(g, 'thanks').y < at(g, 'end').y;
+    const tidy = page.getByRole('button', { name: 'Tidy up' });
+    await tidy.focus();
+    await page.keyboard.press('Enter');
+    await page.getByText(/^Laid out 4 steps by depth/).waitFor();
+    await saved(tidied, 'the steps laid out by depth');
+    // On the canvas, no step covers another.
+    // (A string: the test's own types know no DOM.)
+    const boxes = (await page.evaluate(`[...document.querySelectorAll('.react-flow__node')].map((el) => {
+      const r = el.getBoundingClientRect();
+      return { id: el.getAttribute('data-id'), x: r.x, y: r.y, w: r.width, h: r.height };
+    })`)) as Array<{ id: string; x: number; y: number; w: number; h: number }>;
+    expect(boxes).toHaveLength(4);
+    for (const [i, a] of boxes.entries())
+      for (const b of boxes.slice(i + 1))
+        expect(
+          a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h,
+          `${a.id}/${b.id}`,
+        ).toBe(false);
+    expect(await seriousViolations(page)).toEqual([]);
+    await browser.shot('editor-tidy');
+    // Undo puts every step back where it was.
+    await page.getByRole('button', { name: 'Undo' }).click();
+    await saved(
+      (g) => before.nodes.every((n) => JSON.stringify(at(g, n.id)) === JSON.stringify(n.position)),
+      'the positions from before',
+    );
+    await page.getByRole('button', { name: 'Redo' }).click();
+    await saved(tidied, 'the tidy redone');
+  }, 60_000);
 
   it('talks to the published version over the realtime text socket', async () => {
     await tab('Talk to it');

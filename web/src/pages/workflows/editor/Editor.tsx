@@ -23,7 +23,7 @@ import type { Workflow } from '../../../api/types';
 import { Badge } from '../../../components/Badge';
 import { PageHeader } from '../../../components/PageHeader';
 import { stableJson } from './diff';
-import { decorateEdges, decorateNodes, freeSpot } from './canvas-view';
+import { decorateEdges, decorateNodes, freeSpot, tidyPositions } from './canvas-view';
 import { findingsFromErrors } from './findings';
 import {
   asGraph,
@@ -239,6 +239,17 @@ function EditorInner({ workflow, schemas, agents, saveDelayMs }: Props) {
     setFindings((fs) => fs.map((f) => (f.node_id === from ? { ...f, node_id: to } : f)));
     return null;
   };
+  /** Lays every step out by depth (undoable like any edit; saved with the draft as positions). */
+  const tidy = () => {
+    if (viewing || nodes.length === 0) return;
+    const placed = tidyPositions(nodes, edges);
+    setNodes((ns) => ns.map((n) => ({ ...n, position: placed.get(n.id) ?? n.position })));
+    setNotice({
+      tone: 'good',
+      text: `Laid out ${nodes.length} step${nodes.length === 1 ? '' : 's'} by depth from the start. Undo puts them back.`,
+    });
+    requestAnimationFrame(() => void flow.fitView({ maxZoom: 1, duration: 200 }));
+  };
   const deleteNode = (id: string) => {
     setNodes((ns) => ns.filter((n) => n.id !== id));
     setEdges((es) => es.filter((e) => e.source !== id && e.target !== id));
@@ -377,6 +388,15 @@ function EditorInner({ workflow, schemas, agents, saveDelayMs }: Props) {
                 Redo
               </button>
             </span>
+            <button
+              type="button"
+              className="btn"
+              onClick={tidy}
+              disabled={!!viewing || nodes.length === 0}
+              title="Lay the steps out by depth from the start, without overlaps"
+            >
+              Tidy up
+            </button>
             <button type="button" className="btn" onClick={() => void validate()} disabled={!!viewing}>
               Validate
             </button>

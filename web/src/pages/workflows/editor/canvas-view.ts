@@ -1,8 +1,10 @@
 // What the canvas shows on top of the graph: each step's findings, the step numbers of a simulated
 // run and the step a live conversation is on, and the edges that run took; and where a step added
-// from the keyboard goes so that it hides no other.
+// from the keyboard goes so that it hides no other; and where "Tidy up" puts every step.
 import { findingsByNode } from './findings';
-import type { Finding, LinkEdge, StepNode } from './graph';
+import { exitsOf, type Finding, type LinkEdge, type StepNode } from './graph';
+import { layeredLayout } from './layout';
+import { DEFAULT_HANDLE } from './node-catalog';
 
 export function decorateNodes(
   nodes: StepNode[],
@@ -40,4 +42,33 @@ export function freeSpot(p: { x: number; y: number }, nodes: StepNode[]): { x: n
     nodes.some((n) => Math.abs(n.position.x - q.x) < 240 && Math.abs(n.position.y - q.y) < 150);
   for (let i = 0; i < 50 && taken(spot); i++) spot.x += 260;
   return spot;
+}
+
+/** A step's size as drawn, or about that before the canvas has measured it. */
+const sizeOf = (n: StepNode) => ({ width: n.measured?.width ?? 200, height: n.measured?.height ?? 90 });
+
+/**
+ * "Tidy up": every step's new position, laid out by depth from the start, top to bottom (the way
+ * the steps' handles point), a step's exits side by side in their order, the graph's top-left corner
+ * kept where it was.
+ */
+export function tidyPositions(nodes: StepNode[], edges: LinkEdge[]): Map<string, { x: number; y: number }> {
+  if (nodes.length === 0) return new Map();
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const exitRank = (e: LinkEdge) => {
+    const source = byId.get(e.source);
+    return source ? exitsOf(source.data.node).indexOf(e.sourceHandle ?? DEFAULT_HANDLE) : 0;
+  };
+  const ordered = edges.map((e, i) => ({ e, i })).sort((a, b) => exitRank(a.e) - exitRank(b.e) || a.i - b.i);
+  return layeredLayout(
+    nodes.map((n) => ({ id: n.id, ...sizeOf(n), start: n.data.node.type === 'start' })),
+    ordered.map(({ e }) => ({ source: e.source, target: e.target })),
+    {
+      direction: 'TB',
+      origin: {
+        x: Math.round(Math.min(...nodes.map((n) => n.position.x))),
+        y: Math.round(Math.min(...nodes.map((n) => n.position.y))),
+      },
+    },
+  );
 }
