@@ -88,7 +88,6 @@ function PlanCard({ plan }: { plan: Plan | undefined }) {
 export function UsagePage() {
   const projects = useProjects();
   const [range, setRange] = useState({ from: monthStart(), to: today() });
-  const [metric, setMetric] = useState<Metric>('calls');
   const load = (group_by: 'day' | 'project' | 'provider') => async () =>
     (
       await call(
@@ -104,17 +103,6 @@ export function UsagePage() {
   const loads = [plan, byDay, byProject, byProvider];
   const failed = loads.filter((l) => l.error);
   const loading = loads.some((l) => l.loading && !l.data && !l.error);
-  const days = useMemo(() => (byDay.data?.groups ?? []).map((g) => g.day!), [byDay.data]);
-  const series = useMemo(
-    () => [
-      {
-        label: METRICS.find((m) => m.value === metric)!.label,
-        values: (byDay.data?.groups ?? []).map((g) => g.metrics[metric]),
-        color: COLORS[metric]!,
-      },
-    ],
-    [byDay.data, metric],
-  );
 
   return (
     <>
@@ -145,55 +133,7 @@ export function UsagePage() {
           className="field-inline"
         />
       </div>
-      {byDay.data && (
-        <>
-          <div className="stats">
-            {METRICS.map((m) => (
-              <div className="stat" key={m.value}>
-                <div className="stat-label">{m.label}</div>
-                <div className="stat-value">{fmt(byDay.data!.metrics[m.value])}</div>
-              </div>
-            ))}
-          </div>
-          <Section
-            title="By day"
-            id="by-day"
-            actions={
-              <SelectField
-                name="metric"
-                label="Metric"
-                value={metric}
-                onChange={(v) => setMetric(v as Metric)}
-                options={METRICS}
-                className="field-inline"
-              />
-            }
-          >
-            <DailyChart days={days} series={series} title={`${series[0]!.label} per day`} />
-            <details>
-              <summary>Table</summary>
-              <table className="table">
-                <thead>
-                  <tr>
-                    <th scope="col">Day</th>
-                    <th scope="col" className="num">
-                      {series[0]!.label}
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {days.map((d, i) => (
-                    <tr key={d}>
-                      <td>{d}</td>
-                      <td className="num">{fmt(series[0]!.values[i]!)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </details>
-          </Section>
-        </>
-      )}
+      {byDay.data && <DailyUsage usage={byDay.data} />}
       {(byProject.data || byProvider.data) && (
         <div className="grid-2">
           <Section title="By project" id="by-project">
@@ -215,6 +155,71 @@ export function UsagePage() {
           </Section>
         </div>
       )}
+    </>
+  );
+}
+
+/** The range's totals, and one metric by day: a chart, and the same figures as a table. */
+function DailyUsage({ usage }: { usage: Usage }) {
+  const [metric, setMetric] = useState<Metric>('calls');
+  const days = useMemo(() => (usage.groups ?? []).map((g) => g.day!), [usage]);
+  const series = useMemo(
+    () => [
+      {
+        label: METRICS.find((m) => m.value === metric)!.label,
+        values: (usage.groups ?? []).map((g) => g.metrics[metric]),
+        color: COLORS[metric]!,
+      },
+    ],
+    [usage, metric],
+  );
+  return (
+    <>
+      <div className="stats">
+        {METRICS.map((m) => (
+          <div className="stat" key={m.value}>
+            <div className="stat-label">{m.label}</div>
+            <div className="stat-value">{fmt(usage.metrics[m.value])}</div>
+          </div>
+        ))}
+      </div>
+      <Section
+        title="By day"
+        id="by-day"
+        actions={
+          <SelectField
+            name="metric"
+            label="Metric"
+            value={metric}
+            onChange={(v) => setMetric(v as Metric)}
+            options={METRICS}
+            className="field-inline"
+          />
+        }
+      >
+        <DailyChart days={days} series={series} title={`${series[0]!.label} per day`} />
+        <details>
+          <summary>Table</summary>
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">Day</th>
+                <th scope="col" className="num">
+                  {series[0]!.label}
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {days.map((d, i) => (
+                <tr key={d}>
+                  <td>{d}</td>
+                  <td className="num">{fmt(series[0]!.values[i]!)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </details>
+      </Section>
     </>
   );
 }
