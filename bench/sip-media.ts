@@ -27,7 +27,13 @@ export const MEDIA_RATE = Number(process.env.SIP_BENCH_MEDIA_RATE ?? 100);
 /** sipp processes sharing the media calls, each with its own RTP echo socket. */
 export const MEDIA_PEERS = Number(process.env.SIP_BENCH_MEDIA_PEERS ?? 4);
 /** MEDIA_WORKERS as the service reads it. */
-export const WORKERS = loadConfig({ MEDIA_WORKERS: process.env.MEDIA_WORKERS }).sip.mediaWorkers;
+const mediaConfig = loadConfig({
+  MEDIA_WORKERS: process.env.MEDIA_WORKERS,
+  MEDIA_WORKER_NICE: process.env.MEDIA_WORKER_NICE,
+}).sip;
+export const WORKERS = mediaConfig.mediaWorkers;
+/** The workers' asked-for nice value (MEDIA_WORKER_NICE, as the node reads it). */
+export const NICE = mediaConfig.mediaWorkerNice;
 export const API_LOAD = process.env.SIP_BENCH_API === '1';
 export const CONNECT = process.env.SIP_BENCH_CONNECT !== '0';
 
@@ -51,6 +57,8 @@ export interface MediaRun {
   /** Kernel receive-buffer drops over the window: at sipp's echo socket, and at our RTP sockets. */
   readonly droppedAtEcho: number;
   readonly droppedAtUs: number;
+  /** The media workers' nice value, and why the asked one was refused (null: no workers). */
+  readonly workerPriority: { nice: number; niceError: string | null } | null;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -76,7 +84,8 @@ function udpDrops(): Map<number, number> {
 /** MEDIA_CALLS concurrent G.711 calls from sipp, media both ways through sipp's RTP echo. */
 export async function media(): Promise<MediaRun> {
   const pacer = new SharedPacer(systemClock);
-  const workers = WORKERS > 0 ? await MediaWorkerPool.start(WORKERS, { connectSockets: CONNECT }) : null;
+  const workers =
+    WORKERS > 0 ? await MediaWorkerPool.start(WORKERS, { connectSockets: CONNECT, nice: NICE }) : null;
   const api = API_LOAD ? await apiLoad() : null;
   const side = await answeringSide(pacer, workers);
   const collect = fullCollection();
@@ -106,6 +115,7 @@ export async function media(): Promise<MediaRun> {
     peers: MEDIA_PEERS,
     sippOk: outs.reduce((t, o) => t + stat(o, 'Successful call'), 0),
     sippFailed: outs.reduce((t, o) => t + stat(o, 'Failed call'), 0),
+    workerPriority: workers?.priority ?? null,
   };
 }
 

@@ -16,7 +16,8 @@ import { createTtsProvider } from '../../../providers/tts/registry.js';
 import type { TtsProvider } from '../../../providers/tts/tts.types.js';
 import { RtpPortAllocator } from '../../media/port-allocator.js';
 import { SharedPacer } from '../../media/shared-pacer.js';
-import { addTicks, MediaWorkerPool } from '../../media/workers/media-worker-pool.js';
+import { addTicks, type MediaWorkerPool } from '../../media/workers/media-worker-pool.js';
+import { startMediaWorkers } from './media-workers.js';
 import { systemClock } from '../../../shared/clock.js';
 import { OverloadGate, processLoadSignals, type OverloadLimits } from '../../sip/overload.js';
 import { SipStack, type SipStackOptions } from '../../sip/stack.js';
@@ -30,6 +31,7 @@ import { createSecondLegDialler, createTransferer } from '../transfer/transfer.j
 import { createWebLegs, type WebLegs } from '../transfer/web-leg.js';
 import { TrunkManager, type TrunkManagerOptions } from '../trunks/trunk-manager.js';
 import { SipResolver, type DnsClient } from '../../sip/transport/resolve.js';
+import { tlsClientTrust } from '../../sip/transport/tls-trust.js';
 
 export interface TelephonyNodeOptions {
   deps: ServiceDeps;
@@ -38,8 +40,8 @@ export interface TelephonyNodeOptions {
   port?: number;
   tls?: SipStackOptions['tls'];
   /**
-   * Outbound TLS (a trunk's registrar, termination host): the certificates trusted besides Node's
-   * (NODE_EXTRA_CA_CERTS does the same for `serve`); tests trust their own.
+   * Outbound TLS (a trunk's registrar, termination host). Default: the trust SIP_TLS_CA configures
+   * (tls-trust.ts), else Node's own store.
    */
   tlsClient?: SipStackOptions['tlsClient'];
   /** Default: RTP_PORT_MIN..RTP_PORT_MAX. */
@@ -111,7 +113,8 @@ async function rtpResources(o: TelephonyNodeOptions): Promise<RtpResources> {
   const ports = o.ports ?? new RtpPortAllocator(config.sip.rtpPortMin, config.sip.rtpPortMax);
   const pacer = new SharedPacer(clock);
   const workerCount = o.mediaWorkers ?? (clock === systemClock ? config.sip.mediaWorkers : 0);
-  const workers = workerCount > 0 ? await MediaWorkerPool.start(workerCount) : null;
+  const workers =
+    workerCount > 0 ? await startMediaWorkers(workerCount, config.sip.mediaWorkerNice, o.deps.logger) : null;
   return { ports, pacer, workers };
 }
 
@@ -148,6 +151,7 @@ function overloadControl(
 /** The SIP stack, its requests handed to the call host, its admission through the gate. */
 function sipStack(
   o: TelephonyNodeOptions,
+  tlsClient: SipStackOptions['tlsClient'],
   gate: OverloadGate,
   onRequest: NonNullable<SipStackOptions['onRequest']>,
 ): SipStack {
@@ -157,7 +161,7 @@ function sipStack(
     host: config.sip.host,
     port: o.port ?? config.sip.port,
     ...(o.tls ? { tls: o.tls } : {}),
-    ...(o.tlsClient ? { tlsClient: o.tlsClient } : {}),
+    ...(tlsClient ? { tlsClient } : {}),
     ...(o.timers ? { timers: o.timers } : {}),
     serverName: 'Switchboard',
     throttle: o.throttle ?? config.sip.flood,
@@ -220,11 +224,18 @@ export class TelephonyNode {
 
   static async start(o: TelephonyNodeOptions): Promise<TelephonyNode> {
     const { deps } = o;
+    // SIP_TLS_CA read now: a file that is not there stops the start before anything is opened.
+    const tlsClient = o.tlsClient ?? tlsClientTrust(deps.config.sip);
     const drainer = new CallDrain(deps, o.drainLimitMs ?? DRAIN_LIMIT_MS);
     let host: CallHost | null = null;
     const rtp = await rtpResources(o);
     const { gate, signals } = overloadControl(o, rtp, () => host?.activeCalls ?? 0);
-    const stack = sipStack(o, gate, (req, tx, source) => host?.onRequest(req, tx, source) ?? false);
+    const stack = sipStack(
+      o,
+      tlsClient,
+      gate,
+      (req, tx, source) => host?.onRequest(req, tx, source) ?? false,
+    );
     const listening = await stack.listen();
     gate.start();
     const sipHost = advertisedAddress(deps.config.sip.host);

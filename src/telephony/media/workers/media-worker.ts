@@ -19,6 +19,7 @@ import { MediaReceiver, type AudioFrameInfo } from '../rtp-receiver.js';
 import { RtpSender } from '../rtp-sender.js';
 import { SharedPacer } from '../shared-pacer.js';
 import { SrtpStreams, type SrtpParameters } from '../srtp/srtp-streams.js';
+import { applyThreadNice } from './thread-priority.js';
 import type {
   BridgeFrame,
   FromWorker,
@@ -76,10 +77,11 @@ interface Session {
 
 /**
  * `connectSockets`: connect() each call's RTP socket to its latched peer (the default; MEDIA_CONNECT=0
- * turns it off, for measuring against send-to).
+ * turns it off, for measuring against send-to). `nice`: the scheduling priority this thread asks for
+ * (thread-priority.ts); the ready message says what it got.
  */
-export function runMediaWorker(port: MessagePort, connectSockets = true): void {
-  new MediaWorker(port, connectSockets).run();
+export function runMediaWorker(port: MessagePort, connectSockets = true, nice = 0): void {
+  new MediaWorker(port, connectSockets, nice).run();
 }
 
 /** The sessions of one worker thread, and what it owes the main thread. */
@@ -96,11 +98,14 @@ class MediaWorker {
   constructor(
     private readonly port: MessagePort,
     private readonly connectSockets: boolean,
+    /** The scheduling priority this thread asks for (thread-priority.ts). */
+    private readonly nice: number,
   ) {}
 
+  /** Takes the main thread's messages; the ready message says what priority the thread got. */
   run(): void {
     this.port.on('message', (m: ToWorker) => this.receive(m));
-    this.post({ t: 'ready' });
+    this.post({ t: 'ready', ...applyThreadNice(this.nice) });
   }
 
   private post(m: FromWorker, transfer?: ArrayBuffer[]): void {

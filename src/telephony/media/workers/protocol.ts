@@ -127,7 +127,8 @@ export type WireDatagram = [number, number, number, string, number];
 export type WireFrame = [number, number, number, number, number];
 
 export type FromWorker =
-  | { t: 'ready' }
+  /** Started; `nice` is the thread's scheduling priority now, `niceError` why the asked one was refused. */
+  | { t: 'ready'; nice: number; niceError: string | null }
   | { t: 'opened'; id: number; error?: string; code?: string }
   | {
       t: 'batch';
