@@ -15,6 +15,10 @@ export const longFunctionFiles = [
   // EditorInner: the workflow editor's state and handlers (step edits, publish, versions) in one
   // place; its header, banners, canvas, side panel and undo history are split out already.
   'web/src/pages/workflows/editor/Editor.tsx',
+  // CallPage (the call's timeline, steps, legs and events) and UsagePage (charts and tables by day,
+  // project and provider): rewritten since the other pages were split; to be split the same way.
+  'web/src/pages/calls/CallPage.tsx',
+  'web/src/pages/usage/UsagePage.tsx',
   // SimulatePanel: the simulation's inputs, run and result in one component.
   'web/src/pages/workflows/editor/SimulatePanel.tsx',
   // TrunkFields: every field of a trunk (carrier, termination, auth, registration, health check).
