@@ -31,7 +31,11 @@ export class MediaWorker {
   readonly waiting = new Map<string, () => void>();
   readonly closing = new Map<number, () => void>();
   ticks: FrameTickCounts = { due: 0, late: 0, skipped: 0 };
-  constructor(readonly thread: Worker) {
+  constructor(
+    readonly thread: Worker,
+    /** The worker's OS thread id (Linux), for reading its CPU time; null where unknown. */
+    readonly osThread: number | null = null,
+  ) {
     thread.on('message', (m: FromWorker) => this.onMessage(m));
     // An unref'd worker never keeps the process alive on its own; sessions' sockets are its.
     thread.unref();
@@ -181,19 +185,24 @@ export class MediaWorkerPool {
     if (count < 1) throw new Error('a media worker pool needs at least one worker');
     const workerData = { connect: options.connectSockets ?? true };
     const threads = await Promise.all(Array.from({ length: count }, () => spawn(workerData)));
-    await Promise.all(
+    const osThreads = await Promise.all(
       threads.map(
         (t) =>
-          new Promise<void>((resolve, reject) => {
+          new Promise<number | null>((resolve, reject) => {
             t.once('error', reject);
-            t.once('message', () => {
+            t.once('message', (m: FromWorker) => {
               t.off('error', reject);
-              resolve();
+              resolve(m.t === 'ready' ? m.thread : null);
             });
           }),
       ),
     );
-    return new MediaWorkerPool(threads.map((t) => new MediaWorker(t)));
+    return new MediaWorkerPool(threads.map((t, i) => new MediaWorker(t, osThreads[i] ?? null)));
+  }
+
+  /** The workers' OS thread ids (Linux: /proc/self/task/ID/stat has each one's CPU time). */
+  get osThreads(): number[] {
+    return this.workers.map((w) => w.osThread).filter((t): t is number => t !== null);
   }
 
   get size(): number {

@@ -7,6 +7,7 @@
 // sessions it listens to, key presses, latch changes, RTCP datagrams and figures. Nothing here
 // waits on the main thread, so a busy main loop cannot delay or skip a frame.
 import dgram from 'node:dgram';
+import { readlinkSync } from 'node:fs';
 import { isIP } from 'node:net';
 import type { MessagePort } from 'node:worker_threads';
 import { systemClock } from '../../../shared/clock.js';
@@ -548,7 +549,17 @@ export function runMediaWorker(port: MessagePort, connectSockets = true): void {
       error(m.id, err);
     }
   });
-  post({ t: 'ready' });
+  post({ t: 'ready', thread: osThreadId() });
+}
+
+/** This thread's id in the OS (Linux: /proc/thread-self names it), or null where there is none. */
+function osThreadId(): number | null {
+  try {
+    const id = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    return Number.isInteger(id) ? id : null;
+  } catch {
+    return null;
+  }
 }
 
 function fromWire(w: WireSrtp): SrtpParameters {

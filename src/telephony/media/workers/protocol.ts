@@ -127,7 +127,8 @@ export type WireDatagram = [number, number, number, string, number];
 export type WireFrame = [number, number, number, number, number];
 
 export type FromWorker =
-  | { t: 'ready' }
+  /** `thread`: the worker's OS thread id (Linux), so its CPU time can be read from /proc. */
+  | { t: 'ready'; thread: number | null }
   | { t: 'opened'; id: number; error?: string; code?: string }
   | {
       t: 'batch';
