@@ -14,7 +14,7 @@ import { RtpSession } from '../src/telephony/media/rtp-session.js';
 import { SharedPacer } from '../src/telephony/media/shared-pacer.js';
 import { MediaWorkerPool } from '../src/telephony/media/workers/media-worker-pool.js';
 import { loadConfig } from '../src/config/config.js';
-import { apiLoad } from './api-load.js';
+import { apiLoad, type ApiLoad } from './api-load.js';
 import { answerOffer } from '../src/telephony/sip/sdp/answer.js';
 import type { UasLeg } from '../src/telephony/sip/uas-leg.js';
 import { answeringStack } from './sip-answering-stack.js';
@@ -27,7 +27,13 @@ export const MEDIA_RATE = Number(process.env.SIP_BENCH_MEDIA_RATE ?? 100);
 /** sipp processes sharing the media calls, each with its own RTP echo socket. */
 export const MEDIA_PEERS = Number(process.env.SIP_BENCH_MEDIA_PEERS ?? 4);
 /** MEDIA_WORKERS as the service reads it. */
-export const WORKERS = loadConfig({ MEDIA_WORKERS: process.env.MEDIA_WORKERS }).sip.mediaWorkers;
+const mediaConfig = loadConfig({
+  MEDIA_WORKERS: process.env.MEDIA_WORKERS,
+  MEDIA_WORKER_NICE: process.env.MEDIA_WORKER_NICE,
+}).sip;
+export const WORKERS = mediaConfig.mediaWorkers;
+/** The workers' asked-for nice value (MEDIA_WORKER_NICE, as the node reads it). */
+export const NICE = mediaConfig.mediaWorkerNice;
 export const API_LOAD = process.env.SIP_BENCH_API === '1';
 export const CONNECT = process.env.SIP_BENCH_CONNECT !== '0';
 
@@ -51,6 +57,8 @@ export interface MediaRun {
   /** Kernel receive-buffer drops over the window: at sipp's echo socket, and at our RTP sockets. */
   readonly droppedAtEcho: number;
   readonly droppedAtUs: number;
+  /** The media workers' nice value, and why the asked one was refused (null: no workers). */
+  readonly workerPriority: { nice: number; niceError: string | null } | null;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -76,13 +84,55 @@ function udpDrops(): Map<number, number> {
 /** MEDIA_CALLS concurrent G.711 calls from sipp, media both ways through sipp's RTP echo. */
 export async function media(): Promise<MediaRun> {
   const pacer = new SharedPacer(systemClock);
-  const workers = WORKERS > 0 ? await MediaWorkerPool.start(WORKERS, { connectSockets: CONNECT }) : null;
+  const workers =
+    WORKERS > 0 ? await MediaWorkerPool.start(WORKERS, { connectSockets: CONNECT, nice: NICE }) : null;
   const api = API_LOAD ? await apiLoad() : null;
+  const side = await answeringSide(pacer, workers);
+  const collect = fullCollection();
+  const { rss: rss0, heapUsed: heap0 } = collect();
+  const peers = await echoPeers();
+  const runs = peers.map((peer) => sippPeer(peer, side.port));
+  const started = Promise.all(runs);
+  const held = await callsUp(side, runs);
+  await sleep(2000); // settle: jitter buffers filled, timers in step
+  const mem = collect();
+  const skipped0 = pacer.skipped + (workers?.skipped ?? 0);
+  const window = await holdWindow(side.sessions, peers, api);
+  for (const leg of side.legs) leg.bye();
+  const outs = (await started).map((r) => r.out);
+  await Promise.all(side.sessions.map((s) => s.close()));
+  await side.stack.close();
+  await api?.close();
+  await workers?.close();
+  if (side.frames === 0) throw new Error('no audio frames played out');
+  return {
+    calls: MEDIA_CALLS,
+    held,
+    ...window,
+    skippedFrames: pacer.skipped + (workers?.skipped ?? 0) - skipped0,
+    rssPerCall: (mem.rss - rss0) / Math.max(1, held),
+    heapPerCall: (mem.heapUsed - heap0) / Math.max(1, held),
+    peers: MEDIA_PEERS,
+    sippOk: outs.reduce((t, o) => t + stat(o, 'Successful call'), 0),
+    sippFailed: outs.reduce((t, o) => t + stat(o, 'Failed call'), 0),
+    workerPriority: workers?.priority ?? null,
+  };
+}
+
+/** Our side of the calls: a stack that answers every INVITE with an RtpSession. */
+interface AnsweringSide {
+  stack: { close(): Promise<void> };
+  port: number;
+  sessions: RtpSession[];
+  legs: UasLeg[];
+  setupErrors: number;
+  /** Audio frames played out, over all calls. */
+  frames: number;
+}
+
+async function answeringSide(pacer: SharedPacer, workers: MediaWorkerPool | null): Promise<AnsweringSide> {
   const ports = new RtpPortAllocator(20000, 20000 + 4 * MEDIA_CALLS + 1000);
-  const sessions: RtpSession[] = [];
-  const legs: UasLeg[] = [];
-  let setupErrors = 0;
-  let frames = 0;
+  const side: Omit<AnsweringSide, 'stack' | 'port'> = { sessions: [], legs: [], setupErrors: 0, frames: 0 };
   const answer = async (leg: UasLeg, offer: string): Promise<void> => {
     const session = new RtpSession({
       clock: systemClock,
@@ -91,14 +141,14 @@ export async function media(): Promise<MediaRun> {
       codec: new G711Codec('ulaw'),
       pacer,
       ...(workers ? { workers } : {}),
-      onAudio: () => void frames++,
+      onAudio: () => void side.frames++,
     });
-    sessions.push(session);
+    side.sessions.push(session);
     const rtpPort = await session.bind();
     const a = answerOffer(
       offer,
       { address: '127.0.0.1', port: rtpPort, codecs: ['PCMU'] },
-      { sessionId: String(sessions.length), sessionVersion: 1, address: '127.0.0.1' },
+      { sessionId: String(side.sessions.length), sessionVersion: 1, address: '127.0.0.1' },
     );
     if (!a.ok) throw new Error(a.why);
     session.setRemote({ address: a.audio.remoteAddress, port: a.audio.remotePort });
@@ -106,79 +156,105 @@ export async function media(): Promise<MediaRun> {
     session.start();
   };
   const { stack, port } = await answeringStack('m', (leg, req) => {
-    legs.push(leg);
+    side.legs.push(leg);
     answer(leg, new TextDecoder().decode(req.body)).catch(() => {
-      setupErrors++;
+      side.setupErrors++;
       leg.reject(500, 'Server Internal Error');
     });
   });
-  // Memory is read after full collections (npm run bench:sip runs node with --expose-gc), so the
-  // figure per call is what the calls hold, not garbage that happened to be pending.
+  return Object.assign(side, { stack, port });
+}
+
+/**
+ * Memory after full collections (npm run bench:sip runs node with --expose-gc), so the figure per
+ * call is what the calls hold, not garbage that happened to be pending.
+ */
+function fullCollection(): () => NodeJS.MemoryUsage {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('run with node --expose-gc (npm run bench:sip does)');
-  const collect = () => {
+  return () => {
     gc();
     gc();
     return process.memoryUsage();
   };
-  const { rss: rss0, heapUsed: heap0 } = collect();
-  // Several sipp UACs share the calls: one sipp echoes every packet of its calls on one socket in
-  // one thread, and that socket's receive buffer, not our side, is what overflows first.
+}
+
+/** One sipp UAC: its share of the calls, and the port its RTP echo listens on. */
+interface EchoPeer {
+  calls: number;
+  echoPort: number;
+}
+
+/**
+ * Several sipp UACs share the calls: one sipp echoes every packet of its calls on one socket in
+ * one thread, and that socket's receive buffer, not our side, is what overflows first.
+ */
+async function echoPeers(): Promise<EchoPeer[]> {
   const peers = Array.from({ length: MEDIA_PEERS }, (_, i) => ({
     calls: Math.floor(MEDIA_CALLS / MEDIA_PEERS) + (i < MEDIA_CALLS % MEDIA_PEERS ? 1 : 0),
     echoPort: 0,
   }));
   for (const peer of peers) peer.echoPort = await freePort();
-  const runs = peers.map(async (peer) =>
-    sipp([
-      '-sf',
-      scenario('bench-uac-media-hold.xml'),
-      `127.0.0.1:${port}`,
-      '-i',
-      '127.0.0.1',
-      '-p',
-      String(await freePort()),
-      '-mi',
-      '127.0.0.1',
-      '-mp',
-      String(peer.echoPort),
-      '-rtp_echo',
-      '-rtp_buffsize',
-      String(4 * 1024 * 1024),
-      '-r',
-      String(Math.max(1, Math.round((MEDIA_RATE * peer.calls) / MEDIA_CALLS))),
-      '-m',
-      String(peer.calls),
-      '-l',
-      String(peer.calls),
-      '-nostdin',
-      '-timeout',
-      `${Math.ceil(MEDIA_CALLS / MEDIA_RATE) + MEDIA_HOLD_S + 120}s`,
-    ]),
-  );
-  const started = Promise.all(runs);
+  return peers;
+}
+
+/** A sipp UAC placing its calls to our port, holding them, echoing their RTP. */
+async function sippPeer(peer: EchoPeer, port: number): Promise<{ code: number | null; out: string }> {
+  return sipp([
+    '-sf',
+    scenario('bench-uac-media-hold.xml'),
+    `127.0.0.1:${port}`,
+    '-i',
+    '127.0.0.1',
+    '-p',
+    String(await freePort()),
+    '-mi',
+    '127.0.0.1',
+    '-mp',
+    String(peer.echoPort),
+    '-rtp_echo',
+    '-rtp_buffsize',
+    String(4 * 1024 * 1024),
+    '-r',
+    String(Math.max(1, Math.round((MEDIA_RATE * peer.calls) / MEDIA_CALLS))),
+    '-m',
+    String(peer.calls),
+    '-l',
+    String(peer.calls),
+    '-nostdin',
+    '-timeout',
+    `${Math.ceil(MEDIA_CALLS / MEDIA_RATE) + MEDIA_HOLD_S + 120}s`,
+  ]);
+}
+
+/** Waits until every call is up (its ACK in) or sipp gave up; the calls held. */
+async function callsUp(side: AnsweringSide, runs: Promise<unknown>[]): Promise<number> {
   // Any sipp ending before its calls are up has given up (a bind failure, a timeout).
   let sippDone = false;
   for (const r of runs) void r.then(() => (sippDone = true));
-  // Every call up (its ACK in), or sipp gave up.
-  while (legs.filter((l) => l.acked).length + setupErrors < MEDIA_CALLS && !sippDone) await sleep(100);
-  const held = legs.filter((l) => l.acked).length;
-  await sleep(2000); // settle: jitter buffers filled, timers in step
-  const mem = collect();
+  while (side.legs.filter((l) => l.acked).length + side.setupErrors < MEDIA_CALLS && !sippDone)
+    await sleep(100);
+  return side.legs.filter((l) => l.acked).length;
+}
+
+/** What the hold window measured. */
+type WindowFigures = Pick<
+  MediaRun,
+  'sent' | 'received' | 'late' | 'neverSent' | 'api' | 'cpu' | 'delayP99' | 'droppedAtEcho' | 'droppedAtUs'
+>;
+
+/** MEDIA_HOLD_S s of media both ways (and the API load): what went out, came back, was lost. */
+async function holdWindow(
+  sessions: RtpSession[],
+  peers: EchoPeer[],
+  api: ApiLoad | null,
+): Promise<WindowFigures> {
   const sum = (f: (s: RtpSession) => number) => sessions.reduce((t, s) => t + f(s), 0);
   const sent0 = sum((s) => s.sender.stats.packets);
   const recv0 = sum((s) => s.counters.rtpIn);
   const late0 = sum((s) => s.receiver.jitterBuffer.stats.late);
-  const skipped0 = pacer.skipped + (workers?.skipped ?? 0);
   const holes0 = sum((s) => s.sender.stats.holeFrames);
-  const ourPorts = new Set(sessions.map((s) => s.localPort));
-  const drops = () => {
-    const d = udpDrops();
-    let ours = 0;
-    for (const [p, n] of d) if (ourPorts.has(p)) ours += n;
-    const echo = peers.reduce((t, p) => t + (d.get(p.echoPort) ?? 0), 0);
-    return { echo, ours };
-  };
+  const drops = kernelDrops(sessions, peers);
   const drops0 = drops();
   const delay = monitorEventLoopDelay({ resolution: 10 });
   delay.enable();
@@ -197,30 +273,27 @@ export async function media(): Promise<MediaRun> {
   const late = sum((s) => s.receiver.jitterBuffer.stats.late) - late0;
   const drops1 = drops();
   const neverSent = sum((s) => s.sender.stats.holeFrames) - holes0;
-  for (const leg of legs) leg.bye();
-  const outs = (await started).map((r) => r.out);
-  await Promise.all(sessions.map((s) => s.close()));
-  await stack.close();
-  await api?.close();
-  await workers?.close();
-  if (frames === 0) throw new Error('no audio frames played out');
   return {
-    calls: MEDIA_CALLS,
-    held,
     sent,
     received,
     late,
-    skippedFrames: pacer.skipped + (workers?.skipped ?? 0) - skipped0,
     neverSent,
     api: apiResult,
-    rssPerCall: (mem.rss - rss0) / Math.max(1, held),
-    heapPerCall: (mem.heapUsed - heap0) / Math.max(1, held),
     cpu: (cpu.user + cpu.system) / 1e6 / seconds,
     delayP99: delay.percentile(99) / 1e6,
-    peers: MEDIA_PEERS,
-    sippOk: outs.reduce((t, o) => t + stat(o, 'Successful call'), 0),
-    sippFailed: outs.reduce((t, o) => t + stat(o, 'Failed call'), 0),
     droppedAtEcho: drops1.echo - drops0.echo,
     droppedAtUs: drops1.ours - drops0.ours,
+  };
+}
+
+/** The kernel's drops so far at the peers' echo sockets and at our RTP sockets. */
+function kernelDrops(sessions: RtpSession[], peers: EchoPeer[]): () => { echo: number; ours: number } {
+  const ourPorts = new Set(sessions.map((s) => s.localPort));
+  return () => {
+    const d = udpDrops();
+    let ours = 0;
+    for (const [p, n] of d) if (ourPorts.has(p)) ours += n;
+    const echo = peers.reduce((t, p) => t + (d.get(p.echoPort) ?? 0), 0);
+    return { echo, ours };
   };
 }

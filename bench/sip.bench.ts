@@ -20,6 +20,7 @@ import {
   MEDIA_PEERS,
   MEDIA_RATE,
   media,
+  NICE,
   WORKERS,
 } from './sip-media.js';
 import { baseline, CALLS, line, ours, RATE } from './sip-signalling.js';
@@ -73,6 +74,13 @@ async function main(): Promise<void> {
     console.log(
       `memory per concurrent call   ${(m.rssPerCall / 1024).toFixed(1)} KiB RSS (target < 200 KiB), ` +
         `${(m.heapPerCall / 1024).toFixed(1)} KiB JS heap, both after GC`,
+    );
+    console.log(
+      `media workers' priority      ${
+        m.workerPriority === null
+          ? 'none (media on the main thread)'
+          : `nice ${m.workerPriority.nice}${m.workerPriority.niceError ? ` (MEDIA_WORKER_NICE=${NICE} refused: ${m.workerPriority.niceError})` : ' (main thread 0)'}`
+      }`,
     );
     console.log(
       `while held                   ${(m.cpu * 100).toFixed(0)}% of a core, event-loop delay p99 ` +

@@ -10,14 +10,4 @@ export const longFunctionFiles = [
   // A migration is the record of one schema step, a list of tables run once; it is not edited
   // after it ships, so it is not split either.
   'src/store/migrations/*.ts',
-  // The worker thread's message loop (runMediaWorker): one switch over the messages the main
-  // thread sends; to be split by message.
-  'src/telephony/media/workers/media-worker.ts',
-  // TelephonyNode.start: builds the stack, the call host, the dialer and the trunk manager in
-  // order; to be split into those steps.
-  'src/telephony/calls/node/telephony-node.ts',
-  // The second leg's INVITE, ringing and answer in one method; to be split by state.
-  'src/telephony/calls/transfer/transfer.ts',
-  // Benchmark drivers: one run's set-up, load and report in order; to be split into those steps.
-  'bench/sip-media.ts',
 ];

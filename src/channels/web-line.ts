@@ -8,15 +8,16 @@
 // peer directly, and while it is bridged the line is suspended (the pipeline's playback is
 // dropped and its listeners hear nothing) and key presses are diverted to the leg.
 import type { CallMedia } from './call-media.js';
+import { Listeners } from '../shared/listeners.js';
 import type { WebLegLine, WebPeer } from './web-media.js';
 
 export class WebLine implements CallMedia {
   private peer: WebPeer | null = null;
   private unsubscribe: (() => void)[] = [];
-  private readonly audio = new Set<(pcm: Int16Array) => void>();
+  private readonly audio = new Listeners<Int16Array>();
   /** The leg's listeners: every frame, suspended or not. */
-  private readonly raw = new Set<(pcm: Int16Array) => void>();
-  private readonly digits = new Set<(digit: string) => void>();
+  private readonly raw = new Listeners<Int16Array>();
+  private readonly digits = new Listeners<string>();
   /** While set, every press goes here instead of the listeners (a bridged leg). */
   private diverted: ((digit: string) => void) | null = null;
   /** Set while a dialled leg is bridged: the pipeline's playback is dropped, its input unheard. */
@@ -27,9 +28,9 @@ export class WebLine implements CallMedia {
     this.peer = peer;
     this.unsubscribe = [
       peer.onAudio((pcm) => {
-        for (const l of [...this.raw]) l(pcm);
+        this.raw.emit(pcm);
         if (this.suspended) return;
-        for (const l of [...this.audio]) l(pcm);
+        this.audio.emit(pcm);
       }),
       peer.onDigit((d) => this.pushDigit(d)),
     ];
@@ -45,7 +46,7 @@ export class WebLine implements CallMedia {
   pushDigit(digit: string): void {
     if (this.diverted) return this.diverted(digit);
     if (this.suspended) return;
-    for (const l of [...this.digits]) l(digit);
+    this.digits.emit(digit);
   }
 
   play(pcm: Int16Array): void {
@@ -62,13 +63,11 @@ export class WebLine implements CallMedia {
   }
 
   onAudio(listener: (pcm: Int16Array) => void): () => void {
-    this.audio.add(listener);
-    return () => void this.audio.delete(listener);
+    return this.audio.add(listener);
   }
 
   onDigit(listener: (digit: string) => void): () => void {
-    this.digits.add(listener);
-    return () => void this.digits.delete(listener);
+    return this.digits.add(listener);
   }
 
   /** The line as a dialled leg uses it (see the top). */
@@ -81,10 +80,7 @@ export class WebLine implements CallMedia {
         return line.queuedMs;
       },
       stopPlayback: () => this.stopPlayback(),
-      onAudio: (listener) => {
-        this.raw.add(listener);
-        return () => void this.raw.delete(listener);
-      },
+      onAudio: (listener) => this.raw.add(listener),
       divertDigits: (listener) => {
         this.diverted = listener;
         return () => {

@@ -173,6 +173,18 @@ describe('loadConfig', () => {
     });
   });
 
+  it('reads SIP_TLS_CA (and NODE_EXTRA_CA_CERTS beside it) for outbound TLS, with or without a certificate', () => {
+    expect(loadConfig({}).sip).toMatchObject({ tlsCa: undefined, nodeExtraCaCerts: undefined });
+    expect(loadConfig({ SIP_TLS_CA: '/etc/sip/carrier-ca.pem' }).sip).toMatchObject({
+      tlsCert: undefined,
+      tlsCa: '/etc/sip/carrier-ca.pem',
+    });
+    expect(loadConfig({ SIP_TLS_CA: '/ca.pem', NODE_EXTRA_CA_CERTS: '/extra.pem' }).sip).toMatchObject({
+      tlsCa: '/ca.pem',
+      nodeExtraCaCerts: '/extra.pem',
+    });
+  });
+
   it('reads SIP_CODECS as a preference order, names in any case', () => {
     expect(loadConfig({ SIP_CODECS: 'PCMA,PCMU' }).sip.codecs).toEqual(['PCMA', 'PCMU']);
     expect(loadConfig({ SIP_CODECS: ' OPUS , pcma ' }).sip.codecs).toEqual(['opus', 'PCMA']);

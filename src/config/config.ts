@@ -22,6 +22,13 @@ export interface Config {
     tlsPort: number;
     tlsCert: string | undefined;
     tlsKey: string | undefined;
+    /**
+     * `SIP_TLS_CA`: a PEM file of CA certificates trusted for the TLS connections we open (a
+     * carrier's private CA), besides Node's bundled CAs and `NODE_EXTRA_CA_CERTS`.
+     */
+    tlsCa: string | undefined;
+    /** `NODE_EXTRA_CA_CERTS`, kept trusted beside `SIP_TLS_CA` (a `ca` list replaces Node's default). */
+    nodeExtraCaCerts: string | undefined;
     domain: string;
     rtpPortMin: number;
     rtpPortMax: number;
@@ -32,6 +39,12 @@ export interface Config {
      * one per core); 0 keeps media on the main thread.
      */
     mediaWorkers: number;
+    /**
+     * `MEDIA_WORKER_NICE`: the nice value media worker threads ask for (default -10, above the main
+     * thread's 0, so frames win the CPU from the API on a loaded machine; 0 leaves it alone). Needs
+     * root, CAP_SYS_NICE or RLIMIT_NICE; without them the node logs a warning and runs on.
+     */
+    mediaWorkerNice: number;
     /**
      * `SIP_RINGBACK`: the tone a caller hears while a second leg of their call rings without early
      * media: `us` (440+480 Hz, 2 s on 4 s off; default), `uk`, `eu` or `off` (call-media/ringback.ts).
@@ -147,7 +160,7 @@ type Env = Record<string, string | undefined>;
 function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
   const n = Number(raw);
   if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
   return n;
@@ -379,11 +392,14 @@ function sipConfig(env: Env): Config['sip'] {
     tlsPort: int(env, 'SIP_TLS_PORT', 5061, 0, 65535),
     tlsCert,
     tlsKey: tlsCert && (env.SIP_TLS_KEY || tlsCert),
+    tlsCa: env.SIP_TLS_CA || undefined,
+    nodeExtraCaCerts: env.NODE_EXTRA_CA_CERTS || undefined,
     domain: env.SIP_DOMAIN || 'sip.localhost',
     rtpPortMin,
     rtpPortMax,
     codecs: codecList(env, 'SIP_CODECS'),
     mediaWorkers: int(env, 'MEDIA_WORKERS', os.availableParallelism(), 0, 64),
+    mediaWorkerNice: int(env, 'MEDIA_WORKER_NICE', -10, -20, 19),
     ringback: ringback as SipRingback,
     trunkSyncSeconds: int(env, 'SIP_TRUNK_SYNC_SECONDS', 15, 1, 3600),
     optionsIntervalSeconds: int(env, 'SIP_OPTIONS_INTERVAL_SECONDS', 30, 5, 3600),

@@ -16,6 +16,7 @@ import { OpusCodec } from '../audio/codecs/opus.js';
 import { PipelineCodec } from '../audio/codecs/pipeline-codec.js';
 import { WebPeerError, type WebPeer, type WebPeerEnd } from '../channels/web-media.js';
 import type { Clock, TimerHandle } from '../shared/clock.js';
+import { Listeners } from '../shared/listeners.js';
 import type { Logger } from '../shared/logger.js';
 import { isRtcp } from '../telephony/media/rtcp.js';
 import { decodeRtp, RtpPacket, RtpStatus } from '../telephony/media/rtp-packet.js';
@@ -68,8 +69,8 @@ export class WebRtcPeer implements WebPeer {
   private receiver: MediaReceiver | null = null;
   private readonly packet = new RtpPacket();
   private readonly channels = new Set<DataChannel>();
-  private readonly audioListeners = new Set<(pcm: Int16Array) => void>();
-  private readonly digitListeners = new Set<(digit: string) => void>();
+  private readonly audioListeners = new Listeners<Int16Array>();
+  private readonly digitListeners = new Listeners<string>();
   private readonly endListeners = new Set<(how: WebPeerEnd) => void>();
   private connectedValue = false;
   private ssrc = 0;
@@ -192,13 +193,11 @@ export class WebRtcPeer implements WebPeer {
   }
 
   onAudio(listener: (pcm: Int16Array) => void): () => void {
-    this.audioListeners.add(listener);
-    return () => void this.audioListeners.delete(listener);
+    return this.audioListeners.add(listener);
   }
 
   onDigit(listener: (digit: string) => void): () => void {
-    this.digitListeners.add(listener);
-    return () => void this.digitListeners.delete(listener);
+    return this.digitListeners.add(listener);
   }
 
   close(): void {
@@ -257,9 +256,7 @@ export class WebRtcPeer implements WebPeer {
       ...(pacer ? { pacer } : {}),
       // Browsers pause in silence (Opus DTX): the listener hears those pauses as silence.
       fillPauses: true,
-      onAudio: (pcm) => {
-        for (const l of [...this.audioListeners]) l(pcm);
-      },
+      onAudio: (pcm) => this.audioListeners.emit(pcm),
       onDigit: (event) => this.digit(event.digit),
       onError: (err) => this.options.logger?.warn({ err }, 'webrtc: a listener of the browser audio failed'),
     });
@@ -295,7 +292,7 @@ export class WebRtcPeer implements WebPeer {
   }
 
   private digit(digit: string): void {
-    for (const l of [...this.digitListeners]) l(digit);
+    this.digitListeners.emit(digit);
   }
 
   private onState(s: string): void {

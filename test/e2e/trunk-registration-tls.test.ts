@@ -1,13 +1,15 @@
 // Trunk registration over TLS with Kamailio as the carrier's registrar
 // (test/interop/trunks/kamailio-tls-registrar.cfg, a certificate made by openssl for the test):
-//   - the trunk (transport tls) is challenged, answers with the digest Kamailio verifies, becomes
+//   - a node with no certificate of its own (no SIP_TLS_CERT, so no TLS listener), trusting
+//     Kamailio's certificate through SIP_TLS_CA, registers its trunk (transport tls): it is challenged, answers with the digest Kamailio verifies, becomes
 //     `registered`, and refreshes before the short expiry Kamailio grants, over the same
 //     connection (Kamailio logs each REGISTER with the connection's id and source port);
 //   - sipp calls a number on Kamailio's UDP socket: Kamailio sends the INVITE to our registered
 //     Contact on that connection (it may open no new one: set_forward_no_connect; and the
 //     address it has is the connection's source port, where nothing listens), and the call is
 //     answered, run and hung up through it;
-//   - a wrong password leaves the trunk `failed` with the registrar's refusal.
+//   - a wrong password leaves the trunk `failed` with the registrar's refusal (this node listens
+//     for TLS too, with a certificate: the set-up for carriers that also call in over TLS).
 // Skipped when kamailio (with its tls module) or openssl is missing, as the other Kamailio test;
 // under CI a missing peer fails.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -44,6 +46,8 @@ interface Kamailio {
   udp: number;
   tls: number;
   cert: string;
+  /** The certificate's file: the node's SIP_TLS_CA. */
+  certPath: string;
   key: string;
   log(): string;
   child: ChildProcess;
@@ -121,6 +125,7 @@ async function startKamailio(): Promise<Kamailio> {
     udp,
     tls,
     cert: made.cert,
+    certPath: made.certPath,
     key: made.key,
     log: () => out,
     child,
@@ -153,13 +158,19 @@ function registrations(k: Kamailio): { port: string; conn: string }[] {
   );
 }
 
-async function tlsTrunk(k: Kamailio, password: string) {
+/**
+ * A node with a `tls` trunk registering at Kamailio. `client-only`: no certificate of its own (no
+ * TLS listener), Kamailio's CA trusted through SIP_TLS_CA as `serve` reads it; `listening`: a
+ * TLS listener with the same certificate (SIP_TLS_CERT) and the CA given to the stack directly.
+ */
+async function tlsTrunk(k: Kamailio, password: string, node: 'client-only' | 'listening') {
   const n = await startCallNode({
     trunks: { syncMs: 100, binding: { firstRetryMs: 60_000 } },
-    // The node listens for TLS as a TLS trunk needs (SIP_TLS_CERT), with the same certificate.
-    tls: { port: 0, cert: k.cert, key: k.key },
-    tlsClient: { ca: k.cert },
+    ...(node === 'client-only'
+      ? { config: { SIP_TLS_CA: k.certPath } }
+      : { tls: { port: 0, cert: k.cert, key: k.key }, tlsClient: { ca: k.cert } }),
   });
+  if (node === 'client-only') expect(n.node.address.tls).toBeUndefined();
   nodes.push(n);
   const world = await telephonyWorld(n, {
     number: DIALLED,
@@ -175,10 +186,10 @@ async function tlsTrunk(k: Kamailio, password: string) {
 
 describe('e2e: trunk registration over TLS with Kamailio as the registrar', () => {
   peerTest(
-    'registered, refreshed on the same connection, and an INVITE routed to us over that connection',
+    'with no certificate of our own (SIP_TLS_CA only): registered, refreshed on the same connection, and an INVITE routed to us over that connection',
     async () => {
       const k = await startKamailio();
-      const { n, trunk } = await tlsTrunk(k, PASSWORD);
+      const { n, trunk } = await tlsTrunk(k, PASSWORD, 'client-only');
       await until(async () => expect((await trunk()).registration_status).toBe('registered'));
       expect(k.log()).toMatch(/SB challenged REGISTER from 127\.0\.0\.1:\d+ over tls/);
       // Granted 4 s: the refresh comes at half time, challenged and verified again, on the same
@@ -230,7 +241,7 @@ describe('e2e: trunk registration over TLS with Kamailio as the registrar', () =
     'a wrong password: Kamailio keeps challenging, the trunk is failed with the refusal',
     async () => {
       const k = await startKamailio();
-      const { trunk } = await tlsTrunk(k, 'not-the-password');
+      const { trunk } = await tlsTrunk(k, 'not-the-password', 'listening');
       await until(async () => {
         const t = await trunk();
         expect(t.registration_status).toBe('failed');

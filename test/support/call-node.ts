@@ -14,7 +14,7 @@ import type { LiveBus } from '../../src/events/live-bus.js';
 import { followLiveEvents } from '../../src/events/live-follow.js';
 import type { TtsProvider } from '../../src/providers/tts/tts.types.js';
 import { systemClock } from '../../src/shared/clock.js';
-import { createLogger, silentLogger } from '../../src/shared/logger.js';
+import { createLogger, silentLogger, type Logger } from '../../src/shared/logger.js';
 import { migrateToLatest, openStore, type Store } from '../../src/store/database.js';
 import type { PhoneChannelFactory } from '../../src/telephony/calls/live/live-call.js';
 import { TelephonyNode, type TelephonyNodeOptions } from '../../src/telephony/calls/node/telephony-node.js';
@@ -71,6 +71,10 @@ export interface CallNodeOptions {
   resolve?: TelephonyNodeOptions['resolve'];
   /** The DNS client of the node's RFC 3263 resolver (when `resolve` is not given). */
   dns?: TelephonyNodeOptions['dns'];
+  /** SIP timers (T1…): short ones make a transaction's timeout come soon. */
+  timers?: TelephonyNodeOptions['timers'];
+  /** Default: silent (CALL_LOGS=1: debug on stderr). A test that reads the log passes its own. */
+  logger?: Logger;
 }
 
 let rtpBase = 30000 + (process.pid % 50) * 400;
@@ -95,7 +99,7 @@ export async function startCallNode(options: CallNodeOptions = {}): Promise<Call
   const wiring = createWiring({
     config,
     store,
-    logger: process.env.CALL_LOGS ? createLogger('debug') : silentLogger(),
+    logger: options.logger ?? (process.env.CALL_LOGS ? createLogger('debug') : silentLogger()),
     providers: {
       ...(options.tts ? { tts: options.tts } : {}),
       ...(options.configuredStt ? {} : { stt: null }),
@@ -120,6 +124,7 @@ export async function startCallNode(options: CallNodeOptions = {}): Promise<Call
     ...(options.trunks !== undefined ? { trunks: options.trunks } : {}),
     ...(options.resolve ? { resolve: options.resolve } : {}),
     ...(options.dns ? { dns: options.dns } : {}),
+    ...(options.timers ? { timers: options.timers } : {}),
     ...(options.tls ? { tls: options.tls } : {}),
     ...(options.tlsClient ? { tlsClient: options.tlsClient } : {}),
   });

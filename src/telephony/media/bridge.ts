@@ -15,6 +15,7 @@
 // ticking at the same nominal rate. When the receiving side falls behind (a stalled timer, a
 // burst after a network hiccup) the queue would grow without bound and add delay for the rest of
 // the call; frames arriving while more than `maxQueuedMs` (default 200) wait are dropped instead.
+import { Listeners } from '../../shared/listeners.js';
 import type { DigitEvent } from './dtmf.js';
 import type { AudioFrameInfo } from './rtp-receiver.js';
 import type { RtpSession } from './rtp-session.js';
@@ -158,8 +159,8 @@ export class MediaBridge {
  * bridge side of it.
  */
 export class MediaTap {
-  private readonly audio = new Set<(pcm: Int16Array) => void>();
-  private readonly digits = new Set<(digit: string) => void>();
+  private readonly audio = new Listeners<Int16Array>();
+  private readonly digits = new Listeners<string>();
   /** Frames and presses seen (for tests and logs), whether anyone listened or not. */
   frames = 0;
   presses = 0;
@@ -167,22 +168,20 @@ export class MediaTap {
   readonly sessionOptions = {
     onAudio: (pcm: Int16Array): void => {
       this.frames++;
-      for (const l of this.audio) l(pcm);
+      this.audio.emit(pcm);
     },
     onDigit: (d: DigitEvent): void => {
       this.presses++;
-      for (const l of this.digits) l(d.digit);
+      this.digits.emit(d.digit);
     },
   };
 
   onAudio(listener: (pcm: Int16Array) => void): () => void {
-    this.audio.add(listener);
-    return () => void this.audio.delete(listener);
+    return this.audio.add(listener);
   }
 
   onDigit(listener: (digit: string) => void): () => void {
-    this.digits.add(listener);
-    return () => void this.digits.delete(listener);
+    return this.digits.add(listener);
   }
 }
 

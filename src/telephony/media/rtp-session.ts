@@ -12,8 +12,7 @@
 // dropped and counted (`srtpDropped`) before it can latch the session or reach the receiver.
 // 'pending' (our SRTP offer, not yet answered) sends nothing and drops everything until keyed.
 
-import dgram from 'node:dgram';
-import { isIP } from 'node:net';
+import type dgram from 'node:dgram';
 import type { Clock } from '../../shared/clock.js';
 import { emitTelemetry } from '../../shared/telemetry.js';
 import type { AudioCodec } from '../../audio/codecs/audio-codec.js';
@@ -23,9 +22,10 @@ import type { JitterBufferOptions } from './jitter-buffer.js';
 import { Latch, sendablePort, type MediaAddress } from './latch.js';
 import type { RtpPortAllocator } from './port-allocator.js';
 import type { SharedPacer } from './shared-pacer.js';
-import { isRtcp, parseRtcp } from './rtcp.js';
+import { parseRtcp } from './rtcp.js';
 import { RtcpReporter, type RemoteReport } from './rtcp-reporter.js';
-import { decodeRtp, RtpPacket, RtpStatus } from './rtp-packet.js';
+import { RtpPacket } from './rtp-packet.js';
+import { bindRtpSockets, closeSocket, takeDatagram, type IntakeSession } from './rtp-sockets.js';
 import { MediaReceiver, type AudioFrameInfo } from './rtp-receiver.js';
 import { RtpSender, type DigitOptions } from './rtp-sender.js';
 import { SrtpStreams, type SrtpParameters } from './srtp/srtp-streams.js';
@@ -108,6 +108,8 @@ export class RtpSession {
   private port = 0;
   private readonly latch: Latch;
   private readonly packet = new RtpPacket();
+  /** What takeDatagram needs of this session (rtp-sockets.ts). */
+  private readonly intake: IntakeSession;
   private closed = false;
   /** Frames a worker-side bridge brought to this session's sender, and dropped (queue full). */
   readonly bridged = { in: 0, dropped: 0 };
@@ -128,6 +130,7 @@ export class RtpSession {
       },
       options.remote ?? null,
     );
+    this.intake = { latch: this.latch, counters: this.counters, packet: this.packet };
     if (options.srtp) this.srtp = options.srtp === 'pending' ? 'pending' : SrtpStreams.create(options.srtp);
     this.initial = {
       sequence: Math.floor(random() * 0x10000),
@@ -230,21 +233,13 @@ export class RtpSession {
   /** Binds the sockets; media starts flowing with start(). */
   async bind(): Promise<number> {
     if (this.options.workers) return this.bindOnWorker(this.options.workers);
-    const type = isIP(this.options.host) === 6 ? 'udp6' : 'udp4';
     for (let attempt = 0; attempt < BIND_ATTEMPTS; attempt++) {
       const port = this.options.ports.allocate();
       if (port === null) throw new Error('RTP port range exhausted');
       try {
-        this.rtpSocket = await bindSocket(type, this.options.host, port);
-        if (!this.options.rtcpMux) {
-          try {
-            this.rtcpSocket = await bindSocket(type, this.options.host, port + 1);
-          } catch (err) {
-            this.rtpSocket.close();
-            this.rtpSocket = null;
-            throw err;
-          }
-        }
+        const sockets = await bindRtpSockets(this.options.host, port, this.options.rtcpMux ?? false);
+        this.rtpSocket = sockets.rtp;
+        this.rtcpSocket = sockets.rtcp;
         this.port = port;
         break;
       } catch (err) {
@@ -448,44 +443,10 @@ export class RtpSession {
   }
 
   private process(datagram: Buffer, rinfo: Source, onRtcpPort: boolean): void {
-    const rtcp = onRtcpPort || isRtcp(datagram);
-    let msg = datagram;
-    const srtp = this.srtp;
-    if (srtp !== null) {
-      const plain =
-        srtp === 'pending' ? null : rtcp ? srtp.inbound.unprotectRtcp(msg) : srtp.inbound.unprotectRtp(msg);
-      if (!plain) {
-        this.counters.srtpDropped++;
-        return;
-      }
-      msg = plain;
-    }
-    if (rtcp) {
-      const packets = parseRtcp(msg);
-      if (!packets) {
-        this.counters.malformed++;
-        return;
-      }
-      if (!this.latch.acceptsRtcpFrom(rinfo.address)) {
-        // RTCP can end a call (BYE): take it only from the host media is latched to.
-        this.counters.stray++;
-        return;
-      }
-      this.counters.rtcpIn++;
-      this.latch.rtcpArrived(rinfo.address, rinfo.port);
-      this.rtcp.handle(packets);
-      return;
-    }
-    if (decodeRtp(msg, this.packet) !== RtpStatus.Ok) {
-      this.counters.malformed++;
-      return;
-    }
-    const verdict = this.latch.accept(rinfo.address, rinfo.port);
-    if (verdict === 'stray') {
-      this.counters.stray++;
-      return;
-    }
-    if (verdict === 'latched') this.options.onLatch?.(this.latch.latched!);
+    const got = takeDatagram(this.intake, this.srtp, datagram, rinfo, onRtcpPort);
+    if (got === null) return;
+    if (typeof got === 'object') return this.rtcp.handle(got.packets);
+    if (got === 'latched') this.options.onLatch?.(this.latch.latched!);
     this.counters.rtpIn++;
     (this.receiver as MediaReceiver).handle(this.packet, this.options.clock.monotonic());
   }
@@ -524,19 +485,4 @@ function wireAddress(a: MediaAddress): { address: string; port: number; rtcpPort
 
 function toWire(p: SrtpParameters): WireSrtp {
   return { suite: p.suite, localKey: new Uint8Array(p.localKey), remoteKey: new Uint8Array(p.remoteKey) };
-}
-
-function bindSocket(type: 'udp4' | 'udp6', host: string, port: number): Promise<dgram.Socket> {
-  return new Promise((resolve, reject) => {
-    const socket = dgram.createSocket({ type, reuseAddr: false });
-    socket.once('error', reject);
-    socket.bind(port, host, () => {
-      socket.off('error', reject);
-      resolve(socket);
-    });
-  });
-}
-
-function closeSocket(socket: dgram.Socket | null): Promise<void> {
-  return new Promise((resolve) => (socket ? socket.close(() => resolve()) : resolve()));
 }

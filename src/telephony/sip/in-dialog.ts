@@ -2,7 +2,8 @@
 // when it is too large for UDP and the peer takes TCP, RFC 3261 18.1.1), ACK every 2xx to a
 // re-INVITE of ours (13.2.2.4), and resend our 2xx to the far end's re-INVITE until its ACK
 // comes (13.3.1.4 applies to re-INVITEs as well as to the INVITE that made the dialog). LegDialog
-// is the whole in-dialog half of a leg, UacLeg's and UasLeg's alike.
+// is the whole in-dialog half of a leg, UacLeg's and UasLeg's alike; DialogLeg, the class both
+// legs extend, builds it and offers its requests.
 import type { Clock } from '../../shared/clock.js';
 import type { Dialog } from './dialog/dialog.js';
 import { receiveInDialog, requestInDialog, responseInDialog } from './dialog/dialog.js';
@@ -322,5 +323,46 @@ export class LegDialog implements DialogRequests {
     if (ok) return respond(200, 'OK');
     if (req.method === 'INVITE' || req.method === 'UPDATE') return respond(488, 'Not Acceptable Here');
     respond(501, 'Not Implemented');
+  }
+}
+
+/** What a leg gives its in-dialog half, the re-INVITE answers' clock and missing-ACK report aside. */
+export interface DialogLegSetup extends Omit<LegDialogOptions, 'reinvites'> {
+  readonly clock: Clock;
+  /** Our 2xx to a re-INVITE of the far end's was never acknowledged (64*T1). */
+  readonly onNoAck: () => void;
+}
+
+/**
+ * A call leg (UacLeg, UasLeg) as the call controller asks it for in-dialog requests: its
+ * LegDialog, with its answers to the far end's re-INVITEs resent on the stack's timers, does them.
+ */
+export abstract class DialogLeg implements DialogRequests {
+  protected dialog!: LegDialog;
+  protected reinvites!: ReinviteAnswers;
+
+  /** Builds the leg's in-dialog half (once, from the leg's constructor). */
+  protected openDialogHalf(setup: DialogLegSetup): void {
+    const { clock, onNoAck, ...options } = setup;
+    this.reinvites = new ReinviteAnswers({
+      clock,
+      timers: setup.stack.timers,
+      send: (res, to) => void setup.stack.send(res, to),
+      onNoAck,
+    });
+    this.dialog = new LegDialog({ ...options, reinvites: this.reinvites });
+  }
+
+  onRequest(handler: InDialogHandler | undefined): void {
+    this.dialog.onRequest(handler);
+  }
+
+  sendInDialog(method: string, options: InDialogSend = {}): Promise<SipResponse> {
+    return this.dialog.sendInDialog(method, options);
+  }
+
+  /** BYE, also (best effort) on a dialog a 408/481 ended (12.2.1.2): RFC 4028 10 asks for one then. */
+  bye(): void {
+    this.dialog.bye();
   }
 }

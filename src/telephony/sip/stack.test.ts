@@ -2,7 +2,11 @@
 // responses, retransmissions absorbed by transactions, CANCEL matched to its INVITE.
 import { createSocket } from 'node:dgram';
 import type { Socket } from 'node:dgram';
+import { mkdtempSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../shared/clock.js';
 import { getHeader } from './message/access.js';
@@ -10,6 +14,7 @@ import { createReply } from './message/build.js';
 import { parseMessage } from './message/parse.js';
 import type { SipResponse } from './message/types.js';
 import { SipStack } from './stack.js';
+import { selfSigned } from '../../../test/support/tls-cert.js';
 
 const request = (method: string, branch: string, transport = 'UDP', cseqMethod = method): string =>
   [
@@ -149,5 +154,44 @@ describe('SipStack', () => {
     sock.write(request('MESSAGE', 'z9hG4bKm1', 'TCP'));
     expect((parseMessage(await data) as SipResponse).status).toBe(202);
     expect(stack.receiver.stats.accepted).toBe(1);
+  });
+
+  it('without a certificate: no TLS listener, yet requests go out over TLS and the peer is heard on that connection', async () => {
+    const { cert, key } = selfSigned(mkdtempSync(join(tmpdir(), 'sip-stack-tls-')));
+    const sockets: TLSSocket[] = [];
+    const got: string[] = [];
+    const server = createTlsServer({ cert, key }, (sock) => {
+      sockets.push(sock);
+      sock.on('data', (d: Buffer) => got.push(d.toString()));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    closers.push(() => {
+      for (const sock of sockets) sock.destroy();
+      return new Promise<void>((r) => server.close(() => r()));
+    });
+    const heard: string[] = [];
+    const clock = new FakeClock();
+    const stack = new SipStack({
+      clock,
+      host: '127.0.0.1',
+      port: 0,
+      tlsClient: { ca: cert },
+      onRequest: (req, tx, source) => {
+        heard.push(`${req.method} over ${source.transport}`);
+        tx?.respond(createReply(req, 200, 'OK', { toTag: 'h' }));
+        return true;
+      },
+    });
+    const ports = await stack.listen();
+    closers.push(() => stack.close());
+    expect(ports.tls).toBeUndefined();
+    const port = (server.address() as { port: number }).port;
+    const to = { transport: 'TLS' as const, host: '127.0.0.1', port, reliable: true };
+    expect(stack.send(parseMessage(request('OPTIONS', 'z9hG4bKout1', 'TLS')), to)).toBe(true);
+    await until(() => got.join('').includes('z9hG4bKout1'));
+    // The peer's own request, on the connection we opened: heard and answered on it.
+    sockets[0]!.write(request('MESSAGE', 'z9hG4bKback1', 'TLS'));
+    await until(() => heard.length === 1 && got.join('').includes('SIP/2.0 200 OK'));
+    expect(heard).toEqual(['MESSAGE over TLS']);
   });
 });

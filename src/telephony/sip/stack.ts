@@ -49,8 +49,9 @@ export interface SipStackOptions {
   readonly host: string;
   /** UDP and TCP share the port, as SIP_PORT promises (README); 0 picks a free one, undefined turns them off. */
   readonly port?: number;
+  /** A TLS listener (SIP_TLS_CERT); without it TLS only goes out, on connections we open. */
   readonly tls?: { readonly port: number; readonly cert: string | Buffer; readonly key: string | Buffer };
-  /** Options for the TLS connections we open (a CA to trust besides the system's, in tests). */
+  /** Options for the TLS connections we open (the CAs trusted: SIP_TLS_CA, a test's own). */
   readonly tlsClient?: ConnectionOptions;
   readonly policy?: RequestPolicy;
   readonly limits?: Partial<SipLimits>;
@@ -168,19 +169,21 @@ export class SipStack {
         }
       }
     }
+    // TLS out (a trunk's termination host or registrar) needs no certificate of our own: without
+    // one the transport only opens connections, and takes requests on those it opened.
+    this.tls = new StreamTransport({
+      host: o.host,
+      receiver: this.receiver,
+      clock: o.clock,
+      transport: 'TLS',
+      port: o.tls?.port ?? 0,
+      ...(o.tls ? { tls: { cert: o.tls.cert, key: o.tls.key } } : {}),
+      ...(o.tlsClient ? { tlsClient: o.tlsClient } : {}),
+      ...(o.idleMs ? { idleMs: o.idleMs } : {}),
+      ...(o.maxWriteQueueBytes ? { maxWriteQueueBytes: o.maxWriteQueueBytes } : {}),
+    });
     if (o.tls) {
       try {
-        this.tls = new StreamTransport({
-          host: o.host,
-          receiver: this.receiver,
-          clock: o.clock,
-          transport: 'TLS',
-          port: o.tls.port,
-          tls: { cert: o.tls.cert, key: o.tls.key },
-          ...(o.tlsClient ? { tlsClient: o.tlsClient } : {}),
-          ...(o.idleMs ? { idleMs: o.idleMs } : {}),
-          ...(o.maxWriteQueueBytes ? { maxWriteQueueBytes: o.maxWriteQueueBytes } : {}),
-        });
         ports.tls = (await this.tls.listen()).port;
       } catch (err) {
         // A bad certificate or a taken TLS port: release UDP and TCP too, or the failed start

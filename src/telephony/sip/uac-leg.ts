@@ -14,8 +14,7 @@ import { createRequest } from './message/build.js';
 import type { HeaderInit } from './message/build.js';
 import { formatVia } from './message/headers.js';
 import type { SipRequest, SipResponse } from './message/types.js';
-import type { DialogRequests, InDialogHandler, InDialogSend } from './dialog-requests.js';
-import { LegDialog, ReinviteAnswers } from './in-dialog.js';
+import { DialogLeg } from './in-dialog.js';
 import type { SipStack } from './stack.js';
 import type { Destination, TransportName } from './transaction/types.js';
 import type { ResolveTarget } from './transport/resolve.js';
@@ -81,10 +80,9 @@ export interface UacLegOptions {
   readonly on2xx?: (res: SipResponse) => void;
 }
 
-export class UacLeg implements DialogRequests {
+export class UacLeg extends DialogLeg {
   private request?: SipRequest;
   private destination?: Destination;
-  private readonly dialog: LegDialog;
   private ack?: SipRequest;
   private provisionalSeen = false;
   private finalSeen = false;
@@ -100,24 +98,19 @@ export class UacLeg implements DialogRequests {
   private attemptAnswered = false;
   /** The UDP destination a size-switched request falls back to; never switched again. */
   private udpAfterTcp?: Destination;
-  private readonly reinvites: ReinviteAnswers;
 
   constructor(private readonly o: UacLegOptions) {
-    this.reinvites = new ReinviteAnswers({
+    super();
+    this.openDialogHalf({
       clock: o.stack.clock,
-      timers: o.stack.timers,
-      send: (res, to) => void this.o.stack.send(res, to),
       onNoAck: () => {
         if (this.events?.ackTimeout) return this.events.ackTimeout();
         this.bye();
         this.events?.bye();
       },
-    });
-    this.dialog = new LegDialog({
       stack: o.stack,
       newId: o.newId,
       largeRequestsOverTcp: o.largeRequestsOverTcp,
-      reinvites: this.reinvites,
       via: () => this.via(),
       destination: (req) => this.nextHop(req),
       contact: () => this.contact,
@@ -287,19 +280,6 @@ export class UacLeg implements DialogRequests {
     if (this.finalSeen || this.cancelWanted) return;
     this.cancelWanted = true;
     if (this.provisionalSeen) this.sendCancel();
-  }
-
-  onRequest(handler: InDialogHandler | undefined): void {
-    this.dialog.onRequest(handler);
-  }
-
-  sendInDialog(method: string, options: InDialogSend = {}): Promise<SipResponse> {
-    return this.dialog.sendInDialog(method, options);
-  }
-
-  /** BYE, also (best effort) on a dialog a 408/481 ended (12.2.1.2): RFC 4028 10 asks for one then. */
-  bye(): void {
-    this.dialog.bye();
   }
 
   /** In-dialog requests follow the route set or the remote target (RFC 3261 12.2.1.1), not the first target. */

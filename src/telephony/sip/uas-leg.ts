@@ -5,9 +5,8 @@ import type { Clock } from '../../shared/clock.js';
 import { dialogFromUas, isDialog } from './dialog/dialog.js';
 import { createReply } from './message/build.js';
 import type { HeaderInit } from './message/build.js';
-import type { SipRequest, SipResponse } from './message/types.js';
-import type { DialogRequests, InDialogHandler, InDialogSend } from './dialog-requests.js';
-import { LegDialog, ReinviteAnswers } from './in-dialog.js';
+import type { SipRequest } from './message/types.js';
+import { DialogLeg } from './in-dialog.js';
 import type { SipStack } from './stack.js';
 import type { ServerTransaction } from './transaction/server.js';
 import { Retransmit2xx } from './transaction/retransmit-2xx.js';
@@ -43,13 +42,11 @@ export interface UasLegOptions {
   readonly largeRequestsOverTcp?: boolean;
 }
 
-export class UasLeg implements DialogRequests {
+export class UasLeg extends DialogLeg {
   private readonly tag: string;
-  private readonly dialog: LegDialog;
   private resender?: Retransmit2xx;
   private readonly stopCancel: () => void;
   private finished = false;
-  private readonly reinvites: ReinviteAnswers;
   acked = false;
 
   constructor(
@@ -58,18 +55,14 @@ export class UasLeg implements DialogRequests {
     private readonly tx: ServerTransaction,
     private readonly events: UasLegEvents,
   ) {
+    super();
     this.tag = o.newId();
-    this.reinvites = new ReinviteAnswers({
+    this.openDialogHalf({
       clock: o.clock,
-      timers: o.stack.timers,
-      send: (res, to) => void this.o.stack.send(res, to),
       onNoAck: () => this.events.ackTimeout(),
-    });
-    this.dialog = new LegDialog({
       stack: o.stack,
       newId: o.newId,
       largeRequestsOverTcp: o.largeRequestsOverTcp,
-      reinvites: this.reinvites,
       via: () => this.via(),
       destination: (req) => this.inDialogDestination(req),
       contact: () => this.o.contact,
@@ -162,18 +155,5 @@ export class UasLeg implements DialogRequests {
       return { ...next, connectionId: first.connectionId };
     }
     return next;
-  }
-
-  onRequest(handler: InDialogHandler | undefined): void {
-    this.dialog.onRequest(handler);
-  }
-
-  sendInDialog(method: string, options: InDialogSend = {}): Promise<SipResponse> {
-    return this.dialog.sendInDialog(method, options);
-  }
-
-  /** BYE, also (best effort) on a dialog a 408/481 ended (12.2.1.2): RFC 4028 10 asks for one then. */
-  bye(): void {
-    this.dialog.bye();
   }
 }

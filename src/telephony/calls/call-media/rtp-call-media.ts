@@ -7,6 +7,7 @@
 // first and hands the session `rtpCallbacks`; `attach` then gives it the session to play through.
 import type { CallMedia } from '../../../channels/call-media.js';
 import type { Clock } from '../../../shared/clock.js';
+import { Listeners } from '../../../shared/listeners.js';
 import type { DigitEvent } from '../../media/dtmf.js';
 import type { RtpSession, RtpSessionOptions } from '../../media/rtp-session.js';
 
@@ -17,8 +18,8 @@ type DigitPath = 'rtp' | 'info';
 
 export class RtpCallMedia implements CallMedia {
   private rtp: RtpSession | null = null;
-  private readonly audio = new Set<(pcm: Int16Array) => void>();
-  private readonly digits = new Set<(digit: string) => void>();
+  private readonly audio = new Listeners<Int16Array>();
+  private readonly digits = new Listeners<string>();
   private last: { digit: string; path: DigitPath; at: number } | null = null;
   private closed = false;
   /** While set, every press goes here instead of the listeners (a bridge, see divertDigits). */
@@ -37,7 +38,7 @@ export class RtpCallMedia implements CallMedia {
     onAudio: (pcm) => {
       this.farTap?.(pcm);
       if (this.closed || this.suspended) return;
-      for (const l of [...this.audio]) l(pcm);
+      this.audio.emit(pcm);
     },
     onDigit: (event: DigitEvent) => this.digit(event.digit, 'rtp'),
   };
@@ -75,7 +76,7 @@ export class RtpCallMedia implements CallMedia {
     this.last = { digit, path, at: now };
     this.digitCounts[path]++;
     if (this.diverted) return this.diverted(digit);
-    for (const l of [...this.digits]) l(digit);
+    this.digits.emit(digit);
   }
 
   play(pcm: Int16Array): void {
@@ -92,13 +93,11 @@ export class RtpCallMedia implements CallMedia {
   }
 
   onAudio(listener: (pcm: Int16Array) => void): () => void {
-    this.audio.add(listener);
-    return () => void this.audio.delete(listener);
+    return this.audio.add(listener);
   }
 
   onDigit(listener: (digit: string) => void): () => void {
-    this.digits.add(listener);
-    return () => void this.digits.delete(listener);
+    return this.digits.add(listener);
   }
 
   /** The call is over: nothing more is played or heard. */

@@ -16,7 +16,8 @@ import { createTtsProvider } from '../../../providers/tts/registry.js';
 import type { TtsProvider } from '../../../providers/tts/tts.types.js';
 import { RtpPortAllocator } from '../../media/port-allocator.js';
 import { SharedPacer } from '../../media/shared-pacer.js';
-import { addTicks, MediaWorkerPool } from '../../media/workers/media-worker-pool.js';
+import { addTicks, type MediaWorkerPool } from '../../media/workers/media-worker-pool.js';
+import { startMediaWorkers } from './media-workers.js';
 import { systemClock } from '../../../shared/clock.js';
 import { OverloadGate, processLoadSignals, type OverloadLimits } from '../../sip/overload.js';
 import { SipStack, type SipStackOptions } from '../../sip/stack.js';
@@ -30,6 +31,7 @@ import { createSecondLegDialler, createTransferer } from '../transfer/transfer.j
 import { createWebLegs, type WebLegs } from '../transfer/web-leg.js';
 import { TrunkManager, type TrunkManagerOptions } from '../trunks/trunk-manager.js';
 import { SipResolver, type DnsClient } from '../../sip/transport/resolve.js';
+import { tlsClientTrust } from '../../sip/transport/tls-trust.js';
 
 export interface TelephonyNodeOptions {
   deps: ServiceDeps;
@@ -38,8 +40,8 @@ export interface TelephonyNodeOptions {
   port?: number;
   tls?: SipStackOptions['tls'];
   /**
-   * Outbound TLS (a trunk's registrar, termination host): the certificates trusted besides Node's
-   * (NODE_EXTRA_CA_CERTS does the same for `serve`); tests trust their own.
+   * Outbound TLS (a trunk's registrar, termination host). Default: the trust SIP_TLS_CA configures
+   * (tls-trust.ts), else Node's own store.
    */
   tlsClient?: SipStackOptions['tlsClient'];
   /** Default: RTP_PORT_MIN..RTP_PORT_MAX. */
@@ -99,6 +101,110 @@ function definedLimits(a: ServiceDeps['config']['admission']): {
   };
 }
 
+/** The node's RTP side: its port range, the main thread's frame timer, the media workers. */
+interface RtpResources {
+  ports: RtpPortAllocator;
+  pacer: SharedPacer;
+  workers: MediaWorkerPool | null;
+}
+
+async function rtpResources(o: TelephonyNodeOptions): Promise<RtpResources> {
+  const { config, clock } = o.deps;
+  const ports = o.ports ?? new RtpPortAllocator(config.sip.rtpPortMin, config.sip.rtpPortMax);
+  const pacer = new SharedPacer(clock);
+  const workerCount = o.mediaWorkers ?? (clock === systemClock ? config.sip.mediaWorkers : 0);
+  const workers =
+    workerCount > 0 ? await startMediaWorkers(workerCount, config.sip.mediaWorkerNice, o.deps.logger) : null;
+  return { ports, pacer, workers };
+}
+
+/**
+ * Overload control (src/telephony/sip/overload.ts): every port pair is one call at most. The
+ * workers' frame timers (what calls send) count with the main one's (what they hear).
+ */
+function overloadControl(
+  o: TelephonyNodeOptions,
+  rtp: RtpResources,
+  activeCalls: () => number,
+): { gate: OverloadGate; signals: ReturnType<typeof processLoadSignals> } {
+  const { config, clock } = o.deps;
+  const signals = processLoadSignals(() => addTicks(rtp.pacer.ticks, rtp.workers?.ticks));
+  const gate = new OverloadGate(
+    clock,
+    {
+      concurrentCeiling: rtp.ports.available + rtp.ports.inUse,
+      ...(o.admission ?? definedLimits(config.admission)),
+    },
+    activeCalls,
+    signals,
+    (s) =>
+      emitTelemetry({
+        kind: 'admission.limits',
+        concurrentCalls: s.concurrentLimit,
+        callsPerSecond: s.rateLimit,
+        loopDelaySeconds: s.loopDelayP99Ms / 1000,
+      }),
+  );
+  return { gate, signals };
+}
+
+/** The SIP stack, its requests handed to the call host, its admission through the gate. */
+function sipStack(
+  o: TelephonyNodeOptions,
+  tlsClient: SipStackOptions['tlsClient'],
+  gate: OverloadGate,
+  onRequest: NonNullable<SipStackOptions['onRequest']>,
+): SipStack {
+  const { config, clock } = o.deps;
+  return new SipStack({
+    clock,
+    host: config.sip.host,
+    port: o.port ?? config.sip.port,
+    ...(o.tls ? { tls: o.tls } : {}),
+    ...(tlsClient ? { tlsClient } : {}),
+    ...(o.timers ? { timers: o.timers } : {}),
+    serverName: 'Switchboard',
+    throttle: o.throttle ?? config.sip.flood,
+    maxWriteQueueBytes: config.sip.maxWriteQueueBytes,
+    admission: gate,
+    onRequest,
+  });
+}
+
+/** Where the node's calls bind their RTP and what their SDP says. */
+function mediaEnv(o: TelephonyNodeOptions, rtp: RtpResources, sipHost: string): MediaEnv {
+  const { deps } = o;
+  return {
+    clock: deps.clock,
+    ports: rtp.ports,
+    bindHost: deps.config.sip.host,
+    address: sipHost,
+    pacer: rtp.pacer,
+    ...(rtp.workers ? { workers: rtp.workers } : {}),
+    onError: (err) => deps.logger.debug?.({ err }, 'rtp error'),
+    // SIP_CODECS: every offer and answer of this node's calls follows this order.
+    codecs: deps.config.sip.codecs,
+  };
+}
+
+/** The phone channel each call runs its workflow on, with the node's TTS, STT and voice. */
+function phoneChannels(o: TelephonyNodeOptions): {
+  tts: TtsProvider;
+  stt: SttProvider | null;
+  voice: string;
+  newChannel: PhoneChannelFactory;
+} {
+  const { deps } = o;
+  const tts = o.tts ?? new CachingTtsProvider(createTtsProvider(deps.config));
+  const stt = o.stt === undefined ? configuredStt(deps) : o.stt;
+  const voice = o.voice ?? 'en';
+  const newChannel: PhoneChannelFactory =
+    o.newChannel ??
+    (({ media, control }) =>
+      new PhoneChannel({ clock: deps.clock, media, control, tts, voice, stt, logger: deps.logger }));
+  return { tts, stt, voice, newChannel };
+}
+
 export class TelephonyNode {
   private constructor(
     readonly stack: SipStack,
@@ -120,66 +226,23 @@ export class TelephonyNode {
 
   static async start(o: TelephonyNodeOptions): Promise<TelephonyNode> {
     const { deps } = o;
-    const { config, clock } = deps;
+    // SIP_TLS_CA read now: a file that is not there stops the start before anything is opened.
+    const tlsClient = o.tlsClient ?? tlsClientTrust(deps.config.sip);
     const drainer = new CallDrain(deps, o.drainLimitMs ?? DRAIN_LIMIT_MS);
     let host: CallHost | null = null;
-    const ports = o.ports ?? new RtpPortAllocator(config.sip.rtpPortMin, config.sip.rtpPortMax);
-    const pacer = new SharedPacer(clock);
-    const workerCount = o.mediaWorkers ?? (clock === systemClock ? config.sip.mediaWorkers : 0);
-    const workers = workerCount > 0 ? await MediaWorkerPool.start(workerCount) : null;
-    // Overload control (src/telephony/sip/overload.ts): every port pair is one call at most. The
-    // workers' frame timers (what calls send) count with the main one's (what they hear).
-    const signals = processLoadSignals(() => addTicks(pacer.ticks, workers?.ticks));
-    const gate = new OverloadGate(
-      clock,
-      {
-        concurrentCeiling: ports.available + ports.inUse,
-        ...(o.admission ?? definedLimits(config.admission)),
-      },
-      () => host?.activeCalls ?? 0,
-      signals,
-      (s) =>
-        emitTelemetry({
-          kind: 'admission.limits',
-          concurrentCalls: s.concurrentLimit,
-          callsPerSecond: s.rateLimit,
-          loopDelaySeconds: s.loopDelayP99Ms / 1000,
-        }),
+    const rtp = await rtpResources(o);
+    const { gate, signals } = overloadControl(o, rtp, () => host?.activeCalls ?? 0);
+    const stack = sipStack(
+      o,
+      tlsClient,
+      gate,
+      (req, tx, source) => host?.onRequest(req, tx, source) ?? false,
     );
-    const stack = new SipStack({
-      clock,
-      host: config.sip.host,
-      port: o.port ?? config.sip.port,
-      ...(o.tls ? { tls: o.tls } : {}),
-      ...(o.tlsClient ? { tlsClient: o.tlsClient } : {}),
-      ...(o.timers ? { timers: o.timers } : {}),
-      serverName: 'Switchboard',
-      throttle: o.throttle ?? config.sip.flood,
-      maxWriteQueueBytes: config.sip.maxWriteQueueBytes,
-      admission: gate,
-      onRequest: (req, tx, source) => host?.onRequest(req, tx, source) ?? false,
-    });
     const listening = await stack.listen();
     gate.start();
-    const sipHost = advertisedAddress(config.sip.host);
-    const media: MediaEnv = {
-      clock,
-      ports,
-      bindHost: config.sip.host,
-      address: sipHost,
-      pacer,
-      ...(workers ? { workers } : {}),
-      onError: (err) => deps.logger.debug?.({ err }, 'rtp error'),
-      // SIP_CODECS: every offer and answer of this node's calls follows this order.
-      codecs: config.sip.codecs,
-    };
-    const tts = o.tts ?? new CachingTtsProvider(createTtsProvider(config));
-    const stt = o.stt === undefined ? configuredStt(deps) : o.stt;
-    const voice = o.voice ?? 'en';
-    const newChannel: PhoneChannelFactory =
-      o.newChannel ??
-      (({ media: callMedia, control }) =>
-        new PhoneChannel({ clock, media: callMedia, control, tts, voice, stt, logger: deps.logger }));
+    const sipHost = advertisedAddress(deps.config.sip.host);
+    const media = mediaEnv(o, rtp, sipHost);
+    const phone = phoneChannels(o);
     const address = {
       host: sipHost,
       udp: listening.udp ?? 0,
@@ -191,19 +254,13 @@ export class TelephonyNode {
     const trunks =
       o.trunks === false
         ? null
-        : new TrunkManager({
-            deps,
-            stack,
-            local: address,
-            resolve,
-            ...(o.trunks ?? {}),
-          });
+        : new TrunkManager({ deps, stack, local: address, resolve, ...(o.trunks ?? {}) });
     host = new CallHost({
       deps,
       sessions: o.sessions,
-      newChannel,
-      providers: { tts: tts.id, stt: stt?.id ?? null },
-      transferer: o.transferer ?? createTransferer({ announcer: { tts, voice } }),
+      newChannel: phone.newChannel,
+      providers: { tts: phone.tts.id, stt: phone.stt?.id ?? null },
+      transferer: o.transferer ?? createTransferer({ announcer: { tts: phone.tts, voice: phone.voice } }),
       dialler: o.dialler ?? createSecondLegDialler(),
       stack,
       local: { host: sipHost, port: listening.udp ?? listening.tls ?? 0 },
@@ -220,20 +277,20 @@ export class TelephonyNode {
     await trunks?.start();
     const stopSignals = () => {
       signals.close();
-      void workers?.close();
+      void rtp.workers?.close();
     };
     return new TelephonyNode(
       stack,
       host,
       drainer,
-      ports,
+      rtp.ports,
       gate,
       stopSignals,
       address,
       trunks,
       webLegs,
       stopWebLegs,
-      workers?.osThreads ?? [],
+      rtp.workers?.osThreads ?? [],
     );
   }
 

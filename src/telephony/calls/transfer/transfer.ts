@@ -21,8 +21,8 @@ import type { AnsweredBy } from '../../../audio/amd.js';
 import type { Logger } from '../../../shared/logger.js';
 import { blindTransfer } from './transfer-blind.js';
 import type { SecondLegDialler, TransferContext, Transferer, TransferResult } from './transfer-context.js';
-import { onTrunk, ourNumber, referToUri, warmTarget } from './transfer-route.js';
-import { outboundProfile } from '../../../modules/sip-trunks/carrier-profile.js';
+import { onTrunk, ourNumber, referToUri, warmTarget, type DialTarget } from './transfer-route.js';
+import { outboundProfile, type OutboundProfile } from '../../../modules/sip-trunks/carrier-profile.js';
 import { ringbackCadence } from '../call-media/ringback.js';
 import {
   rtpCaller,
@@ -153,14 +153,12 @@ export async function secondLeg(
   destination: string,
   choices: LegChoices,
 ): Promise<TransferResult> {
-  const { deps } = ctx;
-  const from = ctx.from.number;
-  const route = warmTarget(destination, trunk, deps);
+  const route = warmTarget(destination, trunk, ctx.deps);
   if (route === null && !/^(tel|sips?):/i.test(destination)) {
     return { status: 'failed', reason: 'invalid_destination' };
   }
   const { record, refused } = await ctx.open({
-    from_number: from,
+    from_number: ctx.from.number,
     phone_number_id: ctx.from.phone_number_id,
     to: legTo(destination),
   });
@@ -170,63 +168,109 @@ export async function secondLeg(
     await record.end(legEnding('no_route', false));
     return { status: 'failed', reason: 'no_route', callId };
   }
-  const viaTrunk = trunk !== undefined && onTrunk(route.target.host, trunk);
-  if (viaTrunk && trunk.health_check === 1 && trunk.health === 'down') {
-    // The trunk's OPTIONS pings go unanswered (telephony/trunks), as POST /calls checks: fail now,
-    // not after Timer B, and send no INVITE.
-    deps.logger.warn(
-      { call_id: ctx.logId, sip_trunk_id: trunk.id, destination },
-      'trunk is down; leg not dialled',
-    );
+  const through = trunk !== undefined && onTrunk(route.target.host, trunk) ? trunk : undefined;
+  if (through && trunkDown(ctx, through, destination)) {
     await record.end(legEnding('trunk_unreachable', false));
     return { status: 'failed', reason: 'trunk_unreachable', callId };
   }
-  const profile = viaTrunk ? outboundProfile(trunk.provider) : null;
+  const profile = through ? outboundProfile(through.provider) : null;
   if (profile && profile.callsPerSecond !== null && ctx.pace) {
     // The carrier caps INVITEs per second from us (carrier_a): a second leg takes its slot in the
     // same line as POST /calls. Cancelled or hung up meanwhile: warmTransfer sends nothing then.
     await ctx.pace(route.target.host, profile.callsPerSecond);
   }
+  return dialLeg(ctx, record, (verdict) =>
+    legRequest(ctx, { trunk, route, profile, choices, record, verdict }),
+  );
+}
+
+/**
+ * Whether the trunk the leg would leave through is down: its OPTIONS pings go unanswered
+ * (telephony/trunks), as POST /calls checks. The leg then fails now, not after Timer B, and no
+ * INVITE is sent.
+ */
+function trunkDown(ctx: LegContext, trunk: TrunkRecord, destination: string): boolean {
+  if (trunk.health_check !== 1 || trunk.health !== 'down') return false;
+  ctx.deps.logger.warn(
+    { call_id: ctx.logId, sip_trunk_id: trunk.id, destination },
+    'trunk is down; leg not dialled',
+  );
+  return true;
+}
+
+/** Answering-machine detection's verdict, once the leg answered (machineDetection only). */
+interface LegVerdict {
+  answeredBy?: AnsweredBy;
+}
+
+/** What the warm transfer machine is asked for one second leg. */
+interface LegPlan {
+  trunk: TrunkRecord | undefined;
+  route: DialTarget;
+  /** The carrier's profile when the leg leaves through the trunk, else null. */
+  profile: OutboundProfile | null;
+  choices: LegChoices;
+  record: DialLegRecord;
+  verdict: LegVerdict;
+}
+
+/** The warm transfer of one second leg: its route, the caller's side, the record kept in step. */
+function legRequest(ctx: LegContext, plan: LegPlan): WarmTransferRequest {
+  const { deps } = ctx;
+  const { trunk, route, profile, record, verdict } = plan;
+  const from = ctx.from.number;
+  return {
+    stack: ctx.stack,
+    local: ctx.local,
+    clock: deps.clock,
+    newId: deps.newId,
+    ports: ctx.ports,
+    ...(ctx.pacer ? { pacer: ctx.pacer } : {}),
+    target: route.target,
+    auth: route.auth,
+    from,
+    ...(ctx.resolve ? { resolve: ctx.resolve } : {}),
+    ...(profile
+      ? {
+          carrierHeaders: profile.identityHeaders(from, deps.config.sip.domain),
+        }
+      : {}),
+    callId: ctx.logId,
+    ...plan.choices,
+    onProvisional: (status) => {
+      if (status >= 180) void record.ringing();
+    },
+    onAnswered: (by) => {
+      verdict.answeredBy = by;
+      void record.answer(by);
+    },
+    ringing: { tone: ringbackCadence(deps.config.sip.ringback) },
+    codecs: deps.config.sip.codecs,
+    referTarget: (uri) => warmTarget(uri, trunk, deps),
+    caller: ctx.caller,
+    suspendMedia: ctx.suspendMedia,
+    resumeMedia: ctx.resumeMedia,
+    ...(ctx.meterTts ? { meterTts: ctx.meterTts } : {}),
+    ...(ctx.callerDigits ? { callerDigits: ctx.callerDigits } : {}),
+    callerGone: ctx.callerGone,
+    logger: deps.logger,
+  };
+}
+
+/**
+ * Runs the leg's warm transfer and ends its record: with the failure, with the abort, or (bridged)
+ * when the bridge is over.
+ */
+async function dialLeg(
+  ctx: LegContext,
+  record: DialLegRecord,
+  request: (verdict: LegVerdict) => WarmTransferRequest,
+): Promise<TransferResult> {
+  const callId = record.id;
+  const verdict: LegVerdict = {};
   let result: TransferResult;
-  // Answering-machine detection's verdict, once the leg answered (machineDetection only).
-  let answeredBy: AnsweredBy | undefined;
   try {
-    result = await warmTransfer({
-      stack: ctx.stack,
-      local: ctx.local,
-      clock: deps.clock,
-      newId: deps.newId,
-      ports: ctx.ports,
-      ...(ctx.pacer ? { pacer: ctx.pacer } : {}),
-      target: route.target,
-      auth: route.auth,
-      from,
-      ...(ctx.resolve ? { resolve: ctx.resolve } : {}),
-      ...(profile
-        ? {
-            carrierHeaders: profile.identityHeaders(from, deps.config.sip.domain),
-          }
-        : {}),
-      callId: ctx.logId,
-      ...choices,
-      onProvisional: (status) => {
-        if (status >= 180) void record.ringing();
-      },
-      onAnswered: (by) => {
-        answeredBy = by;
-        void record.answer(by);
-      },
-      ringing: { tone: ringbackCadence(deps.config.sip.ringback) },
-      codecs: deps.config.sip.codecs,
-      referTarget: (uri) => warmTarget(uri, trunk, deps),
-      caller: ctx.caller,
-      suspendMedia: ctx.suspendMedia,
-      resumeMedia: ctx.resumeMedia,
-      ...(ctx.meterTts ? { meterTts: ctx.meterTts } : {}),
-      ...(ctx.callerDigits ? { callerDigits: ctx.callerDigits } : {}),
-      callerGone: ctx.callerGone,
-      logger: deps.logger,
-    });
+    result = await warmTransfer(request(verdict));
   } catch (err) {
     // The node's run was aborted: the leg was cancelled (or hung up, once answered).
     await record.end(
@@ -234,10 +278,10 @@ export async function secondLeg(
     );
     throw err;
   }
-  const verdict = answeredBy !== undefined ? { answeredBy } : {};
+  const answered = verdict.answeredBy !== undefined ? { answeredBy: verdict.answeredBy } : {};
   if (result.status !== 'success') {
     await record.end(legEnding(result.reason, record.answered));
-    return { ...result, callId, ...verdict };
+    return { ...result, callId, ...answered };
   }
   // Success is only reported once answered; the record may not have seen it if the 2xx and the
   // bridge came together.
@@ -246,7 +290,7 @@ export async function secondLeg(
   return {
     ...result,
     callId,
-    ...verdict,
+    ...answered,
     ...(result.bridged ? { bridged: result.bridged.then(ended, ended) } : {}),
   };
 }

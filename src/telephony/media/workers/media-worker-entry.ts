@@ -3,5 +3,5 @@ import './wasm-opus.js';
 import { parentPort, workerData } from 'node:worker_threads';
 import { runMediaWorker } from './media-worker.js';
 
-const data = workerData as { connect?: boolean } | null;
-if (parentPort) runMediaWorker(parentPort, data?.connect !== false);
+const data = workerData as { connect?: boolean; nice?: number } | null;
+if (parentPort) runMediaWorker(parentPort, data?.connect !== false, data?.nice ?? 0);

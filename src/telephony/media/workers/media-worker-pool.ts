@@ -10,6 +10,7 @@ import type { AudioFrameInfo } from '../rtp-receiver.js';
 import type { DigitOptions } from '../rtp-sender.js';
 import type { FrameTickCounts } from '../shared-pacer.js';
 import type { FromWorker, OpenSession, ToWorker, WireAddress, WireStats } from './protocol.js';
+import type { ThreadPriority } from './thread-priority.js';
 
 export interface WorkerSessionEvents {
   /** An RTCP datagram (SRTCP already unprotected) from `source`. */
@@ -147,7 +148,7 @@ let bundled: Promise<string> | null = null;
  * Built (dist/) the worker runs its compiled entry; from source (tests under vitest) the entry is
  * bundled once with esbuild, as a worker thread cannot load TypeScript.
  */
-async function spawn(workerData: { connect: boolean }): Promise<Worker> {
+async function spawn(workerData: { connect: boolean; nice: number }): Promise<Worker> {
   const entry = new URL('./media-worker-entry.js', import.meta.url);
   if (!import.meta.url.endsWith('.ts')) return new Worker(entry, { workerData });
   bundled ??= import('esbuild').then(async (esbuild) => {
@@ -173,31 +174,44 @@ export interface MediaWorkerPoolOptions {
    * (default true; false measures plain send-to).
    */
   connectSockets?: boolean;
+  /**
+   * The nice value each worker thread asks for (thread-priority.ts): below 0 lets media win the
+   * CPU from the main thread when the machine is short of it; 0 leaves scheduling alone.
+   */
+  nice?: number;
 }
 
 export class MediaWorkerPool {
   private next = 0;
   private ids = 0;
 
-  private constructor(private readonly workers: MediaWorker[]) {}
+  private constructor(
+    private readonly workers: MediaWorker[],
+    /** The workers' scheduling priority as they started (the first refusal's code, if any). */
+    readonly priority: ThreadPriority,
+  ) {}
 
   static async start(count: number, options: MediaWorkerPoolOptions = {}): Promise<MediaWorkerPool> {
     if (count < 1) throw new Error('a media worker pool needs at least one worker');
-    const workerData = { connect: options.connectSockets ?? true };
+    const workerData = { connect: options.connectSockets ?? true, nice: options.nice ?? 0 };
     const threads = await Promise.all(Array.from({ length: count }, () => spawn(workerData)));
-    const osThreads = await Promise.all(
+    const started = await Promise.all(
       threads.map(
         (t) =>
-          new Promise<number | null>((resolve, reject) => {
+          new Promise<ThreadPriority & { thread: number | null }>((resolve, reject) => {
             t.once('error', reject);
-            t.once('message', (m: FromWorker) => {
+            t.once('message', (m: Extract<FromWorker, { t: 'ready' }>) => {
               t.off('error', reject);
-              resolve(m.t === 'ready' ? m.thread : null);
+              resolve({ nice: m.nice, niceError: m.niceError, thread: m.thread });
             });
           }),
       ),
     );
-    return new MediaWorkerPool(threads.map((t, i) => new MediaWorker(t, osThreads[i] ?? null)));
+    const refused = started.find((p) => p.niceError !== null) ?? started[0]!;
+    return new MediaWorkerPool(
+      threads.map((t, i) => new MediaWorker(t, started[i]!.thread)),
+      { nice: refused.nice, niceError: refused.niceError },
+    );
   }
 
   /** The workers' OS thread ids (Linux: /proc/self/task/ID/stat has each one's CPU time). */

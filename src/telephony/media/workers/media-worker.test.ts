@@ -4,6 +4,8 @@
 // recording's tap of what was sent, the queue figure and RTCP still work through it.
 import { randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
+import { readdirSync, readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../shared/clock.js';
 import { G711Codec } from '../../../audio/codecs/g711.js';
@@ -209,6 +211,52 @@ describe('media workers', () => {
     expect(() => loadConfig({ MEDIA_WORKERS: '65' })).toThrow(/MEDIA_WORKERS/);
     expect(loadConfig({ MEDIA_WORKERS: '0' }).sip.mediaWorkers).toBe(0);
     expect(loadConfig({ MEDIA_WORKERS: '3' }).sip.mediaWorkers).toBe(3);
+  });
+
+  it('reads MEDIA_WORKER_NICE: -10 unless set, a signed whole number from -20 to 19', () => {
+    expect(loadConfig({}).sip.mediaWorkerNice).toBe(-10);
+    expect(loadConfig({ MEDIA_WORKER_NICE: '0' }).sip.mediaWorkerNice).toBe(0);
+    expect(loadConfig({ MEDIA_WORKER_NICE: '-20' }).sip.mediaWorkerNice).toBe(-20);
+    expect(() => loadConfig({ MEDIA_WORKER_NICE: '-21' })).toThrow(/MEDIA_WORKER_NICE/);
+    expect(() => loadConfig({ MEDIA_WORKER_NICE: 'high' })).toThrow(/MEDIA_WORKER_NICE/);
+  });
+});
+
+/** The nice value of each thread of this process (Linux /proc: field 19 of a task's stat). */
+function threadNices(): number[] {
+  return readdirSync('/proc/self/task').map((tid) => {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces: count from its closing parenthesis.
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  });
+}
+
+describe.runIf(process.platform === 'linux')('media workers\u2019 scheduling priority', () => {
+  it('raises the worker threads only, or says why it could not', async () => {
+    const before = threadNices().filter((n) => n === -3).length;
+    const raised = await MediaWorkerPool.start(2, { nice: -3 });
+    try {
+      if (process.getuid?.() === 0) {
+        expect(raised.priority).toEqual({ nice: -3, niceError: null });
+        // Exactly the two new threads: the test's own thread and the rest keep theirs.
+        expect(threadNices().filter((n) => n === -3).length).toBe(before + 2);
+        expect(getPriority(0)).toBe(0);
+      } else {
+        expect(raised.priority.niceError).toMatch(/^E(ACCES|PERM)$/);
+        expect(raised.priority.nice).toBe(0);
+      }
+    } finally {
+      await raised.close();
+    }
+  });
+
+  it('asks for nothing at 0', async () => {
+    const plain = await MediaWorkerPool.start(1, { nice: 0 });
+    try {
+      expect(plain.priority).toEqual({ nice: 0, niceError: null });
+    } finally {
+      await plain.close();
+    }
   });
 });
 

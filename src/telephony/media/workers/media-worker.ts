@@ -6,32 +6,31 @@
 // MessageChannel to the other's. The main thread gets, once per 20 ms, the decoded audio of the
 // sessions it listens to, key presses, latch changes, RTCP datagrams and figures. Nothing here
 // waits on the main thread, so a busy main loop cannot delay or skip a frame.
-import dgram from 'node:dgram';
+import type dgram from 'node:dgram';
 import { readlinkSync } from 'node:fs';
-import { isIP } from 'node:net';
 import type { MessagePort } from 'node:worker_threads';
 import { systemClock } from '../../../shared/clock.js';
 import { createCodec } from '../../../audio/codecs/registry.js';
 import { PipelineCodec } from '../../../audio/codecs/pipeline-codec.js';
-import type { DigitEnd, DigitEvent } from '../dtmf.js';
 import { Latch, sendablePort } from '../latch.js';
-import { isRtcp, parseRtcp } from '../rtcp.js';
-import { decodeRtp, RtpPacket, RtpStatus } from '../rtp-packet.js';
-import { MediaReceiver } from '../rtp-receiver.js';
+import { RtpPacket } from '../rtp-packet.js';
+import { bindRtpSockets, closeSocket, takeDatagram } from '../rtp-sockets.js';
+import type { AudioCodec } from '../../../audio/codecs/audio-codec.js';
+import { MediaReceiver, type AudioFrameInfo } from '../rtp-receiver.js';
 import { RtpSender } from '../rtp-sender.js';
 import { SharedPacer } from '../shared-pacer.js';
 import { SrtpStreams, type SrtpParameters } from '../srtp/srtp-streams.js';
+import { applyThreadNice } from './thread-priority.js';
 import type {
   BridgeFrame,
   FromWorker,
   OpenSession,
   ToWorker,
-  WireDatagram,
-  WireFrame,
   WireRxCounters,
   WireSrtp,
   WireStats,
 } from './protocol.js';
+import { WorkerBatch } from './worker-batch.js';
 
 /** Stats go with every fifth batch: 100 ms old at most, which is all a queue estimate needs. */
 const STATS_EVERY = 5;
@@ -61,7 +60,9 @@ interface Session {
   /** Bumped by every aim(), so a connect that completes late knows it is stale. */
   aimGen: number;
   srtp: SrtpStreams | 'pending' | null;
-  rx: WireRxCounters;
+  counters: WireRxCounters;
+  /** Where its RTP is decoded to: one packet for the whole worker. */
+  packet: RtpPacket;
   /** Decoded frames go to the main thread. */
   audio: boolean;
   bridge: Bridge | null;
@@ -77,150 +78,135 @@ interface Session {
 
 /**
  * `connectSockets`: connect() each call's RTP socket to its latched peer (the default; MEDIA_CONNECT=0
- * turns it off, for measuring against send-to).
+ * turns it off, for measuring against send-to). `nice`: the scheduling priority this thread asks for
+ * (thread-priority.ts); the ready message says what it got.
  */
-export function runMediaWorker(port: MessagePort, connectSockets = true): void {
-  const sessions = new Map<number, Session>();
+export function runMediaWorker(port: MessagePort, connectSockets = true, nice = 0): void {
+  new MediaWorker(port, connectSockets, nice).run();
+}
+
+/** The sessions of one worker thread, and what it owes the main thread. */
+class MediaWorker {
+  private readonly sessions = new Map<number, Session>();
   // A stall here is the OS's (a loaded machine), not our code's: catch up to 200 ms of frames late
   // rather than leave holes, the far end's jitter buffer absorbs most of them.
-  const pacer = new SharedPacer(systemClock, 20, CATCH_UP_FRAMES);
-  let rx: { id: number; data: Buffer; address: string; port: number }[] = [];
-  let rxBytes = 0;
-  let frames: { id: number; pcm: Int16Array; concealed: boolean; seq: number }[] = [];
-  let frameSamples = 0;
-  let digits: [number, DigitEvent][] = [];
-  let digitEnds: [number, DigitEnd][] = [];
-  let latched: [number, string, number][] = [];
-  const packet = new RtpPacket();
-  let flushes = 0;
-  let flushTimer: NodeJS.Timeout | null = null;
+  private readonly pacer = new SharedPacer(systemClock, 20, CATCH_UP_FRAMES);
+  private readonly batch = new WorkerBatch();
+  private readonly packet = new RtpPacket();
+  private flushes = 0;
+  private flushTimer: NodeJS.Timeout | null = null;
 
-  const post = (m: FromWorker, transfer?: ArrayBuffer[]) => port.postMessage(m, transfer);
-  const error = (id: number, err: unknown) =>
-    post({ t: 'error', id, message: (err as Error).message ?? String(err) });
+  constructor(
+    private readonly port: MessagePort,
+    private readonly connectSockets: boolean,
+    /** The scheduling priority this thread asks for (thread-priority.ts). */
+    private readonly nice: number,
+  ) {}
 
-  const flush = () => {
-    const statsDue = ++flushes % STATS_EVERY === 0;
+  /** Takes the main thread's messages; the ready message says what priority the thread got. */
+  run(): void {
+    this.port.on('message', (m: ToWorker) => this.receive(m));
+    this.post({ t: 'ready', ...applyThreadNice(this.nice), thread: osThreadId() });
+  }
+
+  private post(m: FromWorker, transfer?: ArrayBuffer[]): void {
+    this.port.postMessage(m, transfer);
+  }
+
+  private error(id: number, err: unknown): void {
+    this.post({ t: 'error', id, message: (err as Error).message ?? String(err) });
+  }
+
+  /** Every 20 ms while sessions are open: what was gathered (and every fifth time the figures). */
+  private readonly flush = (): void => {
+    const statsDue = ++this.flushes % STATS_EVERY === 0;
     const sent: [number, Int16Array][] = [];
-    for (const s of sessions.values()) {
+    for (const s of this.sessions.values()) {
       if (s.tap && s.tap.length > 0) {
         sent.push([s.id, concat(s.tap)]);
         s.tap = [];
       }
     }
-    if (
-      rx.length === 0 &&
-      sent.length === 0 &&
-      frames.length === 0 &&
-      digits.length === 0 &&
-      digitEnds.length === 0 &&
-      latched.length === 0 &&
-      !statsDue
-    ) {
-      return;
-    }
-    let data: ArrayBuffer | null = null;
-    const entries: WireDatagram[] = [];
-    if (rx.length > 0) {
-      // One buffer for the whole batch: a transfer list of thousands of buffers costs more.
-      const all = new Uint8Array(rxBytes);
-      let offset = 0;
-      for (const d of rx) {
-        all.set(d.data, offset);
-        entries.push([d.id, offset, d.data.length, d.address, d.port]);
-        offset += d.data.length;
-      }
-      data = all.buffer;
-      rx = [];
-      rxBytes = 0;
-    }
-    let pcm: Int16Array | null = null;
-    const wireFrames: WireFrame[] = [];
-    if (frames.length > 0) {
-      pcm = new Int16Array(frameSamples);
-      let at = 0;
-      for (const f of frames) {
-        pcm.set(f.pcm, at);
-        wireFrames.push([f.id, at, f.pcm.length, f.concealed ? 1 : 0, f.seq]);
-        at += f.pcm.length;
-      }
-      frames = [];
-      frameSamples = 0;
-    }
+    if (sent.length === 0 && this.batch.empty && !statsDue) return;
     const stats: WireStats[] = [];
     if (statsDue) {
       const epochMs = performance.timeOrigin + performance.now();
-      for (const s of sessions.values()) {
-        const r = s.receiver.reception;
-        stats.push({
-          id: s.id,
-          ...s.sender.stats,
-          rtpOut: s.rtpOut,
-          queuedMs: s.sender.queuedMs,
-          gen: s.gen,
-          received: s.received,
-          rtpTimestamp: s.sender.timestampAt(performance.now()),
-          clockRate: s.clockRate,
-          epochMs,
-          rx: { ...s.rx },
-          receiver: { ...s.receiver.counters },
-          jitter: { ...s.receiver.jitterBuffer.stats },
-          remoteSsrc: s.receiver.ssrc,
-          reception: r
-            ? {
-                valid: r.valid,
-                expected: r.expected,
-                received: r.received,
-                extendedMax: r.extendedMax,
-                cumulativeLost: r.cumulativeLost,
-                jitter: r.jitter,
-                jitterMs: r.jitterMs,
-              }
-            : null,
-          srtpIn: s.srtp instanceof SrtpStreams ? { ...s.srtp.inbound.counters } : null,
-          bridgedIn: s.bridgedIn,
-          bridgeDropped: s.bridgeDropped,
-        });
-      }
+      for (const s of this.sessions.values()) stats.push(statsOf(s, epochMs));
     }
-    const transfer: ArrayBuffer[] = data ? [data] : [];
-    if (pcm) transfer.push(pcm.buffer as ArrayBuffer);
-    for (const [, p] of sent) transfer.push(p.buffer as ArrayBuffer);
-    post(
-      {
-        t: 'batch',
-        data,
-        rtcp: entries,
-        pcm,
-        frames: wireFrames,
-        digits,
-        digitEnds,
-        latched,
-        stats,
-        sent,
-        ticks: pacer.ticks,
-      },
-      transfer,
-    );
-    digits = [];
-    digitEnds = [];
-    latched = [];
+    const { message, transfer } = this.batch.take(sent, stats, this.pacer.ticks);
+    this.post(message, transfer);
   };
 
-  const ensureFlushing = () => {
-    if (!flushTimer) flushTimer = setInterval(flush, 20);
-  };
-
-  const open = async (m: OpenSession) => {
-    const type = isIP(m.host) === 6 ? 'udp6' : 'udp4';
-    let rtp: dgram.Socket | null = null;
-    let rtcp: dgram.Socket | null = null;
+  /** A message from the main thread: open a session, or one for a session of ours. */
+  private receive(m: ToWorker): void {
+    if (m.t === 'open') return void this.open(m);
+    const s = this.sessions.get(m.id);
+    if (!s) {
+      // A digit request on a session already gone still has a caller waiting.
+      if (m.t === 'digits' || m.t === 'rtcp') this.post({ t: 'done', id: m.id, req: m.req });
+      return;
+    }
     try {
-      rtp = await bindSocket(type, m.host, m.port);
-      if (!m.rtcpMux) rtcp = await bindSocket(type, m.host, m.port + 1);
+      this.apply(s, m);
     } catch (err) {
-      rtp?.close();
-      post({
+      this.error(m.id, err);
+    }
+  }
+
+  private apply(s: Session, m: Exclude<ToWorker, OpenSession>): void {
+    switch (m.t) {
+      case 'start':
+        s.sender.start();
+        return s.receiver.start();
+      case 'remote':
+        s.latch.setRemote(m.remote);
+        return this.aim(s);
+      case 'bridge':
+        return this.bridge(s, m);
+      case 'unbridge':
+        return unbridge(s);
+      case 'pcm':
+        s.received += m.pcm.length;
+        return s.sender.enqueue(m.pcm);
+      case 'clear':
+        s.gen = m.gen;
+        s.received = 0;
+        return s.sender.clear();
+      case 'paused':
+        s.sender.paused = m.paused;
+        return;
+      case 'codec':
+        return setCodec(s, m.codec, m.payloadType);
+      case 'te':
+        s.receiver.setTelephoneEventPayloadType(m.payloadType);
+        return s.sender.setTelephoneEventPayloadType(m.payloadType);
+      case 'digits':
+        return void s.sender
+          .sendDigits(m.digits, m.options)
+          .then(() => this.post({ t: 'done', id: m.id, req: m.req }));
+      case 'srtp':
+        if (!m.srtp) s.srtp = null;
+        else if (s.srtp instanceof SrtpStreams) s.srtp.rekey(fromWire(m.srtp));
+        else s.srtp = SrtpStreams.create(fromWire(m.srtp));
+        return;
+      case 'tap':
+        s.tap = m.on ? [] : null;
+        return;
+      case 'rtcp':
+        return this.sendRtcp(s, m);
+      case 'close':
+        return void this.close(s);
+    }
+  }
+
+  /** Binds a session's sockets and starts receiving on them; `opened` (or its error) goes back. */
+  private async open(m: OpenSession): Promise<void> {
+    let rtp: dgram.Socket;
+    let rtcp: dgram.Socket | null;
+    try {
+      ({ rtp, rtcp } = await bindRtpSockets(m.host, m.port, m.rtcpMux));
+    } catch (err) {
+      this.post({
         t: 'opened',
         id: m.id,
         error: (err as Error).message,
@@ -232,9 +218,25 @@ export function runMediaWorker(port: MessagePort, connectSockets = true): void {
     if (!codec) {
       rtp.close();
       rtcp?.close();
-      post({ t: 'opened', id: m.id, error: `no codec for ${m.codec}` });
+      this.post({ t: 'opened', id: m.id, error: `no codec for ${m.codec}` });
       return;
     }
+    const session = this.newSession(m, rtp, rtcp, codec);
+    session.sender.onSent = (pcm) => session.tap?.push(pcm);
+    this.aim(session);
+    this.listen(session);
+    this.sessions.set(m.id, session);
+    if (!this.flushTimer) this.flushTimer = setInterval(this.flush, 20);
+    this.post({ t: 'opened', id: m.id });
+  }
+
+  /** A session on its bound sockets: its latch, sender and receiver on this worker's frame timer. */
+  private newSession(
+    m: OpenSession,
+    rtp: dgram.Socket,
+    rtcp: dgram.Socket | null,
+    codec: AudioCodec,
+  ): Session {
     const latch = new Latch(
       {
         rtcpMux: m.rtcpMux,
@@ -254,7 +256,8 @@ export function runMediaWorker(port: MessagePort, connectSockets = true): void {
       connecting: false,
       aimGen: 0,
       srtp: m.srtp === 'pending' ? 'pending' : m.srtp ? SrtpStreams.create(fromWire(m.srtp)) : null,
-      rx: { rtpIn: 0, rtcpIn: 0, malformed: 0, stray: 0, srtpDropped: 0 },
+      counters: { rtpIn: 0, rtcpIn: 0, malformed: 0, stray: 0, srtpDropped: 0 },
+      packet: this.packet,
       audio: m.receive.audio,
       bridge: null,
       bridgedIn: 0,
@@ -265,134 +268,108 @@ export function runMediaWorker(port: MessagePort, connectSockets = true): void {
       gen: 0,
       received: 0,
       closed: false,
-      sender: new RtpSender({
-        clock: systemClock,
-        codec: new PipelineCodec(codec),
-        ssrc: m.ssrc,
-        sequence: m.sequence,
-        timestamp: m.timestamp,
-        payloadType: m.payloadType,
-        telephoneEventPayloadType: m.telephoneEventPayloadType,
-        idle: m.idle,
-        pacer,
-        transmit: (b) => transmit(session, b),
-        onError: (err) => error(m.id, err),
-      }),
-      receiver: new MediaReceiver({
-        clock: systemClock,
-        codec: new PipelineCodec(codec),
-        payloadType: m.payloadType,
-        ...(m.telephoneEventPayloadType !== undefined
-          ? { telephoneEventPayloadType: m.telephoneEventPayloadType }
-          : {}),
-        ...(m.receive.jitter ? { jitter: m.receive.jitter } : {}),
-        pacer,
-        onAudio: (pcm, info) => played(session, pcm, info.concealed, info.sequence),
-        onDigit: (d) => void digits.push([m.id, d]),
-        onDigitEnd: (d) => void digitEnds.push([m.id, d]),
-        onError: (err) => error(m.id, err),
-      }),
+      sender: this.newSender(m, codec, (b) => this.transmit(session, b)),
+      receiver: this.newReceiver(m, codec, (pcm, info) =>
+        this.played(session, pcm, info.concealed, info.sequence),
+      ),
     };
-    session.sender.onSent = (pcm) => session.tap?.push(pcm);
-    aim(session);
+    return session;
+  }
+
+  private newSender(m: OpenSession, codec: AudioCodec, transmit: (packet: Buffer) => void): RtpSender {
+    return new RtpSender({
+      clock: systemClock,
+      codec: new PipelineCodec(codec),
+      ssrc: m.ssrc,
+      sequence: m.sequence,
+      timestamp: m.timestamp,
+      payloadType: m.payloadType,
+      telephoneEventPayloadType: m.telephoneEventPayloadType,
+      idle: m.idle,
+      pacer: this.pacer,
+      transmit,
+      onError: (err) => this.error(m.id, err),
+    });
+  }
+
+  private newReceiver(
+    m: OpenSession,
+    codec: AudioCodec,
+    onAudio: (pcm: Int16Array, info: AudioFrameInfo) => void,
+  ): MediaReceiver {
+    return new MediaReceiver({
+      clock: systemClock,
+      codec: new PipelineCodec(codec),
+      payloadType: m.payloadType,
+      ...(m.telephoneEventPayloadType !== undefined
+        ? { telephoneEventPayloadType: m.telephoneEventPayloadType }
+        : {}),
+      ...(m.receive.jitter ? { jitter: m.receive.jitter } : {}),
+      pacer: this.pacer,
+      onAudio,
+      onDigit: (d) => this.batch.digit(m.id, d),
+      onDigitEnd: (d) => this.batch.digitEnd(m.id, d),
+      onError: (err) => this.error(m.id, err),
+    });
+  }
+
+  /** The session's sockets deliver to `incoming`; a bad packet costs one packet, never the worker. */
+  private listen(session: Session): void {
     const receive = (onRtcpPort: boolean) => (msg: Buffer, rinfo: dgram.RemoteInfo) => {
       if (session.closed) return;
       try {
-        incoming(session, msg, rinfo.address, rinfo.port, onRtcpPort);
+        this.incoming(session, msg, rinfo, onRtcpPort);
       } catch (err) {
-        // A bad packet costs one packet, never the worker.
-        session.rx.malformed++;
-        error(m.id, err);
+        session.counters.malformed++;
+        this.error(session.id, err);
       }
     };
-    rtp.on('message', receive(false));
-    rtp.on('error', (err) => {
+    session.rtp.on('message', receive(false));
+    session.rtp.on('error', (err) => {
       // A connect that failed (its error comes here): the session goes on sending with addresses.
       session.connecting = false;
-      error(m.id, err);
+      this.error(session.id, err);
     });
-    rtcp?.on('message', receive(true));
-    rtcp?.on('error', (err) => error(m.id, err));
-    sessions.set(m.id, session);
-    ensureFlushing();
-    post({ t: 'opened', id: m.id });
-  };
+    session.rtcp?.on('message', receive(true));
+    session.rtcp?.on('error', (err) => this.error(session.id, err));
+  }
 
-  /** One datagram on a session's sockets: SRTP, then RTCP to the main thread or RTP to the receiver. */
-  const incoming = (s: Session, datagram: Buffer, address: string, port: number, onRtcpPort: boolean) => {
-    const rtcp = onRtcpPort || isRtcp(datagram);
-    let msg = datagram;
-    const srtp = s.srtp;
-    if (srtp !== null) {
-      const plain =
-        srtp === 'pending' ? null : rtcp ? srtp.inbound.unprotectRtcp(msg) : srtp.inbound.unprotectRtp(msg);
-      if (!plain) {
-        s.rx.srtpDropped++;
-        return;
-      }
-      msg = plain;
+  /** One datagram on a session's sockets: RTCP to the main thread, RTP to the receiver. */
+  private incoming(s: Session, datagram: Buffer, from: dgram.RemoteInfo, onRtcpPort: boolean): void {
+    const got = takeDatagram(s, s.srtp, datagram, from, onRtcpPort);
+    if (got === null) return;
+    if (typeof got === 'object') return this.batch.rtcp(s.id, got.rtcp, from.address, from.port);
+    if (got === 'latched') {
+      this.batch.latch(s.id, from.address, from.port);
+      this.aim(s);
     }
-    if (rtcp) {
-      if (!parseRtcp(msg)) {
-        s.rx.malformed++;
-        return;
-      }
-      // RTCP can end a call (BYE): take it only from the host media is latched to.
-      if (!s.latch.acceptsRtcpFrom(address)) {
-        s.rx.stray++;
-        return;
-      }
-      s.rx.rtcpIn++;
-      s.latch.rtcpArrived(address, port);
-      rx.push({ id: s.id, data: msg, address, port });
-      rxBytes += msg.length;
-      return;
-    }
-    if (decodeRtp(msg, packet) !== RtpStatus.Ok) {
-      s.rx.malformed++;
-      return;
-    }
-    const verdict = s.latch.accept(address, port);
-    if (verdict === 'stray') {
-      s.rx.stray++;
-      return;
-    }
-    if (verdict === 'latched') {
-      latched.push([s.id, address, port]);
-      aim(s);
-    }
-    s.rx.rtpIn++;
-    s.receiver.handle(packet, performance.now());
-  };
+    s.counters.rtpIn++;
+    s.receiver.handle(s.packet, performance.now());
+  }
 
   /** A frame the session's jitter buffer played out: to the main thread, to a bridge, or both. */
-  const played = (s: Session, pcm: Int16Array, concealed: boolean, seq: number) => {
-    if (s.audio) {
-      // The decoder may reuse its frame buffer.
-      frames.push({ id: s.id, pcm: pcm.slice(), concealed, seq });
-      frameSamples += pcm.length;
-    }
+  private played(s: Session, pcm: Int16Array, concealed: boolean, seq: number): void {
+    // The decoder may reuse its frame buffer.
+    if (s.audio) this.batch.frame(s.id, pcm.slice(), concealed, seq);
     const b = s.bridge;
     if (!b) return;
     if (b.port === null) {
-      const peer = sessions.get(b.peer);
+      const peer = this.sessions.get(b.peer);
       if (peer) deliver(peer, pcm.slice(), b.maxQueuedMs);
     } else {
       const copy = pcm.slice();
       const frame: BridgeFrame = { to: b.peer, pcm: copy };
       b.port.postMessage(frame, [copy.buffer as ArrayBuffer]);
     }
-  };
+  }
 
-  /** A bridged frame for `s`'s sender, unless its queue is over the bridge's limit. */
-  const deliver = (s: Session | undefined, pcm: Int16Array, maxQueuedMs: number) => {
-    if (!s || s.closed) return;
-    if (s.sender.queuedMs > maxQueuedMs) s.bridgeDropped++;
-    else {
-      s.bridgedIn++;
-      s.sender.enqueue(pcm);
-    }
-  };
+  /** Joins the session's played frames to `m.peer`'s sender, on this worker or over `m.port`. */
+  private bridge(s: Session, m: Extract<ToWorker, { t: 'bridge' }>): void {
+    unbridge(s);
+    const bridge: Bridge = { peer: m.peer, port: m.port, maxQueuedMs: m.maxQueuedMs };
+    s.bridge = bridge;
+    m.port?.on('message', (f: BridgeFrame) => deliver(this.sessions.get(f.to), f.pcm, bridge.maxQueuedMs));
+  }
 
   /**
    * Points the session's sends at the latching rule's destination. The RTP socket is connect()ed
@@ -401,7 +378,7 @@ export function runMediaWorker(port: MessagePort, connectSockets = true): void {
    * A connected UDP socket only takes datagrams from its peer, so it stays unconnected until the
    * session has latched: before that, media from any source must still be seen.
    */
-  const aim = (s: Session): void => {
+  private aim(s: Session): void {
     const to = s.latch.destination;
     s.to = to && sendablePort(to.port) ? { address: to.address, port: to.port } : null;
     const gen = ++s.aimGen;
@@ -415,7 +392,7 @@ export function runMediaWorker(port: MessagePort, connectSockets = true): void {
         // Not connected after all: nothing to undo.
       }
     }
-    if (!connectSockets || s.latch.latched === null || !s.to) return;
+    if (!this.connectSockets || s.latch.latched === null || !s.to) return;
     s.connecting = true;
     try {
       s.rtp.connect(s.to.port, s.to.address, () => {
@@ -423,14 +400,14 @@ export function runMediaWorker(port: MessagePort, connectSockets = true): void {
         if (s.closed) return;
         s.connected = true;
         // The destination changed while connecting: disconnect and aim again.
-        if (s.aimGen !== gen) aim(s);
+        if (s.aimGen !== gen) this.aim(s);
       });
     } catch {
       s.connecting = false;
     }
-  };
+  }
 
-  const transmit = (s: Session, packet: Buffer) => {
+  private transmit(s: Session, packet: Buffer): void {
     const to = s.to;
     const srtp = s.srtp;
     if (!to || s.closed || srtp === 'pending') return;
@@ -443,123 +420,101 @@ export function runMediaWorker(port: MessagePort, connectSockets = true): void {
       // The socket's connect completed a tick before its callback said so: the frame is lost,
       // the next one goes over the connection.
     }
-  };
+  }
 
-  const unbridge = (s: Session) => {
-    const b = s.bridge;
-    s.bridge = null;
-    b?.port?.close();
-  };
+  /** A compound RTCP packet the main thread built, protected and sent; `done` when it left. */
+  private sendRtcp(s: Session, m: Extract<ToWorker, { t: 'rtcp' }>): void {
+    const socket = s.rtcpMux ? s.rtp : s.rtcp;
+    const srtp = s.srtp;
+    const done = () => this.post({ t: 'done', id: m.id, req: m.req });
+    if (!socket || srtp === 'pending' || !sendablePort(m.to.port)) return done();
+    const compound = Buffer.from(m.packet.buffer, m.packet.byteOffset, m.packet.byteLength);
+    const out = srtp ? srtp.outbound.protectRtcp(compound) : compound;
+    // A connected socket refuses a send with an address: muxed RTCP to the latched peer
+    // goes over the connection, anywhere else waits for none (rare: RTCP is every 5 s).
+    const to = s.to;
+    if (socket === s.rtp && s.connected && to && to.address === m.to.address && to.port === m.to.port) {
+      socket.send(out, done);
+    } else if (socket === s.rtp && s.connected) {
+      done();
+    } else {
+      socket.send(out, m.to.port, m.to.address, done);
+    }
+  }
 
-  const close = async (s: Session) => {
+  private async close(s: Session): Promise<void> {
     s.closed = true;
     s.sender.stop();
     s.receiver.stop();
     unbridge(s);
-    sessions.delete(s.id);
+    this.sessions.delete(s.id);
     await Promise.all([closeSocket(s.rtp), closeSocket(s.rtcp)]);
-    if (sessions.size === 0 && flushTimer) {
-      flush();
-      clearInterval(flushTimer);
-      flushTimer = null;
+    if (this.sessions.size === 0 && this.flushTimer) {
+      this.flush();
+      clearInterval(this.flushTimer);
+      this.flushTimer = null;
     }
-    post({ t: 'closed', id: s.id });
-  };
-
-  port.on('message', (m: ToWorker) => {
-    if (m.t === 'open') return void open(m);
-    const s = sessions.get(m.id);
-    if (!s) {
-      // A digit request on a session already gone still has a caller waiting.
-      if (m.t === 'digits' || m.t === 'rtcp') post({ t: 'done', id: m.id, req: m.req });
-      return;
-    }
-    try {
-      switch (m.t) {
-        case 'start':
-          s.sender.start();
-          return s.receiver.start();
-        case 'remote':
-          s.latch.setRemote(m.remote);
-          return aim(s);
-        case 'bridge': {
-          unbridge(s);
-          const bridge: Bridge = { peer: m.peer, port: m.port, maxQueuedMs: m.maxQueuedMs };
-          s.bridge = bridge;
-          m.port?.on('message', (f: BridgeFrame) => deliver(sessions.get(f.to), f.pcm, bridge.maxQueuedMs));
-          return;
-        }
-        case 'unbridge':
-          return unbridge(s);
-        case 'pcm':
-          s.received += m.pcm.length;
-          return s.sender.enqueue(m.pcm);
-        case 'clear':
-          s.gen = m.gen;
-          s.received = 0;
-          return s.sender.clear();
-        case 'paused':
-          s.sender.paused = m.paused;
-          return;
-        case 'codec': {
-          const codec = createCodec(m.codec, m.payloadType);
-          if (!codec) throw new Error(`no codec for ${m.codec}`);
-          s.clockRate = codec.clockRate;
-          s.receiver.setCodec(new PipelineCodec(codec), m.payloadType);
-          return s.sender.setCodec(new PipelineCodec(codec), m.payloadType);
-        }
-        case 'te':
-          s.receiver.setTelephoneEventPayloadType(m.payloadType);
-          return s.sender.setTelephoneEventPayloadType(m.payloadType);
-        case 'digits':
-          return void s.sender
-            .sendDigits(m.digits, m.options)
-            .then(() => post({ t: 'done', id: m.id, req: m.req }));
-        case 'srtp':
-          if (!m.srtp) s.srtp = null;
-          else if (s.srtp instanceof SrtpStreams) s.srtp.rekey(fromWire(m.srtp));
-          else s.srtp = SrtpStreams.create(fromWire(m.srtp));
-          return;
-        case 'tap':
-          s.tap = m.on ? [] : null;
-          return;
-        case 'rtcp': {
-          const socket = s.rtcpMux ? s.rtp : s.rtcp;
-          const srtp = s.srtp;
-          const done = () => post({ t: 'done', id: m.id, req: m.req });
-          if (!socket || srtp === 'pending' || !sendablePort(m.to.port)) return done();
-          const compound = Buffer.from(m.packet.buffer, m.packet.byteOffset, m.packet.byteLength);
-          const out = srtp ? srtp.outbound.protectRtcp(compound) : compound;
-          // A connected socket refuses a send with an address: muxed RTCP to the latched peer
-          // goes over the connection, anywhere else waits for none (rare: RTCP is every 5 s).
-          const to = s.to;
-          if (socket === s.rtp && s.connected && to && to.address === m.to.address && to.port === m.to.port) {
-            socket.send(out, done);
-          } else if (socket === s.rtp && s.connected) {
-            done();
-          } else {
-            socket.send(out, m.to.port, m.to.address, done);
-          }
-          return;
-        }
-        case 'close':
-          return void close(s);
-      }
-    } catch (err) {
-      error(m.id, err);
-    }
-  });
-  post({ t: 'ready', thread: osThreadId() });
+    this.post({ t: 'closed', id: s.id });
+  }
 }
 
-/** This thread's id in the OS (Linux: /proc/thread-self names it), or null where there is none. */
-function osThreadId(): number | null {
-  try {
-    const id = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    return Number.isInteger(id) ? id : null;
-  } catch {
-    return null;
+/** A bridged frame for `s`'s sender, unless its queue is over the bridge's limit. */
+function deliver(s: Session | undefined, pcm: Int16Array, maxQueuedMs: number): void {
+  if (!s || s.closed) return;
+  if (s.sender.queuedMs > maxQueuedMs) s.bridgeDropped++;
+  else {
+    s.bridgedIn++;
+    s.sender.enqueue(pcm);
   }
+}
+
+function unbridge(s: Session): void {
+  const b = s.bridge;
+  s.bridge = null;
+  b?.port?.close();
+}
+
+/** A re-INVITE changed the format: both directions switch at once. */
+function setCodec(s: Session, name: string, payloadType: number): void {
+  const codec = createCodec(name, payloadType);
+  if (!codec) throw new Error(`no codec for ${name}`);
+  s.clockRate = codec.clockRate;
+  s.receiver.setCodec(new PipelineCodec(codec), payloadType);
+  s.sender.setCodec(new PipelineCodec(codec), payloadType);
+}
+
+/** The session's figures for the main thread's mirror (RemoteSender, RemoteReceiver, counters). */
+function statsOf(s: Session, epochMs: number): WireStats {
+  const r = s.receiver.reception;
+  return {
+    id: s.id,
+    ...s.sender.stats,
+    rtpOut: s.rtpOut,
+    queuedMs: s.sender.queuedMs,
+    gen: s.gen,
+    received: s.received,
+    rtpTimestamp: s.sender.timestampAt(performance.now()),
+    clockRate: s.clockRate,
+    epochMs,
+    rx: { ...s.counters },
+    receiver: { ...s.receiver.counters },
+    jitter: { ...s.receiver.jitterBuffer.stats },
+    remoteSsrc: s.receiver.ssrc,
+    reception: r
+      ? {
+          valid: r.valid,
+          expected: r.expected,
+          received: r.received,
+          extendedMax: r.extendedMax,
+          cumulativeLost: r.cumulativeLost,
+          jitter: r.jitter,
+          jitterMs: r.jitterMs,
+        }
+      : null,
+    srtpIn: s.srtp instanceof SrtpStreams ? { ...s.srtp.inbound.counters } : null,
+    bridgedIn: s.bridgedIn,
+    bridgeDropped: s.bridgeDropped,
+  };
 }
 
 function fromWire(w: WireSrtp): SrtpParameters {
@@ -582,17 +537,12 @@ function concat(parts: Int16Array[]): Int16Array {
   return out;
 }
 
-function bindSocket(type: 'udp4' | 'udp6', host: string, port: number): Promise<dgram.Socket> {
-  return new Promise((resolve, reject) => {
-    const socket = dgram.createSocket({ type, reuseAddr: false });
-    socket.once('error', reject);
-    socket.bind(port, host, () => {
-      socket.off('error', reject);
-      resolve(socket);
-    });
-  });
-}
-
-function closeSocket(socket: dgram.Socket | null): Promise<void> {
-  return new Promise((resolve) => (socket ? socket.close(() => resolve()) : resolve()));
+/** This thread's id in the OS (Linux: /proc/thread-self names it), or null where there is none. */
+function osThreadId(): number | null {
+  try {
+    const id = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    return Number.isInteger(id) ? id : null;
+  } catch {
+    return null;
+  }
 }
