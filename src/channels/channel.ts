@@ -117,6 +117,11 @@ export interface DialOptions {
    */
   machineDetection?: boolean;
   signal: AbortSignal;
+  /**
+   * A key the dialled party pressed while bridged (RFC 4733 or SIP INFO on the leg), with the
+   * leg's call id. Channels whose user can be shown it (a browser) report it here.
+   */
+  onPartyDigit?: (digit: string, callId: string) => void;
 }
 
 export type DialStatus = 'answered' | 'no_answer' | 'busy' | 'failed';

@@ -13,7 +13,8 @@
 // node of this process, given by the session host) and, once answered, the browser talks to the
 // dialled party until either side leaves; then the workflow has the line again. Without a peer
 // connection (typed turns only) the interpreter keeps telephony nodes off the channel: `dial`
-// leaves by `failed` with `channel_unsupported`.
+// leaves by `failed` with `channel_unsupported`. The dialled party's key presses are shown to the
+// browser (web-line.ts), not taken as the workflow's input.
 import type { SttProvider } from '../providers/stt/stt.types.js';
 import type { TtsProvider } from '../providers/tts/tts.types.js';
 import type { Clock } from '../shared/clock.js';
@@ -239,7 +240,7 @@ export class WebChannel implements Channel, WebRtcSignalling {
         ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
         ...(options.machineDetection ? { machineDetection: true } : {}),
         signal: options.signal,
-        line: this.line.legLine(),
+        line: this.line.legLine(options.onPartyDigit),
         gone: gone.signal,
       });
       const leg = {

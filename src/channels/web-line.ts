@@ -6,10 +6,12 @@
 //
 // A `dial` node's leg takes the line through `legLine()` (a WebLegLine): it plays and hears the
 // peer directly, and while it is bridged the line is suspended (the pipeline's playback is
-// dropped and its listeners hear nothing) and key presses are diverted to the leg.
+// dropped and its listeners hear nothing) and key presses are diverted to the leg. The dialled
+// party's key presses go the other way: to the browser's data channels as `dial_dtmf` messages,
+// and to the `dial` node, which reports them on the socket.
 import type { CallMedia } from './call-media.js';
 import { Listeners } from '../shared/listeners.js';
-import type { WebLegLine, WebPeer } from './web-media.js';
+import { dialDtmfMessage, type WebLegLine, type WebPeer } from './web-media.js';
 
 export class WebLine implements CallMedia {
   private peer: WebPeer | null = null;
@@ -70,8 +72,8 @@ export class WebLine implements CallMedia {
     return this.digits.add(listener);
   }
 
-  /** The line as a dialled leg uses it (see the top). */
-  legLine(): WebLegLine {
+  /** The line as a dialled leg uses it (see the top); `onPartyDigit` hears the party's keys. */
+  legLine(onPartyDigit?: (digit: string, callId: string) => void): WebLegLine {
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const line = this;
     return {
@@ -81,6 +83,10 @@ export class WebLine implements CallMedia {
       },
       stopPlayback: () => this.stopPlayback(),
       onAudio: (listener) => this.raw.add(listener),
+      partyDigit: (digit, callId) => {
+        this.peer?.sendData(JSON.stringify(dialDtmfMessage(digit, callId)));
+        onPartyDigit?.(digit, callId);
+      },
       divertDigits: (listener) => {
         this.diverted = listener;
         return () => {

@@ -29,6 +29,8 @@ export interface WebPeer extends CallMedia {
   whenConnected(): Promise<boolean>;
   /** Called once, when an answered connection fails or closes. */
   onEnd(listener: (how: WebPeerEnd) => void): () => void;
+  /** Sends a text message on every open data channel of the connection (none: dropped). */
+  sendData(message: string): void;
   /** Closes the connection; idempotent, and no onEnd follows. */
   close(): void;
 }
@@ -65,6 +67,21 @@ export function takesWebRtc(channel: object): channel is WebRtcSignalling {
 }
 
 /**
+ * What the browser is told when the party a `dial` node bridged to it presses a key: the same
+ * object as a realtime frame and as a message on the peer connection's data channels.
+ */
+export interface DialDtmfMessage {
+  type: 'dial_dtmf';
+  digits: string;
+  /** The dialled leg's call id. */
+  call_id: string;
+}
+
+export function dialDtmfMessage(digits: string, callId: string): DialDtmfMessage {
+  return { type: 'dial_dtmf', digits, call_id: callId };
+}
+
+/**
  * The browser's line as a dialled leg uses it (a `dial` node on a web session): the far party's
  * ringing and voice are played straight to the browser and the browser's audio is heard straight
  * from the peer, whatever the workflow's own playback and listening are doing.
@@ -83,6 +100,11 @@ export interface WebLegLine {
    * `listener` instead of the workflow until the returned function is called.
    */
   divertDigits(listener: (digit: string) => void): () => void;
+  /**
+   * A key the dialled party (call `callId`) pressed: sent to the browser on its data channels as a
+   * `dial_dtmf` message, and reported to the `dial` node (a `dial_dtmf` frame on the socket).
+   */
+  partyDigit(digit: string, callId: string): void;
   /** The workflow's own playback stops and its listening hears nothing (the leg is bridged). */
   suspend(): void;
   /** The workflow has the line again. */

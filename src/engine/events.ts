@@ -65,6 +65,8 @@ export type EngineEvent =
       keys?: string;
       node_id?: string;
     }
+  /** The party a `dial` node bridged pressed a key (shown to a browser; not the workflow's input). */
+  | { type: 'dial.dtmf'; at: number; digits: string; call_id: string; node_id?: string }
   | {
       type: 'execution.completed';
       at: number;

@@ -137,6 +137,12 @@ describe('RealtimeConnection', () => {
     });
   });
 
+  it("shows the client the keys a dial node's party pressed, with the leg's call id", () => {
+    expect(
+      toServerMessage({ type: 'dial.dtmf', at: 0, digits: '5', call_id: 'leg-1', node_id: 'dial' }),
+    ).toEqual({ type: 'dial_dtmf', digits: '5', call_id: 'leg-1' });
+  });
+
   it('holds the ended frame until the end is stored, then closes', async () => {
     const clock = new FakeClock();
     const session = new SessionRegistry().create({

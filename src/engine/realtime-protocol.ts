@@ -2,7 +2,13 @@
 // in → session calls; engine events → JSON frames out. The WebSocket route
 // (/api/v1/sessions/{id}/realtime?token=…, api/routes/realtime.routes.ts) only moves strings
 // between a socket and this class, so the protocol is tested without sockets.
-import { takesWebRtc, WebPeerError, type IceServer } from '../channels/web-media.js';
+import {
+  dialDtmfMessage,
+  takesWebRtc,
+  WebPeerError,
+  type DialDtmfMessage,
+  type IceServer,
+} from '../channels/web-media.js';
 import type { EngineEvent, LatencyBreakdown, SessionEndReason, SessionStatus } from './events.js';
 import { SessionNotActiveError, type LiveSession } from './session-runtime.js';
 import { badTextReason } from '../shared/text.js';
@@ -43,6 +49,8 @@ export type ServerMessage =
   /** The user cut the last assistant_text short: not all of it was heard. */
   | { type: 'assistant_interrupted' }
   | { type: 'node'; event: 'entered' | 'exited'; node_id: string; node_type: string; handle?: string }
+  /** The party a `dial` node bridged to the browser pressed keys (the leg's call id). */
+  | DialDtmfMessage
   | { type: 'status'; status: SessionStatus; execution_status?: string }
   | { type: 'ended'; end_reason: SessionEndReason; duration_seconds: number }
   | { type: 'error'; code: string; message: string }
@@ -148,6 +156,8 @@ export function toServerMessage(event: EngineEvent): ServerMessage | null {
         node_type: event.node_type,
         handle: event.handle,
       };
+    case 'dial.dtmf':
+      return dialDtmfMessage(event.digits, event.call_id);
     case 'session.status':
       return { type: 'status', status: event.status };
     case 'execution.completed':

@@ -178,6 +178,11 @@ export class WebRtcPeer implements WebPeer {
     return () => void this.endListeners.delete(listener);
   }
 
+  sendData(message: string): void {
+    if (this.state === 'ended') return;
+    for (const dc of this.channels) if (dc.isOpen()) dc.sendMessage(message);
+  }
+
   // CallMedia: the voice pipeline's side.
 
   play(pcm: Int16Array): void {

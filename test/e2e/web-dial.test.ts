@@ -4,10 +4,12 @@
 // dialled party, sending a 440 Hz sine and recording what it decodes: the browser's 700 Hz tone
 // must be in that recording, and baresip's tone in what the browser decodes. The leg is a call
 // record of its own (session_id the web session, no parent call) with call.started and
-// call.ended; the browser leaving ends the session and hangs the leg up. A sipp callee that hangs
-// up gives the workflow back (`answered`); busy and no answer leave by their handles; a web
-// session that never offered audio leaves by `failed` with `channel_unsupported`, and a `from`
-// that is not a registered number fails before any record.
+// call.ended; the browser leaving ends the session and hangs the leg up. A sipp callee presses
+// keys (RFC 4733) and hangs up: the browser is shown each key as a `dial_dtmf` frame on the socket
+// and message on its data channel, and the workflow has the line back (`answered`); busy and no
+// answer leave by their handles; a web session that never offered audio leaves by `failed` with
+// `channel_unsupported`, and a `from` that is not a registered number fails before any record.
+// Every case on each store this machine has (SQLite, and PostgreSQL with TEST_DATABASE_URL).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +21,7 @@ import { selfSigned } from '../support/tls-cert.js';
 import { have, run, until } from '../support/media-harness.js';
 import { realtimeSocket, trickle } from '../support/realtime-socket.js';
 import { freeUdpPort, haveSipp, type Peer } from '../support/sipp.js';
+import { storeKinds, type StoreKind } from '../support/stores.js';
 import { callee } from './testing/dial-peers.js';
 import { eventually, storedEvents } from './testing/call-reads.js';
 
@@ -79,8 +82,8 @@ function concat(frames: readonly Int16Array[]): Int16Array {
 }
 
 /** A call node whose API listens (the realtime socket), its world, and a session minter. */
-async function webWorld(termination: string, dial: Record<string, unknown> = DIAL) {
-  const n = await startCallNode();
+async function webWorld(store: StoreKind, termination: string, dial: Record<string, unknown> = DIAL) {
+  const n = await startCallNode({ store });
   cleanups.push(() => n.close());
   const w = await telephonyWorld(n, { number: NUMBER, termination, graphs: { web: webDialGraph(dial) } });
   await n.app.listen({ port: 0, host: '127.0.0.1' });
@@ -117,194 +120,218 @@ async function legEvents(n: CallNode, legId: string) {
   return (await storedEvents(n)).filter((e: Loose) => e.type.startsWith('call.') && e.data.id === legId);
 }
 
-describe('e2e: a dial node on a web session bridges the browser to the dialled party', () => {
-  baresipTest(
-    'baresip answers: audio both ways (Opus in the browser, G.711 on the leg), the leg a call of the session, ended when the browser leaves',
-    async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'baresip-webdial-'));
-      cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-      const { certPath } = selfSigned(dir);
-      const sipPort = await freeUdpPort();
-      writeBaresipConfig(dir, {
-        sipPort,
-        caPath: certPath,
-        toneHz: THEIR_TONE_HZ,
-        account: `<sip:${CALLEE}@127.0.0.1>;regint=0;audio_codecs=PCMU;answermode=auto;medianat=;mwi=no`,
-        modules: ['g711.so', 'ausine.so', 'aufile.so'],
-      });
-      const output = { text: '' };
-      const baresip = run('baresip', ['-v', '-f', dir], { onOutput: (s) => (output.text += s) });
-      cleanups.push(() => baresip.kill());
-      const failed = baresip.done.then((r) => {
-        throw new Error(`baresip ended early (${r.code}): ${r.out.slice(-3000)}`);
-      });
-      failed.catch(() => undefined);
-      await Promise.race([until(() => /Populated \d+ audio codec/.test(output.text)), failed]);
-
-      const { n, w, base, mint } = await webWorld(`sip:127.0.0.1:${sipPort}`);
-      const s = await mint();
-      const { browser, c, heard } = await joinWithVoice(base, s);
-      // The browser speaks its tone from the start; the leg hears it once bridged.
-      const speaking = setInterval(() => {
-        if (browser.queuedMs < 400) browser.speak(tone(200, OUR_TONE_HZ));
-      }, 100);
-      cleanups.push(() => clearInterval(speaking));
-
-      // Bridged: the leg is in progress, and baresip's sine reaches the browser.
-      const leg = await eventually(async () => (await callRows(n)).find((r) => r.status === 'in_progress'));
-      const from = heard.length;
-      await Promise.race([until(() => heard.length - from >= 100), failed]); // 2 s of the bridge
-      const ours = toneShare(concat(heard.slice(from)), 16000, THEIR_TONE_HZ);
-      expect(ours.share, `the browser heard ${ours.loudMs} ms loud`).toBeGreaterThan(0.6);
-      expect(ours.loudMs).toBeGreaterThan(1000);
-
-      // The browser leaves: the session ends, the leg is hung up (BYE to baresip).
-      browser.close();
-      expect(await c.waitFor((f) => f.type === 'ended')).toMatchObject({ end_reason: 'client_disconnected' });
-      const ended = await eventually(async () => {
-        const row = (await callRows(n)).find((r) => r.id === leg.id);
-        return row?.ended_at ? row : undefined;
-      });
-      expect(ended).toMatchObject({
-        direction: 'outbound',
-        status: 'completed',
-        hangup_reason: 'caller_hangup',
-        session_id: s.id,
-        parent_call_id: null,
-        workflow_id: w.workflows.web,
-        workflow_version: 1,
-        from_number: NUMBER,
-        to_number: CALLEE,
-        phone_number_id: w.numberId,
-        node_id: n.deps.config.nodeId,
-      });
-      expect(ended.duration_seconds).toBeGreaterThanOrEqual(2);
-      const events = await eventually(async () => {
-        const e = await legEvents(n, leg.id);
-        return e.length === 2 ? e : undefined;
-      });
-      expect(events.map((e: Loose) => e.type)).toEqual(['call.started', 'call.ended']);
-      expect(events[1].data).toMatchObject({ session_id: s.id, parent_call_id: null, status: 'completed' });
-      const sessionEnded = await eventually(async () =>
-        (await storedEvents(n)).find((e: Loose) => e.type === 'session.ended' && e.data.id === s.id),
-      );
-      expect(sessionEnded.data).toMatchObject({ end_reason: 'client_disconnected' });
-      // The leg's minutes under the trunk's provider; one calls unit.
-      const minutes = await eventually(async () => {
-        const rows = await n.store.db
-          .selectFrom('usage_events')
-          .select(['quantity', 'provider'])
-          .where('metric', '=', 'voice_minutes')
-          .execute();
-        return rows.length > 0 ? rows : undefined;
-      });
-      expect(minutes).toHaveLength(1);
-      expect(Number(minutes[0]!.quantity)).toBeCloseTo(ended.duration_seconds! / 60, 5);
-      expect((await n.api('GET', `/calls/${leg.id}`)).data.data).toMatchObject({ session_id: s.id });
-
-      // baresip's recording of the call holds the browser's tone.
-      await Promise.race([until(() => /terminated|Call terminated|closed/i.test(output.text)), failed]);
-      baresip.kill();
-      await baresip.done;
-      const wav = recordedWav(dir);
-      const theirs = toneShare(wav.samples, wav.rate, OUR_TONE_HZ);
-      expect(theirs.share, `baresip recorded ${theirs.loudMs} ms loud`).toBeGreaterThan(0.6);
-      expect(theirs.loudMs).toBeGreaterThan(1000);
-    },
-    TIMEOUT,
-  );
-
-  sippTest(
-    'the dialled party hangs up: the workflow goes on by `answered`, the leg completed / callee_hangup',
-    async () => {
-      const { port, peer } = await callee(peers, 'outbound-answer.xml');
-      const { n, base, mint } = await webWorld(`sip:127.0.0.1:${port}`);
-      const s = await mint();
-      const { c } = await joinWithVoice(base, s);
-      expect(
-        await c.waitFor((f) => f.type === 'node' && f.event === 'exited' && f.node_id === 'dial'),
-      ).toMatchObject({ handle: 'answered' });
-      expect(await c.waitFor((f) => f.type === 'ended')).toMatchObject({ end_reason: 'completed' });
-      expect((await peer.done).code).toBe(0);
-      const done = await eventually(async () =>
-        (await storedEvents(n)).find((e: Loose) => e.type === 'workflow.completed'),
-      );
-      expect(done.data.path).toEqual(['start', 'dial', 'back', 'bye']);
-      const leg = await eventually(async () => {
-        const row = (await callRows(n))[0];
-        return row?.ended_at ? row : undefined;
-      });
-      expect(leg).toMatchObject({ status: 'completed', hangup_reason: 'callee_hangup', session_id: s.id });
-      expect(done.data.variables.leg_id).toBe(leg.id);
-      expect(done.data.variables.dial_failure_reason).toBeUndefined();
-    },
-    TIMEOUT,
-  );
-
-  for (const [file, vars, handle, status, reason] of [
-    ['outbound-reject.xml', { STATUS: 486, REASON: 'Busy Here' }, 'busy', 'busy', 'busy'],
-    ['outbound-no-answer.xml', {}, 'no_answer', 'no_answer', 'ring_timeout'],
-  ] as const) {
-    sippTest(
-      `${handle}: the node leaves by ${handle}, the leg ${status} / ${reason}, the session goes on`,
+describe.each(storeKinds())(
+  'e2e: a dial node on a web session bridges the browser to the dialled party ($name)',
+  (store) => {
+    baresipTest(
+      'baresip answers: audio both ways (Opus in the browser, G.711 on the leg), the leg a call of the session, ended when the browser leaves',
       async () => {
-        const { port } = await callee(peers, file, vars);
-        const { n, base, mint } = await webWorld(`sip:127.0.0.1:${port}`, {
-          ...DIAL,
-          ring_timeout_seconds: 1,
+        const dir = mkdtempSync(join(tmpdir(), 'baresip-webdial-'));
+        cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+        const { certPath } = selfSigned(dir);
+        const sipPort = await freeUdpPort();
+        writeBaresipConfig(dir, {
+          sipPort,
+          caPath: certPath,
+          toneHz: THEIR_TONE_HZ,
+          account: `<sip:${CALLEE}@127.0.0.1>;regint=0;audio_codecs=PCMU;answermode=auto;medianat=;mwi=no`,
+          modules: ['g711.so', 'ausine.so', 'aufile.so'],
         });
+        const output = { text: '' };
+        const baresip = run('baresip', ['-v', '-f', dir], { onOutput: (s) => (output.text += s) });
+        cleanups.push(() => baresip.kill());
+        const failed = baresip.done.then((r) => {
+          throw new Error(`baresip ended early (${r.code}): ${r.out.slice(-3000)}`);
+        });
+        failed.catch(() => undefined);
+        await Promise.race([until(() => /Populated \d+ audio codec/.test(output.text)), failed]);
+
+        const { n, w, base, mint } = await webWorld(store, `sip:127.0.0.1:${sipPort}`);
         const s = await mint();
-        const { c } = await joinWithVoice(base, s);
+        const { browser, c, heard } = await joinWithVoice(base, s);
+        // The browser speaks its tone from the start; the leg hears it once bridged.
+        const speaking = setInterval(() => {
+          if (browser.queuedMs < 400) browser.speak(tone(200, OUR_TONE_HZ));
+        }, 100);
+        cleanups.push(() => clearInterval(speaking));
+
+        // Bridged: the leg is in progress, and baresip's sine reaches the browser.
+        const leg = await eventually(async () => (await callRows(n)).find((r) => r.status === 'in_progress'));
+        const from = heard.length;
+        await Promise.race([until(() => heard.length - from >= 100), failed]); // 2 s of the bridge
+        const ours = toneShare(concat(heard.slice(from)), 16000, THEIR_TONE_HZ);
+        expect(ours.share, `the browser heard ${ours.loudMs} ms loud`).toBeGreaterThan(0.6);
+        expect(ours.loudMs).toBeGreaterThan(1000);
+
+        // The browser leaves: the session ends, the leg is hung up (BYE to baresip).
+        browser.close();
+        expect(await c.waitFor((f) => f.type === 'ended')).toMatchObject({
+          end_reason: 'client_disconnected',
+        });
+        const ended = await eventually(async () => {
+          const row = (await callRows(n)).find((r) => r.id === leg.id);
+          return row?.ended_at ? row : undefined;
+        });
+        expect(ended).toMatchObject({
+          direction: 'outbound',
+          status: 'completed',
+          hangup_reason: 'caller_hangup',
+          session_id: s.id,
+          parent_call_id: null,
+          workflow_id: w.workflows.web,
+          workflow_version: 1,
+          from_number: NUMBER,
+          to_number: CALLEE,
+          phone_number_id: w.numberId,
+          node_id: n.deps.config.nodeId,
+        });
+        expect(ended.duration_seconds).toBeGreaterThanOrEqual(2);
+        const events = await eventually(async () => {
+          const e = await legEvents(n, leg.id);
+          return e.length === 2 ? e : undefined;
+        });
+        expect(events.map((e: Loose) => e.type)).toEqual(['call.started', 'call.ended']);
+        expect(events[1].data).toMatchObject({ session_id: s.id, parent_call_id: null, status: 'completed' });
+        const sessionEnded = await eventually(async () =>
+          (await storedEvents(n)).find((e: Loose) => e.type === 'session.ended' && e.data.id === s.id),
+        );
+        expect(sessionEnded.data).toMatchObject({ end_reason: 'client_disconnected' });
+        // The leg's minutes under the trunk's provider; one calls unit.
+        const minutes = await eventually(async () => {
+          const rows = await n.store.db
+            .selectFrom('usage_events')
+            .select(['quantity', 'provider'])
+            .where('metric', '=', 'voice_minutes')
+            .execute();
+          return rows.length > 0 ? rows : undefined;
+        });
+        expect(minutes).toHaveLength(1);
+        expect(Number(minutes[0]!.quantity)).toBeCloseTo(ended.duration_seconds! / 60, 5);
+        expect((await n.api('GET', `/calls/${leg.id}`)).data.data).toMatchObject({ session_id: s.id });
+
+        // baresip's recording of the call holds the browser's tone.
+        await Promise.race([until(() => /terminated|Call terminated|closed/i.test(output.text)), failed]);
+        baresip.kill();
+        await baresip.done;
+        const wav = recordedWav(dir);
+        const theirs = toneShare(wav.samples, wav.rate, OUR_TONE_HZ);
+        expect(theirs.share, `baresip recorded ${theirs.loudMs} ms loud`).toBeGreaterThan(0.6);
+        expect(theirs.loudMs).toBeGreaterThan(1000);
+      },
+      TIMEOUT,
+    );
+
+    sippTest(
+      'the dialled party presses keys and hangs up: the browser is shown each key, the workflow goes on by `answered`, the leg completed / callee_hangup',
+      async () => {
+        const { port, peer } = await callee(peers, 'outbound-answer-keys.xml', { DIGIT: 5 });
+        const { n, base, mint } = await webWorld(store, `sip:127.0.0.1:${port}`);
+        const s = await mint();
+        const { browser, c } = await joinWithVoice(base, s);
         expect(
           await c.waitFor((f) => f.type === 'node' && f.event === 'exited' && f.node_id === 'dial'),
-        ).toMatchObject({ handle });
+        ).toMatchObject({ handle: 'answered' });
+        // The keys it pressed (RFC 4733 from sipp's pcaps), one frame each, in order, naming the leg;
+        // the same messages on the browser's data channel.
+        const keys = c.frames.filter((f) => f.type === 'dial_dtmf');
+        expect(keys.map((f) => f.digits)).toEqual(['5', '#']);
+        const legRow = (await callRows(n))[0]!;
+        expect(keys).toEqual([
+          { type: 'dial_dtmf', digits: '5', call_id: legRow.id },
+          { type: 'dial_dtmf', digits: '#', call_id: legRow.id },
+        ]);
+        await until(() => browser.received.length >= 2);
+        expect(browser.received.map((m) => JSON.parse(m))).toEqual(keys);
+        expect(await c.waitFor((f) => f.type === 'ended')).toMatchObject({ end_reason: 'completed' });
+        expect((await peer.done).code).toBe(0);
         const done = await eventually(async () =>
           (await storedEvents(n)).find((e: Loose) => e.type === 'workflow.completed'),
         );
-        expect(done.data.path).toEqual(['start', 'dial', 'nobody', 'bye']);
-        expect(done.data.variables.dial_failure_reason).toBe(handle);
+        expect(done.data.path).toEqual(['start', 'dial', 'back', 'bye']);
         const leg = await eventually(async () => {
           const row = (await callRows(n))[0];
           return row?.ended_at ? row : undefined;
         });
-        expect(leg).toMatchObject({ status, hangup_reason: reason, session_id: s.id, parent_call_id: null });
+        expect(leg).toMatchObject({ status: 'completed', hangup_reason: 'callee_hangup', session_id: s.id });
         expect(done.data.variables.leg_id).toBe(leg.id);
-        expect((await legEvents(n, leg.id)).map((e: Loose) => e.type)).toEqual(['call.ended']);
+        expect(done.data.variables.dial_failure_reason).toBeUndefined();
       },
       TIMEOUT,
     );
-  }
 
-  it('a web session without audio (typed turns only) leaves by failed with channel_unsupported, nothing dialled', async () => {
-    const { n, base, mint } = await webWorld('sip:127.0.0.1:5999');
-    const s = await mint();
-    const c = realtimeSocket(`${base}/api/v1/sessions/${s.id}/realtime?token=${s.join_token}`);
-    cleanups.push(() => c.ws.close());
-    expect(
-      await c.waitFor((f) => f.type === 'node' && f.event === 'exited' && f.node_id === 'dial'),
-    ).toMatchObject({
-      handle: 'failed',
-    });
-    const done = await eventually(async () =>
-      (await storedEvents(n)).find((e: Loose) => e.type === 'workflow.completed'),
-    );
-    expect(done.data.variables.dial_failure_reason).toBe('channel_unsupported');
-    expect(await callRows(n)).toEqual([]);
-  });
+    for (const [file, vars, handle, status, reason] of [
+      ['outbound-reject.xml', { STATUS: 486, REASON: 'Busy Here' }, 'busy', 'busy', 'busy'],
+      ['outbound-no-answer.xml', {}, 'no_answer', 'no_answer', 'ring_timeout'],
+    ] as const) {
+      sippTest(
+        `${handle}: the node leaves by ${handle}, the leg ${status} / ${reason}, the session goes on`,
+        async () => {
+          const { port } = await callee(peers, file, vars);
+          const { n, base, mint } = await webWorld(store, `sip:127.0.0.1:${port}`, {
+            ...DIAL,
+            ring_timeout_seconds: 1,
+          });
+          const s = await mint();
+          const { c } = await joinWithVoice(base, s);
+          expect(
+            await c.waitFor((f) => f.type === 'node' && f.event === 'exited' && f.node_id === 'dial'),
+          ).toMatchObject({ handle });
+          const done = await eventually(async () =>
+            (await storedEvents(n)).find((e: Loose) => e.type === 'workflow.completed'),
+          );
+          expect(done.data.path).toEqual(['start', 'dial', 'nobody', 'bye']);
+          expect(done.data.variables.dial_failure_reason).toBe(handle);
+          const leg = await eventually(async () => {
+            const row = (await callRows(n))[0];
+            return row?.ended_at ? row : undefined;
+          });
+          expect(leg).toMatchObject({
+            status,
+            hangup_reason: reason,
+            session_id: s.id,
+            parent_call_id: null,
+          });
+          expect(done.data.variables.leg_id).toBe(leg.id);
+          expect((await legEvents(n, leg.id)).map((e: Loose) => e.type)).toEqual(['call.ended']);
+        },
+        TIMEOUT,
+      );
+    }
 
-  it('a from that is not a registered number fails the dial before any record', async () => {
-    const { n, base, mint } = await webWorld('sip:127.0.0.1:5999', { ...DIAL, from: '+14155559999' });
-    const s = await mint();
-    const { c } = await joinWithVoice(base, s);
-    expect(
-      await c.waitFor((f) => f.type === 'node' && f.event === 'exited' && f.node_id === 'dial'),
-    ).toMatchObject({
-      handle: 'failed',
+    it('a web session without audio (typed turns only) leaves by failed with channel_unsupported, nothing dialled', async () => {
+      const { n, base, mint } = await webWorld(store, 'sip:127.0.0.1:5999');
+      const s = await mint();
+      const c = realtimeSocket(`${base}/api/v1/sessions/${s.id}/realtime?token=${s.join_token}`);
+      cleanups.push(() => c.ws.close());
+      expect(
+        await c.waitFor((f) => f.type === 'node' && f.event === 'exited' && f.node_id === 'dial'),
+      ).toMatchObject({
+        handle: 'failed',
+      });
+      const done = await eventually(async () =>
+        (await storedEvents(n)).find((e: Loose) => e.type === 'workflow.completed'),
+      );
+      expect(done.data.variables.dial_failure_reason).toBe('channel_unsupported');
+      expect(await callRows(n)).toEqual([]);
     });
-    const done = await eventually(async () =>
-      (await storedEvents(n)).find((e: Loose) => e.type === 'workflow.completed'),
-    );
-    expect(done.data.variables.dial_failure_reason).toBe('from_not_registered');
-    expect(await callRows(n)).toEqual([]);
-  });
-});
+
+    it('a from that is not a registered number fails the dial before any record', async () => {
+      const { n, base, mint } = await webWorld(store, 'sip:127.0.0.1:5999', {
+        ...DIAL,
+        from: '+14155559999',
+      });
+      const s = await mint();
+      const { c } = await joinWithVoice(base, s);
+      expect(
+        await c.waitFor((f) => f.type === 'node' && f.event === 'exited' && f.node_id === 'dial'),
+      ).toMatchObject({
+        handle: 'failed',
+      });
+      const done = await eventually(async () =>
+        (await storedEvents(n)).find((e: Loose) => e.type === 'workflow.completed'),
+      );
+      expect(done.data.variables.dial_failure_reason).toBe('from_not_registered');
+      expect(await callRows(n)).toEqual([]);
+    });
+  },
+);

@@ -67,6 +67,8 @@ export interface CallEvents {
   transcript: TranscriptEntry;
   /** The user cut the last assistant entry short (barge-in); the entry now has `interrupted`. */
   interrupted: TranscriptEntry;
+  /** The party a `dial` node called (and bridged to this call) pressed a key; `callId` is its leg. */
+  partyKeys: { digits: string; callId: string };
   /** The workflow moved: a node was entered or left. */
   node: { event: 'entered' | 'exited'; nodeId: string; nodeType: string; handle?: string };
   ended: { reason: string; durationSeconds?: number };
@@ -306,6 +308,9 @@ export class WebVoiceCall {
         this.emit('interrupted', entry);
         return;
       }
+      case 'dial_dtmf':
+        this.emit('partyKeys', { digits: str('digits') ?? '', callId: str('call_id') ?? '' });
+        return;
       case 'node':
         this.emit('node', {
           event: str('event') === 'exited' ? 'exited' : 'entered',

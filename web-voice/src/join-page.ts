@@ -122,6 +122,7 @@ function main(): void {
         if (s === 'connected') say('Connected: speak any time.');
       });
       c.on('transcript', (t) => line(t.role, t.text));
+      c.on('partyKeys', (k) => line('event', `The other party pressed ${k.digits}`));
       c.on('interrupted', () => {
         const last = [...list.querySelectorAll('li.assistant')].at(-1);
         if (!last) return;

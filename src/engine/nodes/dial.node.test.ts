@@ -20,4 +20,20 @@ describe('dial', () => {
     expect((await dialNode.run(h.ctx, { to: '{{bad}}' }, h.signal)).handle).toBe('failed');
     expect(outs).toMatchObject([{ type: 'dial', destination: 'sip:bob@example.com' }]);
   });
+
+  it("reports the dialled party's keys as dial.dtmf events, not as the workflow's input", async () => {
+    const h = nodeHarness();
+    h.channel.dial = async (_destination, options) => {
+      options.onPartyDigit?.('7', 'leg-9');
+      options.onPartyDigit?.('#', 'leg-9');
+      return { status: 'answered', callId: 'leg-9' };
+    };
+    const out = await dialNode.run(h.ctx, { to: '+15551234567' }, h.signal);
+    expect(out.handle).toBe('answered');
+    expect(h.of('dial.dtmf')).toMatchObject([
+      { type: 'dial.dtmf', digits: '7', call_id: 'leg-9', node_id: 'n' },
+      { type: 'dial.dtmf', digits: '#', call_id: 'leg-9', node_id: 'n' },
+    ]);
+    expect(h.of('dtmf')).toEqual([]);
+  });
 });

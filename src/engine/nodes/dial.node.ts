@@ -4,6 +4,8 @@
 // destination of another form). The new leg's call id goes to `save_call_id_to` when given, and
 // why it was not answered to `dial_failure_reason`. On the text channel the outcome is the
 // session's simulated `dial` outcome (default answered).
+// Keys the dialled party presses while bridged are reported as `dial.dtmf` events (a browser sees
+// them as `dial_dtmf` frames); they are not the workflow's input.
 // With `machine_detection` the leg's first seconds go through answering-machine detection before
 // it is bridged: a machine is hung up and the node leaves by `failed`; a person (or no verdict) is
 // bridged. The verdict (human, machine, unknown) goes to `save_answered_by_to` when given.
@@ -26,6 +28,8 @@ export const dialNode: NodeDefinition = {
       timeoutMs: secondsToMs(config, 'ring_timeout_seconds', DEFAULT_RING_TIMEOUT_SECONDS),
       ...(from !== undefined ? { from: ctx.render(from) } : {}),
       ...(optBoolean(config, 'machine_detection') ? { machineDetection: true } : {}),
+      onPartyDigit: (digit, callId) =>
+        ctx.emit({ type: 'dial.dtmf', digits: digit, call_id: callId, node_id: ctx.nodeId }),
     });
     const outputs: Record<string, string> = {};
     const saveTo = optString(config, 'save_call_id_to');

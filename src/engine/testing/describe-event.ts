@@ -24,6 +24,8 @@ export function describeEvent(e: EngineEvent): string {
       return `usage ${e.provider} ${e.llm_input_tokens}/${e.llm_output_tokens}`;
     case 'dtmf':
       return `dtmf ${e.digits}`;
+    case 'dial.dtmf':
+      return `dialled party pressed ${e.digits}`;
     case 'execution.completed':
       return `completed at ${e.last_node_id}`;
     case 'execution.transferred':

@@ -19,8 +19,15 @@ import type { CallRecords } from '../../../modules/calls/call-records.service.js
 import type { CallerSide } from './transfer-warm.js';
 import { secondLeg } from './transfer.js';
 
-/** The browser's line as the caller's side of a leg. Keys sent to the browser are dropped. */
-function lineCaller(line: WebLegLine): CallerSide {
+/**
+ * The browser's line as the caller's side of a leg. The dialled party's keys (RFC 4733 through the
+ * bridge, SIP INFO) are sent to the browser with the leg's call id, once the leg has one.
+ */
+function lineCaller(line: WebLegLine, legId: () => string | undefined): CallerSide {
+  const sendDigit = (digit: string): void => {
+    const id = legId();
+    if (id !== undefined) line.partyDigit(digit, id);
+  };
   const end: BridgeEnd = {
     play: (pcm) => line.play(pcm),
     get queuedMs() {
@@ -29,7 +36,7 @@ function lineCaller(line: WebLegLine): CallerSide {
     onAudio: (listener) => line.onAudio(listener),
     // The browser's presses reach the bridge through callerDigits (divertDigits).
     onDigit: () => () => undefined,
-    sendDigit: () => undefined,
+    sendDigit,
   };
   return {
     enqueue: (pcm) => line.play(pcm),
@@ -69,6 +76,7 @@ export function createWebLegs(host: CallHostDeps & { records: CallRecords }): We
     }
     const trunk = await host.records.trunkOfCall({ phone_number_id: number.id });
     const line = req.line;
+    let legId: string | undefined;
     const placing = secondLeg(
       {
         deps,
@@ -82,10 +90,14 @@ export function createWebLegs(host: CallHostDeps & { records: CallRecords }): We
         suspendMedia: () => line.suspend(),
         resumeMedia: () => line.resume(),
         callerDigits: (listener) => line.divertDigits(listener),
-        caller: lineCaller(line),
+        caller: lineCaller(line, () => legId),
         from: { number: number.number, phone_number_id: number.id },
         logId: session.id,
-        open: (target) => openSessionDialLeg(deps, session, deps.config.nodeId, target),
+        open: async (target) => {
+          const opened = await openSessionDialLeg(deps, session, deps.config.nodeId, target);
+          legId = opened.record.id;
+          return opened;
+        },
       },
       trunk,
       req.destination,
