@@ -30,7 +30,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-7"][];
+                            data: components["schemas"]["def-8"][];
                             links: {
                                 first: string;
                                 last: string;
@@ -155,7 +155,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-7"];
+                            data: components["schemas"]["def-8"];
                         };
                     };
                 };
@@ -262,7 +262,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-7"];
+                            data: components["schemas"]["def-8"];
                         };
                     };
                 };
@@ -466,7 +466,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-7"];
+                            data: components["schemas"]["def-8"];
                         };
                     };
                 };
@@ -877,6 +877,8 @@ export interface paths {
                     from?: string;
                     /** @description Page number, from 1 */
                     page?: number;
+                    /** @description The legs a workflow dialled from this call (Dial node, warm transfer) */
+                    parent_call_id?: string;
                     /** @description Items per page (default 25) */
                     per_page?: number;
                     project_id?: string;
@@ -897,7 +899,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-11"][];
+                            data: components["schemas"]["def-12"][];
                             links: {
                                 first: string;
                                 last: string;
@@ -1025,7 +1027,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-11"];
+                            data: components["schemas"]["def-12"];
                         };
                     };
                 };
@@ -1146,7 +1148,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-11"];
+                            data: components["schemas"]["def-12"];
                         };
                     };
                 };
@@ -1668,7 +1670,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-10"];
+                            data: components["schemas"]["def-11"];
                         };
                     };
                 };
@@ -1767,7 +1769,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-13"][];
+                            data: components["schemas"]["def-14"][];
                             links: {
                                 first: string;
                                 last: string;
@@ -1905,7 +1907,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-13"];
+                            data: components["schemas"]["def-14"];
                         };
                     };
                 };
@@ -2012,7 +2014,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-13"];
+                            data: components["schemas"]["def-14"];
                         };
                     };
                 };
@@ -2213,7 +2215,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-13"];
+                            data: components["schemas"]["def-14"];
                         };
                     };
                 };
@@ -2342,7 +2344,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-14"];
+                            data: components["schemas"]["def-15"];
                         };
                     };
                 };
@@ -3090,7 +3092,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-9"][];
+                            data: components["schemas"]["def-10"][];
                             links: {
                                 first: string;
                                 last: string;
@@ -3199,7 +3201,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-9"] & {
+                            data: components["schemas"]["def-10"] & {
                                 join_token: string;
                                 /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
                                 join_token_expires_at: string;
@@ -3327,7 +3329,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-9"];
+                            data: components["schemas"]["def-10"];
                         };
                     };
                 };
@@ -3500,7 +3502,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-12"][];
+                            data: components["schemas"]["def-13"][];
                             links: {
                                 first: string;
                                 last: string;
@@ -3614,7 +3616,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-12"];
+                            data: components["schemas"]["def-13"];
                         };
                     };
                 };
@@ -3721,7 +3723,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-12"];
+                            data: components["schemas"]["def-13"];
                         };
                     };
                 };
@@ -3913,7 +3915,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-12"];
+                            data: components["schemas"]["def-13"];
                         };
                     };
                 };
@@ -4042,7 +4044,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-6"];
+                            data: components["schemas"]["def-7"];
                         };
                     };
                 };
@@ -4139,7 +4141,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-16"];
+                            data: components["schemas"]["def-17"];
                         };
                     };
                 };
@@ -4250,7 +4252,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-15"][];
+                            data: components["schemas"]["def-16"][];
                             links: {
                                 first: string;
                                 last: string;
@@ -4354,7 +4356,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-15"] & {
+                            data: components["schemas"]["def-16"] & {
                                 /** @description whsec_…; shown only here */
                                 secret: string;
                             };
@@ -4464,7 +4466,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-15"];
+                            data: components["schemas"]["def-16"];
                         };
                     };
                 };
@@ -4634,7 +4636,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-15"];
+                            data: components["schemas"]["def-16"];
                         };
                     };
                 };
@@ -4757,7 +4759,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-16"][];
+                            data: components["schemas"]["def-17"][];
                             links: {
                                 first: string;
                                 last: string;
@@ -4883,7 +4885,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-15"] & {
+                            data: components["schemas"]["def-16"] & {
                                 /** @description whsec_…; shown only here */
                                 secret: string;
                             };
@@ -5017,7 +5019,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-8"][];
+                            data: components["schemas"]["def-9"][];
                             links: {
                                 first: string;
                                 last: string;
@@ -5129,7 +5131,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-8"];
+                            data: components["schemas"]["def-9"];
                         };
                     };
                 };
@@ -5236,7 +5238,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-8"];
+                            data: components["schemas"]["def-9"];
                         };
                     };
                 };
@@ -5427,7 +5429,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            data: components["schemas"]["def-8"];
+                            data: components["schemas"]["def-9"];
                         };
                     };
                 };
@@ -6223,6 +6225,8 @@ export interface components {
             messages: components["schemas"]["def-4"][];
             project_id: string;
             session_id: string;
+            /** @description The workflow nodes the session went through (the first 200), in the order entered */
+            steps: components["schemas"]["def-6"][];
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
             updated_at: string;
         };
@@ -6254,8 +6258,28 @@ export interface components {
             stt_ms: number;
             tts_first_audio_ms: number | null;
         };
-        /** Usage */
+        /**
+         * ConversationStep
+         * @description One workflow node the conversation's session went through, in the order entered
+         */
         "def-6": {
+            /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
+            entered_at: string;
+            error: string | null;
+            exited_at: string | null;
+            handle: string | null;
+            keys: string | null;
+            node_id: string;
+            /** @description The node type (say, dtmf, agent, transfer, …) */
+            node_type: string;
+            transfer: {
+                destination: string;
+                /** @description blind or warm */
+                mode: string;
+            } | null;
+        };
+        /** Usage */
+        "def-7": {
             /** @description A UTC calendar date, YYYY-MM-DD */
             from: string;
             group_by?: "day" | "project" | "provider";
@@ -6291,7 +6315,7 @@ export interface components {
             to: string;
         };
         /** Agent */
-        "def-7": {
+        "def-8": {
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
             created_at: string;
             greeting: string | null;
@@ -6325,7 +6349,7 @@ export interface components {
             updated_at: string;
         };
         /** Workflow */
-        "def-8": {
+        "def-9": {
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
             created_at: string;
             graph: unknown;
@@ -6338,7 +6362,7 @@ export interface components {
             updated_at: string;
         };
         /** Session */
-        "def-9": {
+        "def-10": {
             call_id: string | null;
             channel: string;
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
@@ -6358,7 +6382,7 @@ export interface components {
             workflow_version: number;
         };
         /** JoinInfo */
-        "def-10": {
+        "def-11": {
             end_reason: string | null;
             /** @description WEBRTC_ICE_SERVERS: RTCIceServer objects for the peer connection */
             ice_servers: {
@@ -6373,7 +6397,7 @@ export interface components {
             status: string;
         };
         /** Call */
-        "def-11": {
+        "def-12": {
             answered_by: string | null;
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
             created_at: string;
@@ -6399,7 +6423,7 @@ export interface components {
             workflow_version: number | null;
         };
         /** SipTrunk */
-        "def-12": {
+        "def-13": {
             allowed_ips: string[];
             auth_username: string;
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
@@ -6429,7 +6453,7 @@ export interface components {
             updated_at: string;
         };
         /** PhoneNumber */
-        "def-13": {
+        "def-14": {
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
             created_at: string;
             /** @description In stored order */
@@ -6469,7 +6493,7 @@ export interface components {
             updated_at: string;
         };
         /** DispatchTestResult */
-        "def-14": {
+        "def-15": {
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
             at: string;
             caller: string;
@@ -6494,7 +6518,7 @@ export interface components {
             } | null;
         };
         /** WebhookEndpoint */
-        "def-15": {
+        "def-16": {
             /** @description UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ */
             created_at: string;
             description: string | null;
@@ -6513,7 +6537,7 @@ export interface components {
             url: string;
         };
         /** WebhookDelivery */
-        "def-16": {
+        "def-17": {
             attempt_count: number;
             /** @description Oldest first */
             attempts: {

@@ -4,6 +4,7 @@ import { TextChannel } from '../channels/text-channel.js';
 import { ScriptedLlm } from '../providers/llm/scripted.js';
 import { FakeClock } from '../shared/clock.js';
 import type { Store } from '../store/database.js';
+import type { RecordedStep } from './conversation-recorder.js';
 import { recordSession } from './session-recording.js';
 import { SessionRegistry } from './session-runtime.js';
 import { graph, settle, testAgent } from '../../test/support/engine-harness.js';
@@ -274,6 +275,103 @@ for (const kind of storeKinds()) {
         { sequence: 2, role: 'user', content: 'Pressed 12#', latency_ms: null },
         { sequence: 3, role: 'assistant', content: 'Thanks.', latency_ms: null },
       ]);
+    });
+
+    it('keeps the workflow steps: nodes entered and left, keys pressed in them, the transfer, the error', async () => {
+      const clock = new FakeClock('2026-03-01T10:00:00Z');
+      const menu = graph(
+        [
+          ['start', 'start'],
+          ['ask', 'dtmf', { prompt: 'Press 1 for sales.', num_digits: 1, save_to_variable: 'choice' }],
+          ['sales', 'transfer_call', { destination: '+14155550123' }],
+        ],
+        [
+          ['start', 'ask'],
+          ['ask', 'sales', 'success'],
+        ],
+      );
+      const stepsOf = async (sessionId: string) => {
+        const row = await store.db
+          .selectFrom('conversations')
+          .select('steps')
+          .where('session_id', '=', sessionId)
+          .executeTakeFirstOrThrow();
+        return JSON.parse(row.steps ?? '[]') as RecordedStep[];
+      };
+      const run = async (sessionId: string, g: typeof menu, keys: string) => {
+        const session = new SessionRegistry().create({
+          sessionId,
+          clock,
+          channel: new TextChannel({ clock }),
+          graph: g,
+        });
+        const rec = recordSession(session, {
+          db: store.db,
+          workspaceId: 'w1',
+          projectId: 'p1',
+          now: clock.now(),
+        });
+        session.start();
+        await settle();
+        // Written with the prompt: the steps so far, the one waiting for keys still open.
+        await rec.flush();
+        expect((await stepsOf(sessionId)).map((s) => [s.node_id, s.exited_at === null])).toEqual([
+          ['start', false],
+          ['ask', true],
+        ]);
+        await clock.advanceAsync(1500);
+        session.sendDtmf(keys);
+        await settle(100);
+        await session.done;
+        await rec.flush();
+        return stepsOf(sessionId);
+      };
+      const at = (ms: number) => new Date(Date.parse('2026-03-01T10:00:00Z') + ms).toISOString();
+
+      expect(await run(`steps-${kind.name}`, menu, '1')).toEqual([
+        {
+          node_id: 'start',
+          node_type: 'start',
+          entered_at: at(0),
+          exited_at: at(0),
+          handle: 'default',
+          keys: null,
+          transfer: null,
+          error: null,
+        },
+        {
+          node_id: 'ask',
+          node_type: 'dtmf',
+          entered_at: at(0),
+          exited_at: at(1500),
+          handle: 'success',
+          keys: '1',
+          transfer: null,
+          error: null,
+        },
+        {
+          node_id: 'sales',
+          node_type: 'transfer_call',
+          entered_at: at(1500),
+          exited_at: at(1500),
+          handle: 'success',
+          keys: null,
+          transfer: { destination: 'tel:+14155550123', mode: 'blind' },
+          error: null,
+        },
+      ]);
+
+      // No edge from the exit taken: the execution fails on that step, and the step says why.
+      const dead = graph(
+        [
+          ['start', 'start'],
+          ['ask', 'dtmf', { prompt: 'Press 1 for sales.', num_digits: 1, save_to_variable: 'choice' }],
+        ],
+        [['start', 'ask']],
+      );
+      const failed = await run(`dead-${kind.name}`, dead, '7');
+      expect(failed.at(-1)).toMatchObject({ node_id: 'ask', handle: 'success', keys: '7' });
+      expect(failed.at(-1)!.error).toEqual(expect.stringContaining('success'));
     });
   });
 }

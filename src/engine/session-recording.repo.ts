@@ -20,9 +20,10 @@ const INSERT_MESSAGE = preparedQuery<never>(
   `insert into messages (id, conversation_id, sequence, role, content, agent_name, spoken_at, latency_ms, latency)
    values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 );
+// $3: the workflow steps as JSON when they changed since the last write, else null (kept as they are).
 const TOUCH_CONVERSATION = preparedQuery<never>(
   'conversation_touch',
-  'update conversations set updated_at = $2 where id = $1',
+  'update conversations set updated_at = $2, steps = coalesce($3, steps) where id = $1',
 );
 
 export const sessionRecordingRepo = {
@@ -68,8 +69,14 @@ export const sessionRecordingRepo = {
       .execute();
   },
 
-  async touchConversation(ex: Executor, conversationId: string, updatedAt: string): Promise<void> {
-    await queryExecute(ex, TOUCH_CONVERSATION, [conversationId, updatedAt]);
+  /** Marks the conversation changed, writing its workflow steps (JSON) too when given. */
+  async touchConversation(
+    ex: Executor,
+    conversationId: string,
+    updatedAt: string,
+    steps: string | null = null,
+  ): Promise<void> {
+    await queryExecute(ex, TOUCH_CONVERSATION, [conversationId, updatedAt, steps]);
   },
 
   async insertUsage(ex: Executor, row: UsageEventTable): Promise<void> {

@@ -184,6 +184,8 @@ export interface ConversationTable {
   session_id: string;
   created_at: string;
   updated_at: string;
+  /** The workflow steps as JSON (an array of ConversationStep); null before the first. */
+  steps?: string | null;
 }
 
 export interface MessageTable {

@@ -75,6 +75,11 @@ async function until<T>(
   throw new Error(`gave up waiting for ${what}`);
 }
 
+/** Tables wider than the box that holds them (clipped, or scrolled sideways): run in the page. */
+const overflowingTables = `[...document.querySelectorAll('main table')]
+  .filter((t) => t.scrollWidth > (t.closest('.table-wrap') ?? t.parentElement).clientWidth + 1)
+  .map((t) => t.getAttribute('aria-label') || t.closest('[aria-label]')?.getAttribute('aria-label'))`;
+
 journey('dashboard journeys in chromium', () => {
   let server: Server;
   let browser: Browser;
@@ -251,6 +256,31 @@ journey('dashboard journeys in chromium', () => {
       })`),
     ).toEqual(['Press 1 for sales, 2 for support', 'keys 2', 'You chose 2.']);
     await page.getByText('workflow hangup').first().waitFor();
+    // The timeline tells the call's story: its states, and each step of the workflow with what it
+    // said and the key pressed in it, read from the conversation's steps.
+    const entries = async () =>
+      (await page.evaluate(`[...document.querySelectorAll('ol.call-timeline > li')].map((li) => [
+        li.querySelector('.tl-title strong').textContent,
+        li.querySelector('.tl-ref')?.textContent ?? '',
+        [...li.querySelectorAll('kbd')].map((k) => k.textContent).join(''),
+        ...[...li.querySelectorAll('.tl-detail')].map((d) => d.textContent),
+      ].join(' | '))`)) as string[];
+    await until(
+      async () => (await entries()).some((e) => e.startsWith('End | bye')) || (await page.reload(), false),
+      'the last step in the timeline',
+    );
+    expect(await entries()).toEqual([
+      'Call arrived |  | ',
+      'Answered |  | ',
+      'Workflow started |  | ',
+      expect.stringMatching(
+        /^Collect DTMF \| ask \| 2 \| “Press 1 for sales, 2 for support” \| Left by success/,
+      ),
+      expect.stringMatching(/^Condition \| route \| {2}\| Left by next$/),
+      expect.stringMatching(/^Speak \| other \| {2}\| “You chose \{\{choice\}\}\.” \| Left by next/),
+      'End | bye | ',
+      expect.stringMatching(/^Ended: completed \| {2}\| {2}\| workflow hangup/),
+    ]);
     // The workflow that answered, by its name and version.
     await page
       .getByRole('region', { name: 'Details' })
@@ -401,8 +431,26 @@ journey('dashboard journeys in chromium', () => {
       await nav(link);
       await heading(title);
       if (title === 'Usage') {
-        // The chart and the tables show this workspace's real numbers: the call and four sessions.
-        await page.getByRole('region', { name: 'Usage table' }).first().waitFor();
+        // The chart and the tables show this workspace's real numbers: the call and four sessions,
+        // the sessions per day as bars, and what each provider metered (the speech's characters).
+        await page.getByRole('table', { name: 'What each project used' }).waitFor();
+        await page.getByRole('img', { name: 'Calls per day, as bars' }).waitFor();
+        expect(await page.getByRole('list', { name: 'Calls by project' }).textContent()).toContain(
+          'Front desk',
+        );
+        await page.getByLabel('Chart').selectOption('sessions');
+        await page.getByRole('img', { name: 'Sessions per day, as bars' }).waitFor();
+        const metered = page.getByRole('table', { name: 'What each provider metered' });
+        expect(await metered.textContent()).toContain('Text-to-speech characters');
+        // Nothing on the page is wider than the window, at 1280 px or on a phone: no clipped table.
+        for (const width of [1280, 390]) {
+          await page.setViewportSize({ width, height: 900 });
+          expect(
+            await page.evaluate(overflowingTables),
+            `tables wider than their card at ${width} px`,
+          ).toEqual([]);
+        }
+        await page.setViewportSize({ width: 1360, height: 900 });
       }
       await check(title.toLowerCase());
     }

@@ -125,6 +125,8 @@ describe('e2e: a dial node leg is a call of its own (sipp at both ends)', () => 
         // The API shows the leg with its parent.
         const api = await n.api('GET', `/calls/${leg.id}`);
         expect(api.data.data).toMatchObject({ parent_call_id: parent.id, direction: 'outbound' });
+        const legs = await n.api('GET', `/calls?parent_call_id=${parent.id}`);
+        expect(legs.data.data.map((c: { id: string }) => c.id)).toEqual([leg.id]);
         // One calls unit for the caller's call, one for the leg; voice minutes for each.
         expect(await usage(n, 'calls')).toHaveLength(2);
         const minutes = await usage(n, 'voice_minutes');

@@ -22,7 +22,7 @@ describe.each(storeKinds())('conversations on $name', (kind) => {
   /** Inserts a conversation and its messages directly, as the engine's recorder would. */
   async function insertConversation(
     workspaceId: string,
-    opts: { createdAt: string; projectId?: string; sessionId?: string; messages?: Msg[] },
+    opts: { createdAt: string; projectId?: string; sessionId?: string; messages?: Msg[]; steps?: string },
   ) {
     const id = newId();
     const projectId = opts.projectId ?? newId();
@@ -36,6 +36,7 @@ describe.each(storeKinds())('conversations on $name', (kind) => {
         session_id: sessionId,
         created_at: opts.createdAt,
         updated_at: opts.createdAt,
+        steps: opts.steps ?? null,
       })
       .execute();
     const msgs = opts.messages ?? [];
@@ -133,8 +134,62 @@ describe.each(storeKinds())('conversations on $name', (kind) => {
             interrupted: false,
           },
         ],
+        steps: [],
       },
     });
+  });
+
+  it("reads a conversation's workflow steps, times to the second", async () => {
+    const ws = await t.newWorkspace('conv steps');
+    const step = { handle: null, keys: null, transfer: null, error: null };
+    const c = await insertConversation(ws.workspaceId, {
+      createdAt: '2026-10-05T09:00:00.000Z',
+      steps: JSON.stringify([
+        {
+          ...step,
+          node_id: 'menu',
+          node_type: 'dtmf',
+          entered_at: '2026-10-05T09:00:00.120Z',
+          exited_at: '2026-10-05T09:00:04.900Z',
+          handle: 'success',
+          keys: '2#',
+        },
+        {
+          ...step,
+          node_id: 'human',
+          node_type: 'transfer_to_human',
+          entered_at: '2026-10-05T09:00:04.900Z',
+          exited_at: null,
+        },
+      ]),
+    });
+    const res = await t.call('GET', `/api/v1/conversations/${c.id}`, { key: ws.key });
+    expect(res.statusCode).toBe(200);
+    expect((res.data as { data: { steps: unknown } }).data.steps).toEqual([
+      {
+        node_id: 'menu',
+        node_type: 'dtmf',
+        entered_at: '2026-10-05T09:00:00Z',
+        exited_at: '2026-10-05T09:00:04Z',
+        handle: 'success',
+        keys: '2#',
+        transfer: null,
+        error: null,
+      },
+      {
+        node_id: 'human',
+        node_type: 'transfer_to_human',
+        entered_at: '2026-10-05T09:00:04Z',
+        exited_at: null,
+        handle: null,
+        keys: null,
+        transfer: null,
+        error: null,
+      },
+    ]);
+    // The list never carries them.
+    const list = await t.call('GET', `/api/v1/conversations?session_id=${c.sessionId}`, { key: ws.key });
+    expect((list.data as { data: unknown[] }).data[0]).not.toHaveProperty('steps');
   });
 
   it('names the agent on every message when more than one agent spoke', async () => {

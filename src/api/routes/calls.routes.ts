@@ -26,8 +26,8 @@ export async function callRoutes(app: FastifyInstance, s: Services, deps: Servic
     },
     async (req, reply) => {
       const page = pageParams(req.query);
-      const { project_id, direction, status, from, to } = req.query;
-      const filter = { project_id, direction, status, from, to };
+      const { project_id, direction, status, from, to, parent_call_id } = req.query;
+      const filter = { project_id, direction, status, from, to, parent_call_id };
       // Each call comes rendered by the store: the same bytes the Call schema would write.
       const { itemsJson, count, total } = await s.calls.list(actorOf(req), filter, page);
       // A string body is sent as it is; the reply is untyped for it (the schema types objects).

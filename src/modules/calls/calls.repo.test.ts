@@ -74,6 +74,9 @@ const AWKWARD_METADATA = [
   '',
 ];
 
+// The call some rows were dialled from (dial legs).
+const PARENT = newId();
+
 describe.each(storeKinds())('calls list rendering on $name', (kind) => {
   let t: TestApi;
   let workspaceId: string;
@@ -81,7 +84,10 @@ describe.each(storeKinds())('calls list rendering on $name', (kind) => {
     t = await startTestApi(kind);
     workspaceId = t.workspaceId;
     const rows = Array.from({ length: 23 }, (_, i) =>
-      call(workspaceId, i, { metadata: AWKWARD_METADATA[i % AWKWARD_METADATA.length]! }),
+      call(workspaceId, i, {
+        metadata: AWKWARD_METADATA[i % AWKWARD_METADATA.length]!,
+        ...(i % 3 === 1 ? { parent_call_id: PARENT } : {}),
+      }),
     );
     // Timestamps of other lengths than the stored form (apiTime keeps short ones as they are).
     rows.push(call(workspaceId, 30, { created_at: '2026-11-02T10:05:00Z', started_at: '2026-11-02' }));
@@ -143,6 +149,11 @@ describe.each(storeKinds())('calls list rendering on $name', (kind) => {
           'from=%2B19995550000',
           { from: '+19995550000' },
           (qb) => qb.where('from_number', '=', '+19995550000'),
+        ],
+        [
+          `parent_call_id=${PARENT}`,
+          { parent_call_id: PARENT },
+          (qb) => qb.where('parent_call_id', '=', PARENT),
         ],
       ];
     for (const [query, filter, where] of cases) {

@@ -26,6 +26,8 @@ export interface CallFilter {
   status?: string;
   from?: string;
   to?: string;
+  /** The legs dialled from this call. */
+  parent_call_id?: string;
 }
 
 export interface CallPageJson {
@@ -63,7 +65,7 @@ const PAGE = preparedQuery<{ total: number | string | null; count: number | stri
 );
 
 function isUnfiltered(f: CallFilter): boolean {
-  return !f.project_id && !f.direction && !f.status && !f.from && !f.to;
+  return !f.project_id && !f.direction && !f.status && !f.from && !f.to && !f.parent_call_id;
 }
 
 export async function listCallsJson(
@@ -82,6 +84,7 @@ export async function listCallsJson(
   if (filter.status) base = base.where('status', '=', filter.status);
   if (filter.from) base = base.where('from_number', '=', e164FromQuery(filter.from));
   if (filter.to) base = base.where('to_number', '=', e164FromQuery(filter.to));
+  if (filter.parent_call_id) base = base.where('parent_call_id', '=', filter.parent_call_id);
   // api_json is kept by the store, not written by the application, so the table type leaves it out.
   const { rows, total } = await paginate(base, page, (qb) => qb.select(sql<string>`api_json`.as('json')));
   return { itemsJson: rows.map((r) => r.json).join(','), count: rows.length, total };

@@ -93,4 +93,7 @@ export const CallListQuery = {
   status: Type.Optional(Type.Union(CALL_STATUSES.map((s) => Type.Literal(s)))),
   from: Type.Optional(Type.String({ description: 'Exact E.164 number (encode + as %2B)' })),
   to: Type.Optional(Type.String({ description: 'Exact E.164 number (encode + as %2B)' })),
+  parent_call_id: Type.Optional(
+    Type.String({ description: 'The legs a workflow dialled from this call (Dial node, warm transfer)' }),
+  ),
 };

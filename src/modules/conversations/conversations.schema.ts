@@ -59,6 +59,37 @@ export const Message = Type.Object(
 );
 export type Message = Static<typeof Message>;
 
+export const ConversationStep = Type.Object(
+  {
+    node_id: Type.String(),
+    node_type: Type.String({ description: 'The node type (say, dtmf, agent, transfer, …)' }),
+    entered_at: Timestamp,
+    exited_at: Nullable(
+      Type.String({ description: 'UTC ISO 8601, YYYY-MM-DDTHH:MM:SSZ; null while the step runs' }),
+    ),
+    handle: Nullable(
+      Type.String({
+        description: 'The exit the step left by; null while it runs or when the execution ended inside it',
+      }),
+    ),
+    keys: Nullable(
+      Type.String({ description: 'Keys the caller pressed in this step, in order, the terminator included' }),
+    ),
+    transfer: Nullable(
+      Type.Object({
+        destination: Type.String(),
+        mode: Type.String({ description: 'blind or warm' }),
+      }),
+    ),
+    error: Nullable(Type.String({ description: 'Why the execution failed in this step' })),
+  },
+  {
+    $id: 'ConversationStep',
+    description: "One workflow node the conversation's session went through, in the order entered",
+  },
+);
+export type ConversationStep = Static<typeof ConversationStep>;
+
 export const Conversation = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
@@ -81,6 +112,9 @@ export const ConversationWithMessages = Type.Object(
     created_at: Timestamp,
     updated_at: Timestamp,
     messages: Type.Array(Message),
+    steps: Type.Array(ConversationStep, {
+      description: 'The workflow nodes the session went through (the first 200), in the order entered',
+    }),
   },
   { $id: 'ConversationWithMessages' },
 );

@@ -6,11 +6,13 @@ import { FieldErrorBag, NotFoundError, ValidationError } from '../../shared/erro
 import { apiTime } from '../../shared/time.js';
 import { toDbTime } from '../../store/database.js';
 import type { MessageTable } from '../../store/schema.js';
+import type { RecordedStep } from '../../engine/conversation-recorder.js';
 import type { Actor, ServiceDeps } from '../context.js';
 import { conversationsRepo, type ConversationFilters, type ConversationRow } from './conversations.repo.js';
 import type {
   Conversation,
   ConversationListQuery,
+  ConversationStep,
   ConversationWithMessages,
   Message,
   MessageLatency,
@@ -43,6 +45,21 @@ export function toMessages(rows: MessageTable[]): Message[] {
     latency_ms: m.latency_ms === null ? null : Math.round(Number(m.latency_ms)),
     latency: m.latency === null || m.latency === undefined ? null : (JSON.parse(m.latency) as MessageLatency),
     interrupted: Number(m.interrupted ?? 0) === 1,
+  }));
+}
+
+/** The stored steps (JSON, null before any) as the API shows them: times to the second. */
+export function toSteps(stored: string | null | undefined): ConversationStep[] {
+  if (!stored) return [];
+  return (JSON.parse(stored) as RecordedStep[]).map((s) => ({
+    node_id: s.node_id,
+    node_type: s.node_type,
+    entered_at: apiTime(s.entered_at),
+    exited_at: apiTime(s.exited_at),
+    handle: s.handle,
+    keys: s.keys,
+    transfer: s.transfer,
+    error: s.error,
   }));
 }
 
@@ -80,6 +97,6 @@ export class ConversationsService {
     const row = await conversationsRepo.find(this.deps.db, actor.workspaceId, id);
     if (!row) throw new NotFoundError('Conversation');
     const messages = await conversationsRepo.messages(this.deps.db, row.id);
-    return { ...toConversation(row), messages: toMessages(messages) };
+    return { ...toConversation(row), messages: toMessages(messages), steps: toSteps(row.steps) };
   }
 }

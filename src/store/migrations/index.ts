@@ -12,6 +12,7 @@ import * as m009 from './009-call-recording.js';
 import * as m010 from './010-trunk-registration.js';
 import * as m011 from './011-call-parent.js';
 import * as m012 from './012-message-interrupted.js';
+import * as m013 from './013-conversation-steps.js';
 
 // No 008: the trunk registration migration was written as 008 but landed after 009, so it was
 // renumbered 010 before any release, keeping the names in the order they run.
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '010-trunk-registration': m010,
   '011-call-parent': m011,
   '012-message-interrupted': m012,
+  '013-conversation-steps': m013,
 };

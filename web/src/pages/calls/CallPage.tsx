@@ -1,6 +1,9 @@
-// One call: what happened (status timeline, hang-up reason), what was said (the transcript with
-// per-turn latency), what was told (the webhook events it caused) and, when the call has one,
-// its recording. Re-read every 2 s until the call has ended.
+// One call: what happened (the timeline: its states, the workflow steps it went through with the
+// keys pressed and the legs dialled, the webhook events it caused; the hang-up reason), what was
+// said (the transcript with per-turn latency) and, when the call has one, its recording. Re-read
+// every 2 s until the call has ended. On a phone the status and hang-up reason come first, then
+// the timeline, then the transcript.
+import { useCallback, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { api, call } from '../../api/client';
 import { useLoad } from '../../api/hooks';
@@ -11,28 +14,14 @@ import type { Call, WebhookDelivery } from '../../api/types';
 import { Badge } from '../../components/Badge';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { ErrorBanner, Loading } from '../../components/ErrorBanner';
-import { formatDuration, formatTime } from '../../components/format';
+import { formatDuration } from '../../components/format';
 import { PageHeader, Section } from '../../components/PageHeader';
 import { Transcript } from '../../components/Transcript';
+import { callTimeline, type TimelineNode } from './call-timeline';
+import { CallTimeline } from './CallTimeline';
 import { RecordingPlayer } from './RecordingPlayer';
 
 const ENDED = ['completed', 'no_answer', 'busy', 'failed', 'cancelled'];
-
-function timeline(c: Call): Array<{ label: string; at: string | null; note?: string }> {
-  const steps: Array<{ label: string; at: string | null; note?: string }> = [
-    { label: c.direction === 'inbound' ? 'Call arrived' : 'Queued', at: c.created_at },
-  ];
-  if (c.started_at)
-    steps.push({ label: c.direction === 'inbound' ? 'Answered' : 'Connected', at: c.started_at });
-  if (ENDED.includes(c.status))
-    steps.push({
-      label: `Ended: ${c.status.replace('_', ' ')}`,
-      at: c.ended_at,
-      note: c.hangup_reason?.replace(/_/g, ' '),
-    });
-  else steps.push({ label: `Now: ${c.status.replace('_', ' ')}`, at: null });
-  return steps;
-}
 
 /** Webhook deliveries whose event names this call (the call.* events and its session's). */
 async function eventsOf(c: Call): Promise<WebhookDelivery[]> {
@@ -60,6 +49,24 @@ async function eventsOf(c: Call): Promise<WebhookDelivery[]> {
   return found;
 }
 
+/** The nodes of the workflow version that ran, for what each step said or asked. */
+function useVersionNodes(workflowId: string | null, version: number | null): TimelineNode[] {
+  const loaded = useLoad(async () => {
+    if (!workflowId || !version) return [];
+    const v = (
+      await call(
+        api.GET('/api/v1/workflows/{id}/versions/{version}', {
+          params: { path: { id: workflowId, version } },
+        }),
+      )
+    ).data;
+    const graph = v.graph as { nodes?: TimelineNode[] } | undefined;
+    return Array.isArray(graph?.nodes) ? graph.nodes : [];
+  }, [workflowId, version]);
+  // Without the graph (a deleted workflow, a key that may not read it) the steps still show.
+  return loaded.data ?? [];
+}
+
 export function CallPage() {
   const { id = '' } = useParams();
   const projects = useProjects();
@@ -70,7 +77,13 @@ export function CallPage() {
   const c = record.data;
   const workflowName = useWorkflowName(c?.workflow_id);
   const live = Boolean(c && !ENDED.includes(c.status));
-  usePolling(live, record.reload);
+  const [tick, setTick] = useState(0);
+  const reloadCall = record.reload;
+  const poll = useCallback(() => {
+    reloadCall();
+    setTick((t) => t + 1);
+  }, [reloadCall]);
+  usePolling(live, poll);
   const sessionId = c?.session_id ?? null;
   const conversation = useLoad(async () => {
     if (!sessionId) return null;
@@ -80,8 +93,15 @@ export function CallPage() {
     return list[0]
       ? (await call(api.GET('/api/v1/conversations/{id}', { params: { path: { id: list[0].id } } }))).data
       : null;
-  }, [sessionId, c?.status]);
+  }, [sessionId, c?.status, tick]);
   const events = useLoad(async () => (c ? eventsOf(c) : []), [c?.id, c?.status]);
+  const legs = useLoad(
+    async () =>
+      (await call(api.GET('/api/v1/calls', { params: { query: { parent_call_id: id, per_page: 100 } } })))
+        .data,
+    [id, c?.status, tick],
+  );
+  const nodes = useVersionNodes(c?.workflow_id ?? null, c?.workflow_version ?? null);
 
   if (record.error && !c) return <ErrorBanner error={record.error} onRetry={record.reload} />;
   if (!c) return <Loading />;
@@ -95,6 +115,9 @@ export function CallPage() {
             <Badge value={c.status} />{' '}
             {c.hangup_reason && (
               <span className="muted">hang-up reason: {c.hangup_reason.replace(/_/g, ' ')}</span>
+            )}
+            {c.duration_seconds !== null && (
+              <span className="muted nowrap"> · {formatDuration(c.duration_seconds)}</span>
             )}
           </>
         }
@@ -114,8 +137,28 @@ export function CallPage() {
       {record.error && <ErrorBanner error={record.error} onRetry={record.reload} />}
       <div className="split">
         <div>
+          <Section title="Timeline" id="timeline">
+            {(conversation.error ?? legs.error) && (
+              <ErrorBanner
+                error={(conversation.error ?? legs.error)!}
+                onRetry={() => {
+                  conversation.reload();
+                  legs.reload();
+                }}
+              />
+            )}
+            <CallTimeline
+              start={c.created_at}
+              entries={callTimeline({
+                call: c,
+                steps: conversation.data?.steps,
+                legs: legs.data,
+                deliveries: events.data,
+                nodes,
+              })}
+            />
+          </Section>
           <Section title="Transcript" id="transcript">
-            {conversation.error && <ErrorBanner error={conversation.error} onRetry={conversation.reload} />}
             {conversation.data ? (
               <Transcript messages={conversation.data.messages} live={live} />
             ) : (
@@ -133,6 +176,54 @@ export function CallPage() {
               )}
             </Section>
           )}
+        </div>
+        <div>
+          <Section title="Details" id="details">
+            <dl className="props">
+              <dt>Project</dt>
+              <dd>{projects.nameOf(c.project_id)}</dd>
+              <dt>Workflow</dt>
+              <dd>
+                {c.workflow_id ? (
+                  <Link to={`/workflows/${c.workflow_id}`}>
+                    {[workflowName, c.workflow_version ? `version ${c.workflow_version}` : null]
+                      .filter(Boolean)
+                      .join(' · ') || 'open'}
+                  </Link>
+                ) : (
+                  '—'
+                )}
+              </dd>
+              {c.parent_call_id && (
+                <>
+                  <dt>Dialled from</dt>
+                  <dd>
+                    <Link to={`/calls/${c.parent_call_id}`}>call {c.parent_call_id.slice(0, 8)}</Link>
+                  </dd>
+                </>
+              )}
+              <dt>Session</dt>
+              <dd>
+                {c.session_id ? (
+                  <Link to={`/sessions/${c.session_id}`}>{c.session_id.slice(0, 8)}</Link>
+                ) : (
+                  '—'
+                )}
+              </dd>
+              {c.answered_by && (
+                <>
+                  <dt>Answered by</dt>
+                  <dd>{c.answered_by}</dd>
+                </>
+              )}
+              <dt>Duration</dt>
+              <dd>{formatDuration(c.duration_seconds)}</dd>
+              <dt>Metadata</dt>
+              <dd>{Object.keys(c.metadata).length ? <code>{JSON.stringify(c.metadata)}</code> : '—'}</dd>
+              <dt>Call id</dt>
+              <dd className="mono">{c.id}</dd>
+            </dl>
+          </Section>
           <Section title="Webhook events" id="events">
             {events.error && <ErrorBanner error={events.error} onRetry={events.reload} />}
             {events.data && events.data.length === 0 && (
@@ -164,57 +255,6 @@ export function CallPage() {
                 </tbody>
               </table>
             )}
-          </Section>
-        </div>
-        <div>
-          <Section title="Timeline" id="timeline">
-            <ol className="timeline">
-              {timeline(c).map((s) => (
-                <li key={s.label}>
-                  <strong>{s.label}</strong>
-                  <div className="muted">{s.at ? formatTime(s.at) : 'in progress'}</div>
-                  {s.note && <div className="muted">{s.note}</div>}
-                </li>
-              ))}
-            </ol>
-          </Section>
-          <Section title="Details" id="details">
-            <dl className="props">
-              <dt>Project</dt>
-              <dd>{projects.nameOf(c.project_id)}</dd>
-              <dt>Workflow</dt>
-              <dd>
-                {c.workflow_id ? (
-                  <Link to={`/workflows/${c.workflow_id}`}>
-                    {[workflowName, c.workflow_version ? `version ${c.workflow_version}` : null]
-                      .filter(Boolean)
-                      .join(' · ') || 'open'}
-                  </Link>
-                ) : (
-                  '—'
-                )}
-              </dd>
-              <dt>Session</dt>
-              <dd>
-                {c.session_id ? (
-                  <Link to={`/sessions/${c.session_id}`}>{c.session_id.slice(0, 8)}</Link>
-                ) : (
-                  '—'
-                )}
-              </dd>
-              {c.answered_by && (
-                <>
-                  <dt>Answered by</dt>
-                  <dd>{c.answered_by}</dd>
-                </>
-              )}
-              <dt>Duration</dt>
-              <dd>{formatDuration(c.duration_seconds)}</dd>
-              <dt>Metadata</dt>
-              <dd>{Object.keys(c.metadata).length ? <code>{JSON.stringify(c.metadata)}</code> : '—'}</dd>
-              <dt>Call id</dt>
-              <dd className="mono">{c.id}</dd>
-            </dl>
           </Section>
         </div>
       </div>

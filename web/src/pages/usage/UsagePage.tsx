@@ -1,5 +1,7 @@
-// Usage: this workspace's consumption by day (chart), by project and by provider, and the plan's
-// monthly allowances with what is left (GET /plan).
+// Usage: the plan's monthly allowances with what is left (GET /plan), then this workspace's
+// consumption in a date range: the totals, one metric per day (bars), by project and by provider
+// (bars of that metric, and what each provider metered). Every chart has its numbers in a list or
+// table too, and no table is wider than its card, on a phone either.
 import { useMemo, useState } from 'react';
 import { api, call } from '../../api/client';
 import { useLoad } from '../../api/hooks';
@@ -9,17 +11,20 @@ import { DailyChart } from '../../components/DailyChart';
 import { ErrorBanner, Loading } from '../../components/ErrorBanner';
 import { SelectField, TextField } from '../../components/fields';
 import { PageHeader, Section } from '../../components/PageHeader';
+import {
+  METRICS,
+  barsOf,
+  daysUntil,
+  fmt,
+  metricLabel,
+  groupLines,
+  presetRanges,
+  type Bar,
+  type GroupLine,
+  type MetricName,
+} from './usage-data';
 
-type Metric = keyof Usage['metrics'];
-const METRICS: Array<{ value: Metric; label: string }> = [
-  { value: 'voice_minutes', label: 'Voice minutes' },
-  { value: 'calls', label: 'Calls' },
-  { value: 'sessions', label: 'Sessions' },
-  { value: 'llm_input_tokens', label: 'LLM input tokens' },
-  { value: 'llm_output_tokens', label: 'LLM output tokens' },
-  { value: 'stt_seconds', label: 'Speech-to-text seconds' },
-  { value: 'tts_characters', label: 'Text-to-speech characters' },
-];
+type Metric = MetricName;
 const COLORS: Record<string, string> = {
   voice_minutes: '#4338ca',
   calls: '#0e7490',
@@ -29,15 +34,6 @@ const COLORS: Record<string, string> = {
   stt_seconds: '#15803d',
   tts_characters: '#b91c1c',
 };
-
-function monthStart(): string {
-  const now = new Date();
-  return `${now.getUTCFullYear()}-${String(now.getUTCMonth() + 1).padStart(2, '0')}-01`;
-}
-function today(): string {
-  return new Date().toISOString().slice(0, 10);
-}
-const fmt = (n: number) => n.toLocaleString(undefined, { maximumFractionDigits: 2 });
 
 type Plan = Awaited<ReturnType<typeof loadPlan>>;
 const loadPlan = async () => (await call(api.GET('/api/v1/plan'))).data;
@@ -53,8 +49,9 @@ function PlanCard({ plan }: { plan: Plan | undefined }) {
   return (
     <Section title="Plan this month" id="plan">
       <p className="muted">
-        Allowances reset {new Date(p.resets_at).toLocaleString()}. The operator sets them with switchboard
-        workspace plan.
+        Allowances reset in {daysUntil(p.resets_at)} day{daysUntil(p.resets_at) === 1 ? '' : 's'} (
+        {new Date(p.resets_at).toLocaleDateString(undefined, { month: 'long', day: 'numeric' })}). The
+        operator sets them with <code>switchboard workspace plan</code>.
       </p>
       <div className="stats">
         {rows.map(([label, a]) => (
@@ -87,7 +84,8 @@ function PlanCard({ plan }: { plan: Plan | undefined }) {
 
 export function UsagePage() {
   const projects = useProjects();
-  const [range, setRange] = useState({ from: monthStart(), to: today() });
+  const presets = useMemo(() => presetRanges(), []);
+  const [range, setRange] = useState({ from: presets[0]!.from, to: presets[0]!.to });
   const [metric, setMetric] = useState<Metric>('calls');
   const load = (group_by: 'day' | 'project' | 'provider') => async () =>
     (
@@ -104,16 +102,13 @@ export function UsagePage() {
   const loads = [plan, byDay, byProject, byProvider];
   const failed = loads.filter((l) => l.error);
   const loading = loads.some((l) => l.loading && !l.data && !l.error);
+  const label = metricLabel(metric);
   const days = useMemo(() => (byDay.data?.groups ?? []).map((g) => g.day!), [byDay.data]);
   const series = useMemo(
     () => [
-      {
-        label: METRICS.find((m) => m.value === metric)!.label,
-        values: (byDay.data?.groups ?? []).map((g) => g.metrics[metric]),
-        color: COLORS[metric]!,
-      },
+      { label, values: (byDay.data?.groups ?? []).map((g) => g.metrics[metric]), color: COLORS[metric]! },
     ],
-    [byDay.data, metric],
+    [byDay.data, metric, label],
   );
 
   return (
@@ -127,7 +122,7 @@ export function UsagePage() {
       )}
       {loading && failed.length === 0 && <Loading />}
       <PlanCard plan={plan.data} />
-      <div className="toolbar">
+      <div className="toolbar usage-toolbar">
         <TextField
           name="from"
           label="From"
@@ -144,32 +139,40 @@ export function UsagePage() {
           onChange={(to) => setRange({ ...range, to })}
           className="field-inline"
         />
+        <div className="btn-group usage-presets" role="group" aria-label="Quick ranges">
+          {presets.map((p) => (
+            <button
+              key={p.label}
+              type="button"
+              className="btn btn-small"
+              aria-pressed={p.from === range.from && p.to === range.to}
+              onClick={() => setRange({ from: p.from, to: p.to })}
+            >
+              {p.label}
+            </button>
+          ))}
+        </div>
+        <SelectField
+          name="metric"
+          label="Chart"
+          value={metric}
+          onChange={(v) => setMetric(v as Metric)}
+          options={METRICS}
+          className="field-inline"
+        />
       </div>
       {byDay.data && (
         <>
           <div className="stats">
             {METRICS.map((m) => (
-              <div className="stat" key={m.value}>
+              <div className={`stat ${m.value === metric ? 'stat-current' : ''}`} key={m.value}>
                 <div className="stat-label">{m.label}</div>
                 <div className="stat-value">{fmt(byDay.data!.metrics[m.value])}</div>
               </div>
             ))}
           </div>
-          <Section
-            title="By day"
-            id="by-day"
-            actions={
-              <SelectField
-                name="metric"
-                label="Metric"
-                value={metric}
-                onChange={(v) => setMetric(v as Metric)}
-                options={METRICS}
-                className="field-inline"
-              />
-            }
-          >
-            <DailyChart days={days} series={series} title={`${series[0]!.label} per day`} />
+          <Section title={`${label} per day`} id="by-day">
+            <DailyChart days={days} series={series} title={`${label} per day, as bars`} />
             <details>
               <summary>Table</summary>
               <table className="table">
@@ -177,7 +180,7 @@ export function UsagePage() {
                   <tr>
                     <th scope="col">Day</th>
                     <th scope="col" className="num">
-                      {series[0]!.label}
+                      {label}
                     </th>
                   </tr>
                 </thead>
@@ -198,18 +201,21 @@ export function UsagePage() {
         <div className="grid-2">
           <Section title="By project" id="by-project">
             {byProject.data && (
-              <GroupTable
-                rows={(byProject.data.groups ?? []).map((g) => [
-                  g.project_id ? projects.nameOf(g.project_id) : 'No project',
-                  g.metrics,
-                ])}
+              <GroupUsage
+                groups={byProject.data.groups ?? []}
+                metric={metric}
+                nameOf={(g) => (g.project_id ? projects.nameOf(g.project_id) : 'No project')}
+                noun="project"
               />
             )}
           </Section>
           <Section title="By provider" id="by-provider">
             {byProvider.data && (
-              <GroupTable
-                rows={(byProvider.data.groups ?? []).map((g) => [g.provider ?? 'No provider', g.metrics])}
+              <GroupUsage
+                groups={byProvider.data.groups ?? []}
+                metric={metric}
+                nameOf={(g) => g.provider ?? 'No provider'}
+                noun="provider"
               />
             )}
           </Section>
@@ -219,40 +225,91 @@ export function UsagePage() {
   );
 }
 
-function GroupTable({ rows }: { rows: Array<[string, Usage['metrics']]> }) {
-  if (rows.length === 0) return <p className="muted">Nothing used in this range.</p>;
+type Groups = NonNullable<Usage['groups']>;
+
+/** One metric as horizontal bars, the figure beside each (read out as "name: figure"). */
+export function BarList({ bars, label, empty }: { bars: Bar[]; label: string; empty: string }) {
+  if (bars.length === 0) return <p className="muted">{empty}</p>;
   return (
-    <div className="table-wrap" tabIndex={0} role="region" aria-label="Usage table">
-      <table className="table">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col" className="num">
-              Minutes
-            </th>
-            <th scope="col" className="num">
-              Calls
-            </th>
-            <th scope="col" className="num">
-              Sessions
-            </th>
-            <th scope="col" className="num">
-              Tokens
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map(([name, m]) => (
-            <tr key={name}>
-              <td>{name}</td>
-              <td className="num">{fmt(m.voice_minutes)}</td>
-              <td className="num">{fmt(m.calls)}</td>
-              <td className="num">{fmt(m.sessions)}</td>
-              <td className="num">{fmt(m.llm_input_tokens + m.llm_output_tokens)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <ul className="bar-list" aria-label={label}>
+      {bars.map((b) => (
+        <li key={b.label}>
+          <span className="bar-label">{b.label}</span>
+          <span className="bar-track" aria-hidden="true">
+            <span className="bar-fill" style={{ width: `${Math.max(b.percent, 1)}%` }} />
+          </span>
+          <span className="bar-value num">
+            <span className="sr-only">: </span>
+            {fmt(b.value)}
+          </span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** What each group used, one line per metric: three columns fit any width. */
+function GroupLines({ lines, heading, label }: { lines: GroupLine[]; heading: string; label: string }) {
+  return (
+    <table className="table table-compact" aria-label={label}>
+      <thead>
+        <tr>
+          <th scope="col">{heading}</th>
+          <th scope="col">Used</th>
+          <th scope="col" className="num">
+            Amount
+          </th>
+        </tr>
+      </thead>
+      {[...new Set(lines.map((l) => l.group))].map((group) => {
+        const own = lines.filter((l) => l.group === group);
+        return (
+          <tbody key={group}>
+            {own.map((l, i) => (
+              <tr key={l.metric}>
+                {i === 0 && (
+                  <th scope="rowgroup" rowSpan={own.length}>
+                    {group}
+                  </th>
+                )}
+                <td>{l.label}</td>
+                <td className="num">{fmt(l.value)}</td>
+              </tr>
+            ))}
+          </tbody>
+        );
+      })}
+    </table>
+  );
+}
+
+/** One grouping: bars of the chosen metric, then everything each group used. */
+function GroupUsage<G extends Groups[number]>({
+  groups,
+  metric,
+  nameOf,
+  noun,
+}: {
+  groups: G[];
+  metric: Metric;
+  nameOf: (g: G) => string;
+  noun: 'project' | 'provider';
+}) {
+  const lines = groupLines(groups, nameOf);
+  if (lines.length === 0) return <p className="muted">Nothing used in this range.</p>;
+  const label = metricLabel(metric);
+  return (
+    <>
+      <BarList
+        bars={barsOf(groups, metric, nameOf)}
+        label={`${label} by ${noun}`}
+        empty={`No ${noun} ${noun === 'provider' ? 'metered' : 'used any'} ${label.toLowerCase()} in this range.`}
+      />
+      <GroupLines
+        lines={lines}
+        heading={noun === 'provider' ? 'Provider' : 'Project'}
+        label={noun === 'provider' ? 'What each provider metered' : 'What each project used'}
+      />
+    </>
   );
 }
