@@ -1,15 +1,28 @@
 // Part 1 of the calls benchmark (calls.bench.ts), set-up rate: sipp calls in at CALLS_BENCH_RATE
-// calls/s for CALLS_BENCH_CALLS calls, each hung up after 1 s; prints the rate reached and
-// INVITE-to-200 p50/p99 next to the same sipp client against sipp's own UAS, and their ratio.
+// calls/s for CALLS_BENCH_CALLS calls, each hung up after 1 s, our RTP echoed back; prints the
+// rate reached and INVITE-to-200 p50/p99 next to the same sipp client against sipp's own UAS, and
+// their ratio, and the CPU per call of the service (split by thread) and of sipp's UAS.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import type { BenchNode } from './calls-node.js';
 import { SETUP_SCENARIO } from './calls-scenarios.js';
 import { freeUdpPort, responseTimes, runSipp, sippArgs, stat, type SippRun } from './calls-sipp.js';
+import { cpuSince, perCall } from './thread-cpu.js';
 
 const RATE = Number(process.env.CALLS_BENCH_RATE ?? 120);
 const CALLS = Number(process.env.CALLS_BENCH_CALLS ?? 3000);
+
+/** user + system ms of a child process so far (Linux /proc), or NaN. */
+function processCpuMs(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
 
 function percentile(values: number[], p: number): number {
   if (values.length === 0) return NaN;
@@ -29,12 +42,22 @@ export async function setupRate(n: BenchNode): Promise<void> {
   const oursDir = mkdtempSync(`${tmpdir()}/bc-ours-`);
   // The service runs in this process and sipp in its own: our CPU time over the run, per call, is
   // the cost of a call whatever else the machine runs (the rate is not, on a shared machine).
-  const cpuBefore = process.cpuUsage();
+  // sipp echoes every RTP packet we send it (-rtp_echo): media both ways, as a caller's would be.
+  const cpuOf = cpuSince(n.node.mediaThreads);
+  const windowStart = process.hrtime.bigint() / 1000n;
+  const echo =
+    process.env.CALLS_BENCH_ECHO === '0'
+      ? []
+      : ['-mp', String(await freeUdpPort()), '-rtp_echo', '-rtp_buffsize', String(4 << 20)];
   const ours = await runSipp(
-    sippArgs(`127.0.0.1:${n.node.address.udp}`, scenario, oursDir, RATE, CALLS),
+    sippArgs(`127.0.0.1:${n.node.address.udp}`, scenario, oursDir, RATE, CALLS, echo),
     oursDir,
   );
-  const cpu = process.cpuUsage(cpuBefore);
+  const cpu = cpuOf();
+  // Under --cpu-prof: the run's span on the profiles' clock (µs), for cpu-profile-summary.ts.
+  if (process.execArgv.some((a) => a.startsWith('--cpu-prof'))) {
+    console.log(`  profile window: ${windowStart}-${process.hrtime.bigint() / 1000n}`);
+  }
   const oursRtt = responseTimes(oursDir);
 
   // Baseline: the same client against sipp's UAS (answers at once, no work) at the same rate.
@@ -44,8 +67,10 @@ export async function setupRate(n: BenchNode): Promise<void> {
   });
   const baseDir = mkdtempSync(`${tmpdir()}/bc-base-`);
   let base: SippRun;
+  let uasMs = NaN;
   try {
     base = await runSipp(sippArgs(`127.0.0.1:${basePort}`, scenario, baseDir, RATE, CALLS), baseDir);
+    uasMs = processCpuMs(uas.pid);
   } finally {
     uas.kill('SIGTERM');
   }
@@ -65,10 +90,11 @@ export async function setupRate(n: BenchNode): Promise<void> {
     `  sipp uas    : ${okBase} ok, ${stat(base.out, 'Failed call')} failed, ${rateBase.toFixed(0)} calls/s, ` +
       `INVITE→200 p50 ${percentile(baseRtt, 50).toFixed(1)} ms, p99 ${percentile(baseRtt, 99).toFixed(1)} ms`,
   );
-  const cpuMs = (cpu.user + cpu.system) / 1000 / Math.max(1, okOurs);
+  const cpuMs = cpu.total / Math.max(1, okOurs);
   console.log(
-    `  cpu         : ${cpuMs.toFixed(2)} ms per call in the service process (user ${(cpu.user / 1000).toFixed(0)} ms, ` +
-      `system ${(cpu.system / 1000).toFixed(0)} ms): 2 cores set up at most ${((2 * 1000) / cpuMs).toFixed(0)} calls/s at that cost`,
+    `  CPU per call: ${perCall(cpu, okOurs)} in the service process; sipp's uas ` +
+      `${(uasMs / Math.max(1, okBase)).toFixed(2)} ms. 2 cores set up at most ` +
+      `${((2 * 1000) / cpuMs).toFixed(0)} calls/s at that cost (load average ${loadavg()[0]!.toFixed(1)})`,
   );
   console.log(
     `  ratio       : ${(rateOurs / rateBase).toFixed(2)} of sipp-to-sipp's rate ` +

@@ -60,6 +60,7 @@ export function sippArgs(
   dir: string,
   rate: number,
   calls: number,
+  extra: string[] = [],
 ): string[] {
   const file = path.join(dir, 'scenario.xml');
   writeFileSync(file, scenario);
@@ -85,5 +86,6 @@ export function sippArgs(
     '-trace_rtt',
     '-rtt_freq',
     '1',
+    ...extra,
   ];
 }

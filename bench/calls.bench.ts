@@ -3,10 +3,14 @@
 // SQLite file in WAL mode, prompts from espeak-ng through the prompt cache), media both ways.
 //
 // Part 1, set-up rate: sipp calls in at CALLS_BENCH_RATE calls/s (default 120) for
-//   CALLS_BENCH_CALLS calls, each hung up by sipp after 1 s while our prompt plays. Prints the
+//   CALLS_BENCH_CALLS calls, each hung up by sipp after 1 s while our prompt plays; sipp echoes
+//   our RTP back (-rtp_echo, CALLS_BENCH_ECHO=0 turns it off), so media flows both ways. Prints the
 //   rate reached with no failed call and INVITE-to-200 p50/p99 (sipp's response-time trace), next
 //   to the same sipp client against sipp's own UAS in the same run (the baseline, which does no
-//   work at all: the ratio shows what admission, dispatch, the store and the media set-up cost).
+//   work at all: the ratio shows what admission, dispatch, the store and the media set-up cost),
+//   and the service's CPU ms per call (main thread, media workers, other threads) beside the
+//   UAS's: the figure a shared machine does not blur. Under `node --cpu-prof` it also prints the
+//   run's window for cpu-profile-summary.ts (where that CPU goes).
 // Part 2, held calls: sipp calls in at CALLS_BENCH_HOLD_RATE calls/s (default 40) and each call
 //   plays Debian's g711a.pcap (236 PCMA packets, about 7.5 s) then an RFC 4733 "1"; the workflow
 //   hears the digit and hangs up (our BYE). Prints the peak of concurrent calls held, the packets

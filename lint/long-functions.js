@@ -5,9 +5,33 @@
 /** Lines of code in one function, blank lines and comments not counted. */
 export const MAX_FUNCTION_LINES = 80;
 
-/** Files whose longest function is over the limit today, relative to the repository. */
+/** Files whose longest function is over the limit today, relative to the repository (src/, bench/, web/src/). */
 export const longFunctionFiles = [
   // A migration is the record of one schema step, a list of tables run once; it is not edited
   // after it ships, so it is not split either.
   'src/store/migrations/*.ts',
+  // The dashboard's components still over the limit, longest first; each is to be split into
+  // sub-components named for what they show, as the rest were.
+  // EditorInner: the workflow editor's state and handlers (step edits, publish, versions) in one
+  // place; its header, banners, canvas, side panel and undo history are split out already.
+  'web/src/pages/workflows/editor/Editor.tsx',
+  // CallPage (the call's timeline, steps, legs and events) and UsagePage (charts and tables by day,
+  // project and provider): rewritten since the other pages were split; to be split the same way.
+  'web/src/pages/calls/CallPage.tsx',
+  'web/src/pages/usage/UsagePage.tsx',
+  // SimulatePanel: the simulation's inputs, run and result in one component.
+  'web/src/pages/workflows/editor/SimulatePanel.tsx',
+  // TrunkFields: every field of a trunk (carrier, termination, auth, registration, health check).
+  'web/src/pages/telephony/trunk-form.tsx',
+  // PlaceCallForm: the call's numbers, workflow, variables and options in one form.
+  'web/src/pages/calls/PlaceCallForm.tsx',
+  // A few lines over: the list's filters, table and pager; the form's fields, errors and submit;
+  // the dispatch test's inputs and verdict; a trunk's settings and status; the step inspector;
+  // a version's diff.
+  'web/src/components/ResourceList.tsx',
+  'web/src/components/Form.tsx',
+  'web/src/pages/telephony/DispatchTestPanel.tsx',
+  'web/src/pages/telephony/TrunkPage.tsx',
+  'web/src/pages/workflows/editor/Inspector.tsx',
+  'web/src/pages/workflows/editor/VersionsPanel.tsx',
 ];

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { isFresh, SERVER_SOURCES } from '../support/fresh-build.js';
 import { freeTcpPort, freeUdpPort } from '../support/sipp.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -20,15 +21,19 @@ export function chromiumPath(): string | null {
 }
 
 /**
- * Builds what `npm install` builds (the server's dist and the dashboard's web/dist), so the journey
- * runs the current code. Asynchronously: a blocked worker misses vitest's own heartbeats.
+ * Builds what `npm install` builds (the server's dist, the dashboard's web/dist, the voice page's
+ * web-voice/dist) where a source is newer than the output, so the journey runs the current code. Asynchronously: a blocked worker misses vitest's own heartbeats.
  */
 export async function buildAll(): Promise<void> {
-  for (const [cmd, args] of [
-    ['npx', ['tsc', '-p', 'tsconfig.build.json']],
-    ['npm', ['run', 'build:web', '--silent']],
-    ['npm', ['run', 'build:web-voice', '--silent']],
+  const at = (...p: string[]) => p.map((f) => path.join(ROOT, f));
+  const server = SERVER_SOURCES;
+  for (const [cmd, args, output, inputs] of [
+    ['npx', ['tsc', '-p', 'tsconfig.build.json'], 'dist/src/main.js', server],
+    // The dashboard imports the typed client and the node specs from src/.
+    ['npm', ['run', 'build:web', '--silent'], 'web/dist/index.html', [...at('web'), ...server]],
+    ['npm', ['run', 'build:web-voice', '--silent'], 'web-voice/dist/switchboard-web.js', at('web-voice')],
   ] as const) {
+    if (isFresh(path.join(ROOT, output), inputs)) continue;
     await new Promise<void>((resolve, reject) => {
       // vitest sets NODE_ENV=test, which would make Vite bundle React's development build.
       const env = { ...process.env, NODE_ENV: 'production' };

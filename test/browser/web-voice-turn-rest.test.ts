@@ -2,32 +2,41 @@
 // `static-auth-secret`), the service configured with the same secret (WEBRTC_TURN_SECRET) and the
 // relay's URL (WEBRTC_TURN_URLS). Chromium on the /join page, every peer connection forced to
 // relay candidates, connects with the credential the service minted for its session (handed out
-// by join-info): ICE and DTLS complete over a relay candidate. coturn takes that
-// credential and refuses the same session's credential once its expiry has passed, and one
-// signed with another secret.
+// by join-info): ICE and DTLS complete over a relay candidate, the fake microphone's "yes" is
+// heard by the service and routes the keypad node, and the answer it then speaks plays in the
+// browser (inbound packets and audio energy). coturn takes that credential and refuses the same
+// session's credential once its expiry has passed, and one signed with another secret.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allocate, haveTurnserver, restCredential, startCoturn, type Coturn } from '../support/coturn.js';
 import { buildAll, chromiumPath, openBrowser, startServer, type Browser, type Server } from './support.js';
-import { fakeMicrophoneFlags, forceRelayOnly } from './microphone.js';
+import { espeak, fakeMicrophoneFlags, forceRelayOnly, micWav } from './microphone.js';
 
 const executable = chromiumPath();
 const journey = (executable !== null && haveTurnserver()) || process.env.CI ? describe : describe.skip;
 const SECRET = 'turn-rest-test-secret';
 
+const THANKS = 'Thank you. Your answer came through the relay, and so does this sentence.';
 const GRAPH = {
   nodes: [
     { id: 'start', type: 'start', config: {} },
     {
       id: 'ask',
       type: 'dtmf',
-      config: { prompt: 'Press 1 to finish.', num_digits: 1, timeout_seconds: 60, save_to_variable: 'x' },
+      config: { prompt: 'Say yes to finish.', num_digits: 1, timeout_seconds: 60, save_to_variable: 'x' },
     },
+    { id: 'route', type: 'condition', config: { branches: [{ handle: 'yes', expression: "x == 'yes'" }] } },
+    { id: 'thanks', type: 'speak', config: { text: THANKS } },
+    { id: 'other', type: 'speak', config: { text: 'Goodbye.' } },
     { id: 'bye', type: 'end', config: {} },
   ],
   edges: [
     { source: 'start', target: 'ask' },
-    { source: 'ask', source_handle: 'success', target: 'bye' },
-    { source: 'ask', source_handle: 'timeout', target: 'bye' },
+    { source: 'ask', source_handle: 'success', target: 'route' },
+    { source: 'ask', source_handle: 'timeout', target: 'other' },
+    { source: 'route', source_handle: 'yes', target: 'thanks' },
+    { source: 'route', target: 'other' },
+    { source: 'thanks', target: 'bye' },
+    { source: 'other', target: 'bye' },
   ],
 };
 
@@ -63,7 +72,11 @@ journey('minted TURN credentials (coturn use-auth-secret, chromium relay-only)',
     });
     expect((await server.api('POST', `/workflows/${w.body.data.id}/publish`)).status).toBe(200);
     [project, workflow] = [p.body.data.id, w.body.data.id];
-    browser = await openBrowser(executable, 'web-voice-turn-rest', fakeMicrophoneFlags());
+    browser = await openBrowser(
+      executable,
+      'web-voice-turn-rest',
+      fakeMicrophoneFlags(micWav(espeak('yes'), 1500)),
+    );
     await browser.page.setViewportSize({ width: 520, height: 900 });
     await forceRelayOnly(browser.page);
   }, 300_000);
@@ -109,7 +122,7 @@ journey('minted TURN credentials (coturn use-auth-secret, chromium relay-only)',
     await page.goto(s.body.data.join_url);
     await page.getByRole('button', { name: 'Start call' }).click();
     await page.getByText('Connected: speak any time.').waitFor({ timeout: 60_000 });
-    await page.getByText('Press 1 to finish.').waitFor();
+    await page.getByText('Say yes to finish.').waitFor();
     // The pair the peer connection selected: the browser's side is a relay candidate, and DTLS
     // completed over it (ICE checks and the handshake went through coturn with the credential).
     let pair: { local: string; dtls: string } | null = null;
@@ -130,9 +143,56 @@ journey('minted TURN credentials (coturn use-auth-secret, chromium relay-only)',
     // coturn allocated for the session's own minted user (the expiry:session-id username).
     expect(turn.log()).toContain(`:${sessionId}`);
 
-    await page.getByRole('button', { name: 'Keypad' }).click();
-    await page.getByRole('button', { name: 'Key 1' }).click();
-    await page.getByText('Call ended').first().waitFor({ timeout: 30_000 });
+    // Audio both ways through the relay: the microphone's "yes" reaches the service's recogniser
+    // and routes the keypad node (browser → service), and the answer it speaks then, once both
+    // sides are long up, plays in the browser (service → browser: packets and audio energy).
+    // (The prompt alone proves little: it is spoken the moment the service's side is connected,
+    // and over a relay the browser may be ready to decode only its last words.)
+    await page
+      .getByText(THANKS)
+      .waitFor({ timeout: 60_000 })
+      .catch(async (err: unknown) => {
+        // What the page showed, what coturn relayed each way, what the browser sent and got.
+        console.log((await page.textContent('body'))?.slice(0, 1500));
+        console.log(
+          turn
+            .log()
+            .split('\n')
+            .filter((l) => /usage|PERMISSION|CHANNEL/.test(l))
+            .join('\n'),
+        );
+        console.log(
+          JSON.stringify(
+            await page.evaluate(`(async () => {
+              const out = [];
+              for (const pc of window.__sbPeers ?? [])
+                for (const r of (await pc.getStats()).values())
+                  if (r.type === 'inbound-rtp' || r.type === 'outbound-rtp')
+                    out.push([r.type, r.packetsReceived, r.packetsSent]);
+              return out;
+            })()`),
+          ),
+        );
+        throw err;
+      });
+    let heard = { packets: 0, energy: 0 };
+    while (!(await page.getByText('Call ended').first().isVisible())) {
+      const now = (await page.evaluate(`(async () => {
+        for (const pc of window.__sbPeers ?? []) {
+          if (pc.connectionState === 'closed') continue;
+          const inbound = [...(await pc.getStats()).values()].find((r) => r.type === 'inbound-rtp' && r.kind === 'audio');
+          if (inbound) return { packets: inbound.packetsReceived, energy: inbound.totalAudioEnergy ?? 0 };
+        }
+        return null;
+      })()`)) as { packets: number; energy: number } | null;
+      if (now && now.packets >= heard.packets) heard = now;
+      await page.waitForTimeout(200);
+    }
+    console.log(
+      `relay-only chromium received ${heard.packets} RTP packets, total audio energy ${heard.energy}`,
+    );
+    expect(heard.packets).toBeGreaterThan(100); // the answer alone is some 4 s: 200 packets of 20 ms
+    expect(heard.energy).toBeGreaterThan(0);
     expect(browser.problems).toEqual([]);
   }, 120_000);
 });

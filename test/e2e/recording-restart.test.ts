@@ -18,6 +18,7 @@ import {
   sipp,
   sippArgs,
 } from '../support/sipp.js';
+import { switchboardCommand } from '../support/fresh-build.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -26,13 +27,14 @@ afterAll(() => {
   for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
 });
 
-/** `switchboard serve` from source; resolves with its banner once it takes calls. */
+/** `switchboard serve` (built, or from source when dist/ is stale); resolves with its banner once it takes calls. */
 function serve(env: Record<string, string>): Promise<{ child: ChildProcess; banner: string }> {
-  const child = spawn(
-    process.execPath,
-    [path.join(ROOT, 'node_modules/vite-node/vite-node.mjs'), 'src/cli/main.ts', 'serve'],
-    { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const command = switchboardCommand(['serve']);
+  const child = spawn(command.file, command.args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let out = '';
   return new Promise((resolve, reject) => {

@@ -14,9 +14,6 @@ export interface TtsCacheOptions {
   maxEntryBytes?: number;
 }
 
-/** Cached audio is replayed in chunks of this many samples (200 ms at 16 kHz). */
-const REPLAY_CHUNK = 3200;
-
 export class CachingTtsProvider implements TtsProvider {
   private readonly entries = new Map<string, Int16Array>();
   private bytes = 0;
@@ -69,10 +66,9 @@ export class CachingTtsProvider implements TtsProvider {
       // Refresh its place in the LRU order (a Map iterates in insertion order).
       this.entries.delete(key);
       this.entries.set(key, cached);
-      for (let at = 0; at < cached.length; at += REPLAY_CHUNK) {
-        request.signal?.throwIfAborted();
-        yield cached.subarray(at, Math.min(at + REPLAY_CHUNK, cached.length));
-      }
+      // In one piece: the media queues it whole and paces it out (a stop clears the queue at once),
+      // so chunks would only multiply the hand-offs (each one a message to the media worker).
+      yield cached;
       return;
     }
     this.misses++;

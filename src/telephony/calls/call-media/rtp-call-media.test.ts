@@ -36,6 +36,22 @@ describe('RtpCallMedia', () => {
     expect(media.queuedMs).toBe(0);
   });
 
+  it('clears the queue once when the call closes, and not again for the stops that follow', () => {
+    const media = new RtpCallMedia(new FakeClock());
+    const { rtp, queued, cleared } = fakeRtp();
+    media.attach(rtp);
+    media.play(new Int16Array(320));
+    media.close();
+    expect(cleared()).toBe(1);
+    expect(queued).toHaveLength(0);
+    // The prompt's stop and the channel's close after a hang-up: nothing more goes to the sender.
+    media.stopPlayback();
+    media.stopPlayback();
+    media.play(new Int16Array(320));
+    expect(cleared()).toBe(1);
+    expect(queued).toHaveLength(0);
+  });
+
   it('hands out the caller audio and digits of both paths to listeners', () => {
     const clock = new FakeClock();
     const media = new RtpCallMedia(clock);

@@ -89,6 +89,9 @@ export class RtpCallMedia implements CallMedia {
   }
 
   stopPlayback(): void {
+    // Closed, the queue was cleared already and nothing is queued again: the prompt's stop and the
+    // channel's close that follow a hang-up would each be one more message to the media worker.
+    if (this.closed) return;
     this.rtp?.sender.clear();
   }
 
@@ -102,8 +105,8 @@ export class RtpCallMedia implements CallMedia {
 
   /** The call is over: nothing more is played or heard. */
   close(): void {
-    this.closed = true;
     this.stopPlayback();
+    this.closed = true;
     this.audio.clear();
     this.digits.clear();
     this.diverted = null;

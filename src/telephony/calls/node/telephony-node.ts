@@ -220,6 +220,8 @@ export class TelephonyNode {
     /** The dial legs of this process's web sessions (browser voice). */
     private readonly webLegs: WebLegs,
     private readonly stopWebLegs: () => void,
+    /** The media worker threads' OS ids (empty without workers): their CPU time is theirs alone. */
+    readonly mediaThreads: readonly number[],
   ) {}
 
   static async start(o: TelephonyNodeOptions): Promise<TelephonyNode> {
@@ -288,6 +290,7 @@ export class TelephonyNode {
       trunks,
       webLegs,
       stopWebLegs,
+      rtp.workers?.osThreads ?? [],
     );
   }
 

@@ -32,7 +32,11 @@ export class MediaWorker {
   readonly waiting = new Map<string, () => void>();
   readonly closing = new Map<number, () => void>();
   ticks: FrameTickCounts = { due: 0, late: 0, skipped: 0 };
-  constructor(readonly thread: Worker) {
+  constructor(
+    readonly thread: Worker,
+    /** The worker's OS thread id (Linux), for reading its CPU time; null where unknown. */
+    readonly osThread: number | null = null,
+  ) {
     thread.on('message', (m: FromWorker) => this.onMessage(m));
     // An unref'd worker never keeps the process alive on its own; sessions' sockets are its.
     thread.unref();
@@ -194,20 +198,25 @@ export class MediaWorkerPool {
     const started = await Promise.all(
       threads.map(
         (t) =>
-          new Promise<ThreadPriority>((resolve, reject) => {
+          new Promise<ThreadPriority & { thread: number | null }>((resolve, reject) => {
             t.once('error', reject);
             t.once('message', (m: Extract<FromWorker, { t: 'ready' }>) => {
               t.off('error', reject);
-              resolve({ nice: m.nice, niceError: m.niceError });
+              resolve({ nice: m.nice, niceError: m.niceError, thread: m.thread });
             });
           }),
       ),
     );
-    const refused = started.find((p) => p.niceError !== null);
+    const refused = started.find((p) => p.niceError !== null) ?? started[0]!;
     return new MediaWorkerPool(
-      threads.map((t) => new MediaWorker(t)),
-      refused ?? started[0]!,
+      threads.map((t, i) => new MediaWorker(t, started[i]!.thread)),
+      { nice: refused.nice, niceError: refused.niceError },
     );
+  }
+
+  /** The workers' OS thread ids (Linux: /proc/self/task/ID/stat has each one's CPU time). */
+  get osThreads(): number[] {
+    return this.workers.map((w) => w.osThread).filter((t): t is number => t !== null);
   }
 
   get size(): number {

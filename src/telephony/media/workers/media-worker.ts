@@ -7,6 +7,7 @@
 // sessions it listens to, key presses, latch changes, RTCP datagrams and figures. Nothing here
 // waits on the main thread, so a busy main loop cannot delay or skip a frame.
 import type dgram from 'node:dgram';
+import { readlinkSync } from 'node:fs';
 import type { MessagePort } from 'node:worker_threads';
 import { systemClock } from '../../../shared/clock.js';
 import { createCodec } from '../../../audio/codecs/registry.js';
@@ -105,7 +106,7 @@ class MediaWorker {
   /** Takes the main thread's messages; the ready message says what priority the thread got. */
   run(): void {
     this.port.on('message', (m: ToWorker) => this.receive(m));
-    this.post({ t: 'ready', ...applyThreadNice(this.nice) });
+    this.post({ t: 'ready', ...applyThreadNice(this.nice), thread: osThreadId() });
   }
 
   private post(m: FromWorker, transfer?: ArrayBuffer[]): void {
@@ -534,4 +535,14 @@ function concat(parts: Int16Array[]): Int16Array {
     at += p.length;
   }
   return out;
+}
+
+/** This thread's id in the OS (Linux: /proc/thread-self names it), or null where there is none. */
+function osThreadId(): number | null {
+  try {
+    const id = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    return Number.isInteger(id) ? id : null;
+  } catch {
+    return null;
+  }
 }

@@ -127,8 +127,11 @@ export type WireDatagram = [number, number, number, string, number];
 export type WireFrame = [number, number, number, number, number];
 
 export type FromWorker =
-  /** Started; `nice` is the thread's scheduling priority now, `niceError` why the asked one was refused. */
-  | { t: 'ready'; nice: number; niceError: string | null }
+  /**
+   * Started; `nice` is the thread's scheduling priority now, `niceError` why the asked one was
+   * refused, `thread` its OS thread id (Linux), so its CPU time can be read from /proc.
+   */
+  | { t: 'ready'; nice: number; niceError: string | null; thread: number | null }
   | { t: 'opened'; id: number; error?: string; code?: string }
   | {
       t: 'batch';

@@ -97,6 +97,8 @@ export class RemoteSender implements MediaSender {
   }
 
   set paused(paused: boolean) {
+    // Every answer sets the direction: a message only when it changes (the worker starts unpaused).
+    if (paused === this.isPaused) return;
     this.isPaused = paused;
     this.session?.post({ t: 'paused', id: this.session.id, paused });
   }

@@ -86,53 +86,69 @@ export function ApiKeysPage() {
       {list.error && <ErrorBanner error={list.error} onRetry={list.reload} />}
       {!list.data && list.loading && <Loading />}
       {list.data && (
-        <div className="card card-flush">
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((k) => (
-                <tr key={k.id}>
-                  <td>{k.name}</td>
-                  <td className="mono">{k.prefix}…</td>
-                  <td className="mono">{k.scopes.join(', ')}</td>
-                  <td title={k.last_used_at ?? undefined}>{relative(k.last_used_at)}</td>
-                  <td>{formatTime(k.created_at)}</td>
-                  <td>
-                    <div className="row-actions">
-                      {signedInKey?.startsWith(k.prefix) ? (
-                        <span className="muted">this tab&apos;s key</span>
-                      ) : (
-                        <ConfirmButton
-                          label="Revoke"
-                          question={`Revoke ${k.name}? It stops working at once.`}
-                          onConfirm={async () => {
-                            await call(
-                              api.DELETE('/api/v1/api-keys/{id}', { params: { path: { id: k.id } } }),
-                            );
-                            list.reload();
-                          }}
-                        />
-                      )}
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <Pager links={list.data.links} meta={list.data.meta} onFollow={list.follow} noun="keys" />
-        </div>
+        <KeyTable keys={list.data} signedInKey={signedInKey} onFollow={list.follow} onRevoked={list.reload} />
       )}
     </>
+  );
+}
+
+/** The keys of this page: name, prefix, scopes, last use, creation, and revoking (not this tab's own). */
+function KeyTable({
+  keys,
+  signedInKey,
+  onFollow,
+  onRevoked,
+}: {
+  keys: Page<ApiKey>;
+  /** The key this tab is signed in with. */
+  signedInKey: string | null | undefined;
+  onFollow: (link: string) => void;
+  onRevoked: () => void;
+}) {
+  return (
+    <div className="card card-flush">
+      <table className="table">
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Key</th>
+            <th scope="col">Scopes</th>
+            <th scope="col">Last used</th>
+            <th scope="col">Created</th>
+            <th scope="col">
+              <span className="sr-only">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {keys.data.map((k) => (
+            <tr key={k.id}>
+              <td>{k.name}</td>
+              <td className="mono">{k.prefix}…</td>
+              <td className="mono">{k.scopes.join(', ')}</td>
+              <td title={k.last_used_at ?? undefined}>{relative(k.last_used_at)}</td>
+              <td>{formatTime(k.created_at)}</td>
+              <td>
+                <div className="row-actions">
+                  {signedInKey?.startsWith(k.prefix) ? (
+                    <span className="muted">this tab&apos;s key</span>
+                  ) : (
+                    <ConfirmButton
+                      label="Revoke"
+                      question={`Revoke ${k.name}? It stops working at once.`}
+                      onConfirm={async () => {
+                        await call(api.DELETE('/api/v1/api-keys/{id}', { params: { path: { id: k.id } } }));
+                        onRevoked();
+                      }}
+                    />
+                  )}
+                </div>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <Pager links={keys.links} meta={keys.meta} onFollow={onFollow} noun="keys" />
+    </div>
   );
 }

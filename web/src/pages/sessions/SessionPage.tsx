@@ -6,6 +6,7 @@ import { useLoad } from '../../api/hooks';
 import { usePolling } from '../../api/polling';
 import { useProjects } from '../../api/projects';
 import { useWorkflowName } from '../../api/workflow-name';
+import type { Session } from '../../api/types';
 import { Badge } from '../../components/Badge';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { ErrorBanner, Loading } from '../../components/ErrorBanner';
@@ -71,39 +72,59 @@ export function SessionPage() {
             <p className="muted">{live ? 'Waiting for the first words…' : 'No transcript.'}</p>
           )}
         </Section>
-        <Section title="Details" id="details">
-          <dl className="props">
-            <dt>Project</dt>
-            <dd>{projects.nameOf(s.project_id)}</dd>
-            <dt>Workflow</dt>
-            <dd>
-              <Link to={`/workflows/${s.workflow_id}`}>
-                {workflowName ? `${workflowName} · ` : ''}version {s.workflow_version}
-              </Link>
-            </dd>
-            <dt>Call</dt>
-            <dd>{s.call_id ? <Link to={`/calls/${s.call_id}`}>{s.call_id.slice(0, 8)}</Link> : '—'}</dd>
-            <dt>Conversation</dt>
-            <dd>
-              {conversation.data ? (
-                <Link to={`/conversations/${conversation.data.id}`}>
-                  {conversation.data.message_count} messages
-                </Link>
-              ) : (
-                '—'
-              )}
-            </dd>
-            <dt>Started</dt>
-            <dd>{formatTime(s.started_at)}</dd>
-            <dt>Ended</dt>
-            <dd>{formatTime(s.ended_at)}</dd>
-            <dt>Duration</dt>
-            <dd>{formatDuration(s.duration_seconds)}</dd>
-            <dt>Metadata</dt>
-            <dd>{Object.keys(s.metadata).length ? <code>{JSON.stringify(s.metadata)}</code> : '—'}</dd>
-          </dl>
-        </Section>
+        <SessionDetails
+          s={s}
+          projectName={projects.nameOf(s.project_id)}
+          workflowName={workflowName}
+          conversation={conversation.data ?? null}
+        />
       </div>
     </>
+  );
+}
+
+/** The session's project, workflow version, call, conversation, times and metadata. */
+function SessionDetails({
+  s,
+  projectName,
+  workflowName,
+  conversation,
+}: {
+  s: Session;
+  projectName: string;
+  workflowName: string | null;
+  conversation: { id: string; message_count: number } | null;
+}) {
+  return (
+    <Section title="Details" id="details">
+      <dl className="props">
+        <dt>Project</dt>
+        <dd>{projectName}</dd>
+        <dt>Workflow</dt>
+        <dd>
+          <Link to={`/workflows/${s.workflow_id}`}>
+            {workflowName ? `${workflowName} · ` : ''}version {s.workflow_version}
+          </Link>
+        </dd>
+        <dt>Call</dt>
+        <dd>{s.call_id ? <Link to={`/calls/${s.call_id}`}>{s.call_id.slice(0, 8)}</Link> : '—'}</dd>
+        <dt>Conversation</dt>
+        <dd>
+          {conversation ? (
+            <Link to={`/conversations/${conversation.id}`}>{conversation.message_count} messages</Link>
+          ) : (
+            '—'
+          )}
+        </dd>
+        <dt>Started</dt>
+        <dd>{formatTime(s.started_at)}</dd>
+        <dt>Ended</dt>
+        <dd>{formatTime(s.ended_at)}</dd>
+        <dt>Duration</dt>
+        <dd>{formatDuration(s.duration_seconds)}</dd>
+        <dt>Metadata</dt>
+        <dd>{Object.keys(s.metadata).length ? <code>{JSON.stringify(s.metadata)}</code> : '—'}</dd>
+      </dl>
+    </Section>
   );
 }

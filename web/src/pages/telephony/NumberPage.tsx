@@ -3,8 +3,8 @@ import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, call } from '../../api/client';
 import { useLoad } from '../../api/hooks';
-import { useProjects } from '../../api/projects';
-import type { PhoneNumber } from '../../api/types';
+import { useProjects, type Projects } from '../../api/projects';
+import type { PhoneNumber, Workflow } from '../../api/types';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { ErrorBanner, Loading } from '../../components/ErrorBanner';
 import { TextField } from '../../components/fields';
@@ -29,6 +29,21 @@ function draftOf(n: PhoneNumber): Draft {
   };
 }
 
+/** The workflows of the number's project (the rules' pickers); none before the number is read. */
+function useProjectWorkflows(projectId: string | undefined) {
+  return useLoad(
+    async () =>
+      projectId
+        ? (
+            await call(
+              api.GET('/api/v1/workflows', { params: { query: { project_id: projectId, per_page: 100 } } }),
+            )
+          ).data
+        : [],
+    [projectId],
+  );
+}
+
 export function NumberPage() {
   const { id = '' } = useParams();
   const navigate = useNavigate();
@@ -42,18 +57,7 @@ export function NumberPage() {
     setDraft(draftOf(data));
     return data;
   }, [id]);
-  const projectId = number.data?.project_id;
-  const workflows = useLoad(
-    async () =>
-      projectId
-        ? (
-            await call(
-              api.GET('/api/v1/workflows', { params: { query: { project_id: projectId, per_page: 100 } } }),
-            )
-          ).data
-        : [],
-    [projectId],
-  );
+  const workflows = useProjectWorkflows(number.data?.project_id);
 
   if (number.error && !number.data) return <ErrorBanner error={number.error} onRetry={number.reload} />;
   if (!number.data || !draft) return <Loading />;
@@ -85,56 +89,18 @@ export function NumberPage() {
 
   return (
     <>
-      <PageHeader
-        title={n.number}
-        crumb={<Link to="/telephony/numbers">Phone numbers</Link>}
-        description={
-          n.label ?? 'Calls to this number run the workflow of the first dispatch rule that matches.'
-        }
-        actions={
-          <ConfirmButton
-            label="Unregister"
-            question="Unregister this number? Calls to it will get SIP 404."
-            onConfirm={async () => {
-              await call(api.DELETE('/api/v1/phone-numbers/{id}', { params: { path: { id } } }));
-              navigate('/telephony/numbers');
-            }}
-          />
-        }
-      />
+      <NumberHeader n={n} onUnregistered={() => navigate('/telephony/numbers')} />
       <div className="split">
         <div className="card">
-          <Form label="Number and dispatch rules" submitLabel="Save rules" onSubmit={save}>
-            {saved && (
-              <div className="banner banner-info" role="status">
-                Saved. New calls use these rules now.
-              </div>
-            )}
-            <div className="grid-2">
-              <TextField
-                name="label"
-                label="Label"
-                value={draft.label}
-                onChange={(label) => change({ ...draft, label })}
-              />
-              <ProjectField
-                projects={projects}
-                value={draft.project_id}
-                onChange={(project_id) => change({ ...draft, project_id })}
-              />
-            </div>
-            <h2>Dispatch rules</h2>
-            <p className="muted">
-              Evaluated top to bottom (ascending priority); the first rule whose filters all match answers
-              with its workflow&apos;s latest published version.
-            </p>
-            <DispatchRulesEditor
-              rules={draft.rules}
-              onChange={(rules) => change({ ...draft, rules })}
-              workflows={workflows.data ?? []}
-              winner={dirty ? null : winner}
-            />
-          </Form>
+          <NumberForm
+            draft={draft}
+            onChange={change}
+            onSave={save}
+            saved={saved}
+            projects={projects}
+            workflows={workflows.data ?? []}
+            winner={dirty ? null : winner}
+          />
         </div>
         <div className="card">
           <DispatchTestPanel
@@ -150,5 +116,84 @@ export function NumberPage() {
         </div>
       </div>
     </>
+  );
+}
+
+/** The number's label and project and its dispatch rules, saved with one PATCH. */
+function NumberForm({
+  draft,
+  onChange,
+  onSave,
+  saved,
+  projects,
+  workflows,
+  winner,
+}: {
+  draft: Draft;
+  onChange: (draft: Draft) => void;
+  onSave: () => Promise<void>;
+  /** Just saved (and not changed since). */
+  saved: boolean;
+  projects: Projects;
+  /** The number's project's workflows, for the rules' pickers. */
+  workflows: Workflow[];
+  /** The rule the last dispatch test picked, in evaluation order. */
+  winner: number | null;
+}) {
+  return (
+    <Form label="Number and dispatch rules" submitLabel="Save rules" onSubmit={onSave}>
+      {saved && (
+        <div className="banner banner-info" role="status">
+          Saved. New calls use these rules now.
+        </div>
+      )}
+      <div className="grid-2">
+        <TextField
+          name="label"
+          label="Label"
+          value={draft.label}
+          onChange={(label) => onChange({ ...draft, label })}
+        />
+        <ProjectField
+          projects={projects}
+          value={draft.project_id}
+          onChange={(project_id) => onChange({ ...draft, project_id })}
+        />
+      </div>
+      <h2>Dispatch rules</h2>
+      <p className="muted">
+        Evaluated top to bottom (ascending priority); the first rule whose filters all match answers with its
+        workflow&apos;s latest published version.
+      </p>
+      <DispatchRulesEditor
+        rules={draft.rules}
+        onChange={(rules) => onChange({ ...draft, rules })}
+        workflows={workflows}
+        winner={winner}
+      />
+    </Form>
+  );
+}
+
+/** The number, its label (or what its rules do), and unregistering it. */
+function NumberHeader({ n, onUnregistered }: { n: PhoneNumber; onUnregistered: () => void }) {
+  return (
+    <PageHeader
+      title={n.number}
+      crumb={<Link to="/telephony/numbers">Phone numbers</Link>}
+      description={
+        n.label ?? 'Calls to this number run the workflow of the first dispatch rule that matches.'
+      }
+      actions={
+        <ConfirmButton
+          label="Unregister"
+          question="Unregister this number? Calls to it will get SIP 404."
+          onConfirm={async () => {
+            await call(api.DELETE('/api/v1/phone-numbers/{id}', { params: { path: { id: n.id } } }));
+            onUnregistered();
+          }}
+        />
+      }
+    />
   );
 }

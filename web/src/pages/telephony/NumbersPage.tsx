@@ -5,13 +5,15 @@ import { Link, useNavigate } from 'react-router';
 import { api, call } from '../../api/client';
 import { useLoad } from '../../api/hooks';
 import { useResourceList } from '../../api/list-query';
-import { useProjects } from '../../api/projects';
+import { useProjects, type Projects } from '../../api/projects';
 import type { Page, PhoneNumber } from '../../api/types';
 import { fieldBinder, SelectField, TextField } from '../../components/fields';
 import { ProjectField } from '../../components/ProjectField';
 import { PageHeader } from '../../components/PageHeader';
 import { ResourceList } from '../../components/ResourceList';
 import { FormCard } from '../../components/FormCard';
+
+type Draft = { number: string; label: string; sip_trunk_id: string; project_id: string };
 
 export function NumbersPage() {
   const projects = useProjects();
@@ -20,8 +22,7 @@ export function NumbersPage() {
     [],
   );
   const [creating, setCreating] = useState(false);
-  const [draft, setDraft] = useState({ number: '', label: '', sip_trunk_id: '', project_id: '' });
-  const field = fieldBinder(draft, setDraft);
+  const [draft, setDraft] = useState<Draft>({ number: '', label: '', sip_trunk_id: '', project_id: '' });
   const navigate = useNavigate();
   const list = useResourceList<PhoneNumber, 'project_id'>(
     ['project_id'],
@@ -61,45 +62,17 @@ export function NumbersPage() {
         }
       />
       {creating && (
-        <FormCard
-          title="Register a number"
-          submitLabel="Register number"
+        <RegisterNumberForm
+          draft={draft}
+          onDraft={setDraft}
+          projects={projects}
+          chosenProject={chosenProject}
+          trunkOptions={trunkOptions}
+          chosenTrunk={chosenTrunk}
+          noTrunks={trunks.data?.length === 0}
           onSubmit={create}
           onCancel={() => setCreating(false)}
-
-          notice={
-            <>
-              {trunks.data && trunks.data.length === 0 && (
-                <div className="banner banner-warn" role="status">
-                  A number lives on a trunk: <Link to="/telephony/trunks">create a trunk</Link> first.
-                </div>
-              )}
-            </>
-          }
-        >
-          <div className="grid-2">
-            <TextField
-              {...field('number')}
-              label="Number (E.164)"
-              type="tel"
-              placeholder="+14155550100"
-              autoFocus
-            />
-            <TextField {...field('label')} label="Label (optional)" placeholder="Front desk" />
-            <SelectField
-              name="sip_trunk_id"
-              label="Trunk"
-              value={chosenTrunk}
-              onChange={(sip_trunk_id) => setDraft({ ...draft, sip_trunk_id })}
-              options={trunkOptions}
-            />
-            <ProjectField
-              projects={projects}
-              value={chosenProject}
-              onChange={(project_id) => setDraft({ ...draft, project_id })}
-            />
-          </div>
-        </FormCard>
+        />
       )}
       <ResourceList
         list={list}
@@ -122,5 +95,72 @@ export function NumbersPage() {
         ]}
       />
     </>
+  );
+}
+
+/** A new number: E.164, label, trunk (one must exist first) and project. */
+function RegisterNumberForm({
+  draft,
+  onDraft,
+  projects,
+  chosenProject,
+  trunkOptions,
+  chosenTrunk,
+  noTrunks,
+  onSubmit,
+  onCancel,
+}: {
+  draft: Draft;
+  onDraft: (draft: Draft) => void;
+  projects: Projects;
+  chosenProject: string;
+  trunkOptions: { value: string; label: string }[];
+  /** The trunk picked, else the first. */
+  chosenTrunk: string;
+  /** The trunks are read and there is none. */
+  noTrunks: boolean;
+  onSubmit: () => Promise<void>;
+  onCancel: () => void;
+}) {
+  const field = fieldBinder(draft, onDraft);
+  return (
+    <FormCard
+      title="Register a number"
+      submitLabel="Register number"
+      onSubmit={onSubmit}
+      onCancel={onCancel}
+      notice={
+        <>
+          {noTrunks && (
+            <div className="banner banner-warn" role="status">
+              A number lives on a trunk: <Link to="/telephony/trunks">create a trunk</Link> first.
+            </div>
+          )}
+        </>
+      }
+    >
+      <div className="grid-2">
+        <TextField
+          {...field('number')}
+          label="Number (E.164)"
+          type="tel"
+          placeholder="+14155550100"
+          autoFocus
+        />
+        <TextField {...field('label')} label="Label (optional)" placeholder="Front desk" />
+        <SelectField
+          name="sip_trunk_id"
+          label="Trunk"
+          value={chosenTrunk}
+          onChange={(sip_trunk_id) => onDraft({ ...draft, sip_trunk_id })}
+          options={trunkOptions}
+        />
+        <ProjectField
+          projects={projects}
+          value={chosenProject}
+          onChange={(project_id) => onDraft({ ...draft, project_id })}
+        />
+      </div>
+    </FormCard>
   );
 }

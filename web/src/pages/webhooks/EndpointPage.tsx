@@ -16,10 +16,18 @@ import { PageHeader, Section } from '../../components/PageHeader';
 import { DeliveryLog } from './DeliveryLog';
 import { EVENT_TYPES } from './events';
 
+type Patch = Partial<Pick<WebhookEndpoint, 'url' | 'events' | 'description' | 'status'>>;
+
+interface Draft {
+  url: string;
+  events: string[];
+  description: string;
+}
+
 export function EndpointPage() {
   const { id = '' } = useParams();
   const navigate = useNavigate();
-  const [draft, setDraft] = useState<{ url: string; events: string[]; description: string } | null>(null);
+  const [draft, setDraft] = useState<Draft | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
   const [logKey, setLogKey] = useState(0);
   const endpoint = useLoad(async () => {
@@ -32,7 +40,7 @@ export function EndpointPage() {
     return <ErrorBanner error={endpoint.error} onRetry={endpoint.reload} />;
   if (!endpoint.data || !draft) return <Loading />;
   const e = endpoint.data;
-  const patch = async (body: Partial<Pick<WebhookEndpoint, 'url' | 'events' | 'description' | 'status'>>) => {
+  const patch = async (body: Patch) => {
     const { data } = await call(
       api.PATCH('/api/v1/webhook-endpoints/{id}', { params: { path: { id } }, body: body as never }),
     );
@@ -57,41 +65,13 @@ export function EndpointPage() {
           </>
         }
         actions={
-          <>
-            {e.status === 'active' ? (
-              <ConfirmButton
-                className="btn"
-                label="Pause"
-                question="Pause deliveries? Events are kept as failed and can be redelivered."
-                confirmLabel="Pause"
-                onConfirm={() => patch({ status: 'paused' })}
-              />
-            ) : (
-              <button type="button" className="btn" onClick={() => void patch({ status: 'active' })}>
-                Resume
-              </button>
-            )}
-            <ConfirmButton
-              className="btn"
-              label="Rotate secret"
-              question="Replace the signing secret? Deliveries from the next attempt on use the new one."
-              confirmLabel="Rotate"
-              onConfirm={async () => {
-                const { data } = await call(
-                  api.POST('/api/v1/webhook-endpoints/{id}/rotate-secret', { params: { path: { id } } }),
-                );
-                setSecret(data.secret);
-              }}
-            />
-            <ConfirmButton
-              label="Delete"
-              question="Delete this endpoint and its log?"
-              onConfirm={async () => {
-                await call(api.DELETE('/api/v1/webhook-endpoints/{id}', { params: { path: { id } } }));
-                navigate('/webhooks');
-              }}
-            />
-          </>
+          <EndpointActions
+            id={id}
+            status={e.status}
+            onPatch={patch}
+            onSecret={setSecret}
+            onDeleted={() => navigate('/webhooks')}
+          />
         }
       />
       {secret && (
@@ -99,45 +79,114 @@ export function EndpointPage() {
           Update your receiver now: this secret is shown only this once.
         </SecretOnce>
       )}
-      <Section title="Settings" id="settings">
-        <Form
-          label="Endpoint settings"
-          submitLabel="Save"
-          onSubmit={() =>
-            patch({
-              url: draft.url.trim(),
-              events: draft.events,
-              description: draft.description.trim() || null,
-            } as never)
-          }
-        >
-          <div className="grid-2">
-            <TextField
-              name="url"
-              label="URL"
-              type="url"
-              value={draft.url}
-              onChange={(url) => setDraft({ ...draft, url })}
-            />
-            <TextField
-              name="description"
-              label="Description"
-              value={draft.description}
-              onChange={(description) => setDraft({ ...draft, description })}
-            />
-          </div>
-          <CheckboxGroup
-            name="events"
-            legend="Events"
-            options={EVENT_TYPES}
-            value={draft.events}
-            onChange={(events) => setDraft({ ...draft, events })}
-          />
-        </Form>
-      </Section>
+      <EndpointSettings draft={draft} onDraft={setDraft} onSave={patch} />
       <div className="card">
         <DeliveryLog key={logKey} endpointId={id} />
       </div>
     </>
+  );
+}
+
+/** Pause or resume deliveries, rotate the signing secret, delete the endpoint. */
+function EndpointActions({
+  id,
+  status,
+  onPatch,
+  onSecret,
+  onDeleted,
+}: {
+  id: string;
+  status: WebhookEndpoint['status'];
+  onPatch: (body: Patch) => Promise<void>;
+  /** The new signing secret, to be shown once. */
+  onSecret: (secret: string) => void;
+  onDeleted: () => void;
+}) {
+  return (
+    <>
+      {status === 'active' ? (
+        <ConfirmButton
+          className="btn"
+          label="Pause"
+          question="Pause deliveries? Events are kept as failed and can be redelivered."
+          confirmLabel="Pause"
+          onConfirm={() => onPatch({ status: 'paused' })}
+        />
+      ) : (
+        <button type="button" className="btn" onClick={() => void onPatch({ status: 'active' })}>
+          Resume
+        </button>
+      )}
+      <ConfirmButton
+        className="btn"
+        label="Rotate secret"
+        question="Replace the signing secret? Deliveries from the next attempt on use the new one."
+        confirmLabel="Rotate"
+        onConfirm={async () => {
+          const { data } = await call(
+            api.POST('/api/v1/webhook-endpoints/{id}/rotate-secret', { params: { path: { id } } }),
+          );
+          onSecret(data.secret);
+        }}
+      />
+      <ConfirmButton
+        label="Delete"
+        question="Delete this endpoint and its log?"
+        onConfirm={async () => {
+          await call(api.DELETE('/api/v1/webhook-endpoints/{id}', { params: { path: { id } } }));
+          onDeleted();
+        }}
+      />
+    </>
+  );
+}
+
+/** The endpoint's URL, description and events, saved with one PATCH. */
+function EndpointSettings({
+  draft,
+  onDraft,
+  onSave,
+}: {
+  draft: Draft;
+  onDraft: (draft: Draft) => void;
+  onSave: (body: Patch) => Promise<void>;
+}) {
+  return (
+    <Section title="Settings" id="settings">
+      <Form
+        label="Endpoint settings"
+        submitLabel="Save"
+        onSubmit={() =>
+          onSave({
+            url: draft.url.trim(),
+            events: draft.events,
+            description: draft.description.trim() || null,
+          } as never)
+        }
+      >
+        <div className="grid-2">
+          <TextField
+            name="url"
+            label="URL"
+            type="url"
+            value={draft.url}
+            onChange={(url) => onDraft({ ...draft, url })}
+          />
+          <TextField
+            name="description"
+            label="Description"
+            value={draft.description}
+            onChange={(description) => onDraft({ ...draft, description })}
+          />
+        </div>
+        <CheckboxGroup
+          name="events"
+          legend="Events"
+          options={EVENT_TYPES}
+          value={draft.events}
+          onChange={(events) => onDraft({ ...draft, events })}
+        />
+      </Form>
+    </Section>
   );
 }

@@ -3,8 +3,8 @@
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { api, call } from '../../api/client';
-import { useResourceList } from '../../api/list-query';
-import { useProjects } from '../../api/projects';
+import { useResourceList, type ResourceListState } from '../../api/list-query';
+import { useProjects, type Projects } from '../../api/projects';
 import type { Body, Page, WebhookEndpoint } from '../../api/types';
 import { Badge } from '../../components/Badge';
 import { SecretOnce } from '../../components/CopyButton';
@@ -23,7 +23,6 @@ export function WebhooksPage() {
   const projects = useProjects();
   const [creating, setCreating] = useState(false);
   const [draft, setDraft] = useState(EMPTY);
-  const field = fieldBinder(draft, setDraft);
   const [created, setCreated] = useState<{ id: string; secret: string } | null>(null);
   const list = useResourceList<WebhookEndpoint, 'project_id'>(
     ['project_id'],
@@ -73,70 +72,113 @@ export function WebhooksPage() {
         </SecretOnce>
       )}
       {creating && (
-        <FormCard
-          title="New endpoint"
-          formLabel="New webhook endpoint"
-          submitLabel="Add endpoint"
+        <NewEndpointForm
+          draft={draft}
+          onDraft={setDraft}
+          projects={projects}
+          chosenProject={chosenProject}
           onSubmit={create}
           onCancel={() => setCreating(false)}
-        >
-          <div className="grid-2">
-            <TextField
-              {...field('url')}
-              label="URL"
-              type="url"
-              placeholder="https://example.com/hooks/switchboard"
-              autoFocus
-              hint="https, or http to an address in WEBHOOK_ALLOWED_CIDRS."
-            />
-            <ProjectField
-              projects={projects}
-              value={chosenProject}
-              onChange={(project_id) => setDraft({ ...draft, project_id })}
-            />
-          </div>
-          <CheckboxGroup
-            name="events"
-            legend="Events"
-            options={EVENT_TYPES}
-            value={draft.events}
-            onChange={(events) => setDraft({ ...draft, events })}
-          />
-          <TextField {...field('description')} label="Description (optional)" placeholder="CRM sync" />
-        </FormCard>
+        />
       )}
-      <ResourceList
-        list={list}
-        noun="endpoints"
-        empty="No endpoints yet."
-        filters={[projects.filter]}
-        columns={[
-          {
-            header: 'URL',
-            cell: (e) => (
-              <>
-                <Link to={`/webhooks/${e.id}`} className="mono">
-                  {e.url}
-                </Link>
-                {e.description && <div className="muted">{e.description}</div>}
-              </>
-            ),
-          },
-          { header: 'Project', cell: (e) => projects.nameOf(e.project_id) },
-          { header: 'Events', cell: (e) => e.events.join(', '), className: 'mono' },
-          {
-            header: 'Status',
-            cell: (e) => (
-              <>
-                <Badge value={e.status} />
-                {e.failing_since && (
-                  <div className="muted">failing since {new Date(e.failing_since).toLocaleDateString()}</div>
-                )}
-              </>
-            ),
-          },
-        ]}
-      />
+      <EndpointList list={list} projects={projects} />
     </>
+  );
+}
+
+/** The new endpoint's URL, project, events and description. */
+function NewEndpointForm({
+  draft,
+  onDraft,
+  projects,
+  chosenProject,
+  onSubmit,
+  onCancel,
+}: {
+  draft: typeof EMPTY;
+  onDraft: (draft: typeof EMPTY) => void;
+  projects: Projects;
+  /** The project picked, else the first. */
+  chosenProject: string;
+  onSubmit: () => Promise<void>;
+  onCancel: () => void;
+}) {
+  const field = fieldBinder(draft, onDraft);
+  return (
+    <FormCard
+      title="New endpoint"
+      formLabel="New webhook endpoint"
+      submitLabel="Add endpoint"
+      onSubmit={onSubmit}
+      onCancel={onCancel}
+    >
+      <div className="grid-2">
+        <TextField
+          {...field('url')}
+          label="URL"
+          type="url"
+          placeholder="https://example.com/hooks/switchboard"
+          autoFocus
+          hint="https, or http to an address in WEBHOOK_ALLOWED_CIDRS."
+        />
+        <ProjectField
+          projects={projects}
+          value={chosenProject}
+          onChange={(project_id) => onDraft({ ...draft, project_id })}
+        />
+      </div>
+      <CheckboxGroup
+        name="events"
+        legend="Events"
+        options={EVENT_TYPES}
+        value={draft.events}
+        onChange={(events) => onDraft({ ...draft, events })}
+      />
+      <TextField {...field('description')} label="Description (optional)" placeholder="CRM sync" />
+    </FormCard>
+  );
+}
+
+/** The endpoints: URL and description, project, events, status (failing since when). */
+function EndpointList({
+  list,
+  projects,
+}: {
+  list: ResourceListState<WebhookEndpoint, 'project_id'>;
+  projects: Projects;
+}) {
+  return (
+    <ResourceList
+      list={list}
+      noun="endpoints"
+      empty="No endpoints yet."
+      filters={[projects.filter]}
+      columns={[
+        {
+          header: 'URL',
+          cell: (e) => (
+            <>
+              <Link to={`/webhooks/${e.id}`} className="mono">
+                {e.url}
+              </Link>
+              {e.description && <div className="muted">{e.description}</div>}
+            </>
+          ),
+        },
+        { header: 'Project', cell: (e) => projects.nameOf(e.project_id) },
+        { header: 'Events', cell: (e) => e.events.join(', '), className: 'mono' },
+        {
+          header: 'Status',
+          cell: (e) => (
+            <>
+              <Badge value={e.status} />
+              {e.failing_since && (
+                <div className="muted">failing since {new Date(e.failing_since).toLocaleDateString()}</div>
+              )}
+            </>
+          ),
+        },
+      ]}
+    />
   );
 }

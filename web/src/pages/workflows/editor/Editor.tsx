@@ -5,9 +5,6 @@
 import '@xyflow/react/dist/style.css';
 import './editor.css';
 import {
-  Background,
-  Controls,
-  ReactFlow,
   ReactFlowProvider,
   useEdgesState,
   useNodesState,
@@ -20,8 +17,6 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { api, call } from '../../../api/client';
 import { ApiError, explain } from '../../../api/errors';
 import type { Workflow } from '../../../api/types';
-import { Badge } from '../../../components/Badge';
-import { PageHeader } from '../../../components/PageHeader';
 import { stableJson } from './diff';
 import { decorateEdges, decorateNodes, freeSpot, tidyPositions } from './canvas-view';
 import { findingsFromErrors } from './findings';
@@ -40,32 +35,18 @@ import {
   type LinkEdge,
   type StepNode,
 } from './graph';
-import { EditHistory, snapshotOf, type Snapshot } from './history';
 import { Inspector } from './Inspector';
 import { DEFAULT_HANDLE, type NodeType } from './node-catalog';
-import { DRAG_TYPE, Palette } from './Palette';
+import { EditorCanvas } from './EditorCanvas';
+import { EditorBanners, EditorHeader, type Notice } from './EditorHeader';
+import { Palette } from './Palette';
 import type { JsonSchema } from './schema-form';
 import { SimulatePanel, type SimulationResult } from './SimulatePanel';
-import { StepNodeView } from './StepNodeView';
 import { TalkPanel } from './TalkPanel';
-import { useDraftSaver, type SaveStatus } from './use-draft-saver';
+import { SidePanel, type Tab } from './SidePanel';
+import { useDraftSaver } from './use-draft-saver';
+import { useEditHistory } from './use-edit-history';
 import { loadVersionGraph, VersionsPanel } from './VersionsPanel';
-
-const NODE_TYPES_MAP = { step: StepNodeView };
-
-type Tab = 'step' | 'simulate' | 'versions' | 'talk';
-const TABS: { id: Tab; label: string }[] = [
-  { id: 'step', label: 'Step' },
-  { id: 'simulate', label: 'Simulate' },
-  { id: 'versions', label: 'Versions' },
-  { id: 'talk', label: 'Talk to it' },
-];
-const SAVE_TEXT: Record<SaveStatus, string> = {
-  saved: 'All changes saved',
-  pending: 'Unsaved changes',
-  saving: 'Saving…',
-  error: 'Not saved',
-};
 
 interface Props {
   workflow: Workflow;
@@ -95,7 +76,7 @@ function EditorInner({ workflow, schemas, agents, saveDelayMs }: Props) {
   );
   const [path, setPath] = useState<string[]>([]);
   const [liveNode, setLiveNode] = useState<string | null>(null);
-  const [notice, setNotice] = useState<{ tone: 'good' | 'bad'; text: string } | null>(null);
+  const [notice, setNotice] = useState<Notice | null>(null);
   const [busy, setBusy] = useState(false);
   const [generation, setGeneration] = useState(0);
   const canvasRef = useRef<HTMLDivElement>(null);
@@ -120,55 +101,19 @@ function EditorInner({ workflow, schemas, agents, saveDelayMs }: Props) {
   // Save whenever what the graph means changes (selection and decorations are not the graph).
   const graph = useMemo(() => toGraph(nodes, edges, base.current), [nodes, edges]);
   const json = useMemo(() => stableJson(graph), [graph]);
-  const lastJson = useRef(json);
-  // Undo and redo: each edit's "before" goes on the history; a drag counts once, when it ends. The
-  // history outlives a reload of the tab (sessionStorage), as long as the draft is still where it ended.
-  const [stored] = useState(() => EditHistory.load(sessionStorage, workflow.id, json));
-  const history = useRef(stored);
-  const committed = useRef(snapshotOf(initial.nodes, initial.edges));
-  const restoring = useRef<string | null>(null);
-  const [, setHistoryTick] = useState(0);
-  useEffect(() => {
-    if (json === lastJson.current) return;
-    if (nodes.some((n) => n.dragging)) return;
-    lastJson.current = json;
-    const now = snapshotOf(nodes, edges);
-    if (restoring.current !== json) history.current.record(committed.current, now);
-    restoring.current = null;
-    committed.current = now;
-    history.current.save(sessionStorage, workflow.id, json);
-    setHistoryTick((t) => t + 1);
-    saver.schedule(graph);
-  }, [json, graph, saver, nodes, edges, workflow.id]);
-
-  const restore = (to: Snapshot | undefined) => {
-    if (!to) return;
-    const selected = nodes.find((n) => n.selected)?.id;
-    restoring.current = stableJson(toGraph(to.nodes, to.edges, base.current));
-    setNodes(to.nodes.map((n) => ({ ...n, selected: n.id === selected })));
-    setEdges(to.edges);
-    setHistoryTick((t) => t + 1);
-  };
-  const undo = () => !viewing && restore(history.current.undo(snapshotOf(nodes, edges)));
-  const redo = () => !viewing && restore(history.current.redo(snapshotOf(nodes, edges)));
-  const keys = useRef({ undo, redo });
-  keys.current = { undo, redo };
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (!(e.ctrlKey || e.metaKey) || e.altKey) return;
-      // Text boxes keep their own undo of what is typed in them.
-      const target = e.target as HTMLElement | null;
-      if (target?.closest('textarea, input:not([type=checkbox]):not([type=radio]), [contenteditable="true"]'))
-        return;
-      const key = e.key.toLowerCase();
-      if (key === 'z' && !e.shiftKey) keys.current.undo();
-      else if ((key === 'z' && e.shiftKey) || key === 'y') keys.current.redo();
-      else return;
-      e.preventDefault();
-    };
-    document.addEventListener('keydown', onKey);
-    return () => document.removeEventListener('keydown', onKey);
-  }, []);
+  const history = useEditHistory({
+    workflowId: workflow.id,
+    nodes,
+    edges,
+    graph,
+    json,
+    setNodes,
+    setEdges,
+    initial,
+    base,
+    saver,
+    readOnly: !!viewing,
+  });
 
   const addNode = (type: NodeType, at?: { x: number; y: number }) => {
     if (viewing) return;
@@ -255,7 +200,7 @@ function EditorInner({ workflow, schemas, agents, saveDelayMs }: Props) {
     setEdges((es) => es.filter((e) => e.source !== id && e.target !== id));
   };
   const select = (id: string) => {
-    history.current.seal();
+    history.seal();
     setNodes((ns) => ns.map((n) => ({ ...n, selected: n.id === id })));
     setTab('step');
     const n = nodes.find((x) => x.id === id);
@@ -301,15 +246,16 @@ function EditorInner({ workflow, schemas, agents, saveDelayMs }: Props) {
   };
 
   // Selecting a step, by pointer or by keyboard (Enter on a focused step), opens its form.
+  const { seal } = history;
   const onDraftChange = useCallback(
     (changes: NodeChange<StepNode>[]) => {
       if (changes.some((c) => c.type === 'select' && c.selected)) {
         setTab('step');
-        history.current.seal();
+        seal();
       }
       onNodesChange(changes);
     },
-    [onNodesChange],
+    [onNodesChange, seal],
   );
   // A version on the canvas is read-only: only selecting a step (to read its config) applies.
   const onViewingChange = useCallback((changes: NodeChange<StepNode>[]) => {
@@ -346,201 +292,81 @@ function EditorInner({ workflow, schemas, agents, saveDelayMs }: Props) {
 
   return (
     <div className="editor">
-      <PageHeader
-        title={workflow.name}
-        crumb="Workflows"
-        description={
-          <span className="editor-status">
-            {published ? (
-              <Badge value={`live: v${published}`} tone="good" />
-            ) : (
-              <Badge value="not published" />
-            )}
-            <span className={`save-state save-${saver.status}`} role="status" data-save-status={saver.status}>
-              {SAVE_TEXT[saver.status]}
-            </span>
-            {errors.length > 0 && (
-              <Badge value={`${errors.length} error${errors.length > 1 ? 's' : ''}`} tone="bad" />
-            )}
-          </span>
-        }
-        actions={
-          <>
-            <span className="btn-group" role="group" aria-label="History">
-              <button
-                type="button"
-                className="btn"
-                onClick={undo}
-                disabled={!!viewing || !history.current.canUndo}
-                aria-keyshortcuts="Control+Z"
-                title="Undo (Ctrl+Z)"
-              >
-                Undo
-              </button>
-              <button
-                type="button"
-                className="btn"
-                onClick={redo}
-                disabled={!!viewing || !history.current.canRedo}
-                aria-keyshortcuts="Control+Shift+Z"
-                title="Redo (Ctrl+Shift+Z)"
-              >
-                Redo
-              </button>
-            </span>
-            <button
-              type="button"
-              className="btn"
-              onClick={tidy}
-              disabled={!!viewing || nodes.length === 0}
-              title="Lay the steps out by depth from the start, without overlaps"
-            >
-              Tidy up
-            </button>
-            <button type="button" className="btn" onClick={() => void validate()} disabled={!!viewing}>
-              Validate
-            </button>
-            <button
-              type="button"
-              className="btn btn-primary"
-              onClick={() => void publish()}
-              disabled={busy || !!viewing}
-            >
-              {busy ? 'Publishing…' : 'Publish'}
-            </button>
-          </>
-        }
+      <EditorHeader
+        name={workflow.name}
+        published={published}
+        saveStatus={saver.status}
+        errors={errors.length}
+        history={history}
+        readOnly={!!viewing}
+        busy={busy}
+        canTidy={nodes.length > 0}
+        onTidy={tidy}
+        onValidate={() => void validate()}
+        onPublish={() => void publish()}
       />
-      {saver.status === 'error' && saver.error && (
-        <div className="banner banner-error" role="alert">
-          The draft was not saved: {saver.error.status === 422 ? saver.error.message : explain(saver.error)}{' '}
-          {saver.error.status !== 429 && (
-            <button type="button" className="btn btn-small" onClick={() => void saver.flush()}>
-              Retry
-            </button>
-          )}
-        </div>
-      )}
-      {notice && (
-        <div
-          className={`banner ${notice.tone === 'good' ? 'banner-info' : 'banner-error'}`}
-          role={notice.tone === 'bad' ? 'alert' : 'status'}
-        >
-          {notice.text}
-        </div>
-      )}
-      {viewing && (
-        <div className="banner banner-warn" role="status">
-          Viewing version {viewing.version}, read-only.{' '}
-          <button type="button" className="btn btn-small" onClick={() => setViewing(null)}>
-            Back to the draft
-          </button>
-        </div>
-      )}
+      <EditorBanners
+        saver={saver}
+        notice={notice}
+        viewing={viewing?.version ?? null}
+        onBackToDraft={() => setViewing(null)}
+      />
       <div className="editor-body">
         <Palette onAdd={(t) => addNode(t)} disabled={!!viewing} />
-        <div
-          className="canvas"
-          ref={canvasRef}
-          onKeyDown={(e) => {
-            // Enter on a step opens its form even when the step is already selected (xyflow then
-            // reports no selection change, so onDraftChange alone would leave another tab showing).
-            if (
-              (e.key === 'Enter' || e.key === ' ') &&
-              (e.target as HTMLElement).closest('.react-flow__node')
-            )
-              setTab('step');
-          }}
-          onDragOver={(e) => {
-            if (e.dataTransfer.types.includes(DRAG_TYPE)) {
-              e.preventDefault();
-              e.dataTransfer.dropEffect = 'move';
-            }
-          }}
-          onDrop={(e) => {
-            const type = e.dataTransfer.getData(DRAG_TYPE) as NodeType;
-            if (!type) return;
-            e.preventDefault();
-            addNode(type, flow.screenToFlowPosition({ x: e.clientX - 100, y: e.clientY - 20 }));
-          }}
-        >
-          <ReactFlow<StepNode, LinkEdge>
-            nodes={shownNodes}
-            edges={shownEdges}
-            nodeTypes={NODE_TYPES_MAP}
-            onNodesChange={viewing ? onViewingChange : onDraftChange}
-            onEdgesChange={viewing ? undefined : onEdgesChange}
-            onConnect={viewing ? undefined : onConnect}
-            isValidConnection={(c) => c.source !== c.target}
-            nodesDraggable={!viewing}
-            nodesConnectable={!viewing}
-            deleteKeyCode={viewing ? null : ['Backspace', 'Delete']}
-            fitView
-            fitViewOptions={{ maxZoom: 1 }}
-            aria-label="Workflow canvas"
-          >
-            <Background gap={20} />
-            <Controls showInteractive={false} fitViewOptions={{ maxZoom: 1 }} />
-          </ReactFlow>
-        </div>
-        <aside className="side-panel" aria-label="Editor panel">
-          <div className="tabs" role="group" aria-label="Panels">
-            {TABS.map((t) => (
-              <button
-                key={t.id}
-                type="button"
-                className={`tab ${tab === t.id ? 'tab-active' : ''}`}
-                aria-pressed={tab === t.id}
-                onClick={() => setTab(t.id)}
-              >
-                {t.label}
-              </button>
-            ))}
-          </div>
-          <div className="panel-scroll" ref={inspectorRef} tabIndex={-1}>
-            {tab === 'step' && (
-              <Inspector
-                node={selectedNode}
-                nodes={nodes}
-                edges={viewing ? viewing.edges : edges}
-                schemas={schemas}
-                findings={viewing ? [] : findings}
-                pickers={{ agent_id: agents }}
-                readOnly={!!viewing}
-                onConfig={setConfig}
-                onConnect={connect}
-                onDelete={deleteNode}
-                onRename={rename}
-                onSelect={select}
-              />
-            )}
-            {tab === 'simulate' && (
-              <SimulatePanel
-                workflowId={workflow.id}
-                beforeRun={saver.flush}
-                onResult={(r: SimulationResult | null) => setPath(r?.path ?? [])}
-              />
-            )}
-            {tab === 'versions' && (
-              <VersionsPanel
-                workflowId={workflow.id}
-                generation={generation}
-                draft={() => graph}
-                viewing={viewing?.version ?? null}
-                onView={(v) => void view(v)}
-                onRollback={(v) => publish(v)}
-              />
-            )}
-            {tab === 'talk' && (
-              <TalkPanel
-                projectId={workflow.project_id}
-                workflowId={workflow.id}
-                published={published}
-                onNode={setLiveNode}
-              />
-            )}
-          </div>
-        </aside>
+        <EditorCanvas
+          canvasRef={canvasRef}
+          nodes={shownNodes}
+          edges={shownEdges}
+          readOnly={!!viewing}
+          onNodesChange={viewing ? onViewingChange : onDraftChange}
+          onEdgesChange={viewing ? undefined : onEdgesChange}
+          onConnect={viewing ? undefined : onConnect}
+          onDropStep={(type, at) => addNode(type, at)}
+          onOpenStep={() => setTab('step')}
+        />
+        <SidePanel tab={tab} onTab={setTab} panelRef={inspectorRef}>
+          {tab === 'step' && (
+            <Inspector
+              node={selectedNode}
+              nodes={nodes}
+              edges={viewing ? viewing.edges : edges}
+              schemas={schemas}
+              findings={viewing ? [] : findings}
+              pickers={{ agent_id: agents }}
+              readOnly={!!viewing}
+              onConfig={setConfig}
+              onConnect={connect}
+              onDelete={deleteNode}
+              onRename={rename}
+              onSelect={select}
+            />
+          )}
+          {tab === 'simulate' && (
+            <SimulatePanel
+              workflowId={workflow.id}
+              beforeRun={saver.flush}
+              onResult={(r: SimulationResult | null) => setPath(r?.path ?? [])}
+            />
+          )}
+          {tab === 'versions' && (
+            <VersionsPanel
+              workflowId={workflow.id}
+              generation={generation}
+              draft={() => graph}
+              viewing={viewing?.version ?? null}
+              onView={(v) => void view(v)}
+              onRollback={(v) => publish(v)}
+            />
+          )}
+          {tab === 'talk' && (
+            <TalkPanel
+              projectId={workflow.project_id}
+              workflowId={workflow.id}
+              published={published}
+              onNode={setLiveNode}
+            />
+          )}
+        </SidePanel>
       </div>
     </div>
   );

@@ -19,26 +19,20 @@ interface Line {
   text: string;
 }
 
-export function TalkPanel({
-  projectId,
-  workflowId,
-  published,
-  onNode,
-}: {
-  projectId: string;
-  workflowId: string;
-  published: number | null;
-  onNode: (nodeId: string | null) => void;
-}) {
+/**
+ * A conversation over `transport`: its lines as they come, the channel while it is up, what went
+ * wrong; the step it is on goes to `onNode`. Ended when the panel goes.
+ */
+function useConversation(
+  transport: TalkTransport,
+  target: { projectId: string; workflowId: string },
+  onNode: (nodeId: string | null) => void,
+) {
   const [lines, setLines] = useState<Line[]>([]);
   const [channel, setChannel] = useState<TalkChannel | null>(null);
-  const [text, setText] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const channelRef = useRef<TalkChannel | null>(null);
-  const offered = TRANSPORTS.filter((t) => t.available());
-  const [transportId, setTransportId] = useState(offered[0]?.id ?? 'text');
-  const transport = offered.find((t) => t.id === transportId) ?? textTransport;
 
   useEffect(() => () => channelRef.current?.end(), []);
 
@@ -60,7 +54,7 @@ export function TalkPanel({
     setError(null);
     setLines([]);
     try {
-      const c = await transport.open({ projectId, workflowId, variables: {} }, onEvent);
+      const c = await transport.open({ ...target, variables: {} }, onEvent);
       channelRef.current = c;
       setChannel(c);
     } catch (err) {
@@ -69,6 +63,29 @@ export function TalkPanel({
       setBusy(false);
     }
   };
+  return { lines, setLines, channel, error, setError, busy, start };
+}
+
+export function TalkPanel({
+  projectId,
+  workflowId,
+  published,
+  onNode,
+}: {
+  projectId: string;
+  workflowId: string;
+  published: number | null;
+  onNode: (nodeId: string | null) => void;
+}) {
+  const [text, setText] = useState('');
+  const offered = TRANSPORTS.filter((t) => t.available());
+  const [transportId, setTransportId] = useState(offered[0]?.id ?? 'text');
+  const transport = offered.find((t) => t.id === transportId) ?? textTransport;
+  const { lines, setLines, channel, error, setError, busy, start } = useConversation(
+    transport,
+    { projectId, workflowId },
+    onNode,
+  );
 
   const send = (event: React.FormEvent) => {
     event.preventDefault();
@@ -93,23 +110,7 @@ export function TalkPanel({
     <section className="panel-body" aria-label="Talk to it">
       <p className="muted">Runs version {published}, the one numbers and sessions run.</p>
       {!channel && offered.length > 1 && (
-        <fieldset className="config-group talk-mode">
-          <legend>How to talk</legend>
-          {offered.map((t) => (
-            <div className="checkbox-row" key={t.id}>
-              <input
-                type="radio"
-                id={`talk-${t.id}`}
-                name="talk-mode"
-                checked={transport.id === t.id}
-                onChange={() => setTransportId(t.id)}
-              />
-              <label htmlFor={`talk-${t.id}`}>
-                <strong>{t.label}</strong>: {t.description}
-              </label>
-            </div>
-          ))}
-        </fieldset>
+        <TransportChoice offered={offered} chosen={transport.id} onChoose={setTransportId} />
       )}
       {channel && (
         <p className="muted">
@@ -122,43 +123,106 @@ export function TalkPanel({
           {error}
         </div>
       )}
-      <ol className="transcript" aria-label="Conversation" aria-live="polite">
-        {lines.map((l, i) => (
-          <li
-            key={i}
-            className={`turn ${l.who === 'caller' ? 'turn-user' : l.who === 'system' ? 'turn-system' : ''}`}
-          >
-            <span className="turn-meta">
-              {l.who === 'caller' ? 'You' : l.who === 'workflow' ? 'Workflow' : ''}
-            </span>{' '}
-            {l.text}
-          </li>
-        ))}
-      </ol>
+      <TalkTranscript lines={lines} />
       {channel ? (
-        <form className="talk-input" onSubmit={send} aria-label="Say something">
-          <label htmlFor="talk-text" className="sr-only">
-            {transport.id === 'voice' ? 'Keys to press' : 'Your message'}
-          </label>
-          <input
-            id="talk-text"
-            value={text}
-            onChange={(e) => setText(e.target.value)}
-            autoComplete="off"
-            placeholder={transport.id === 'voice' ? 'e.g. dtmf:1' : 'Type a reply'}
-          />
-          <button type="submit" className="btn btn-primary">
-            Send
-          </button>
-          <button type="button" className="btn" onClick={() => channel.end()}>
-            Hang up
-          </button>
-        </form>
+        <TalkInput
+          voice={transport.id === 'voice'}
+          text={text}
+          onText={setText}
+          onSubmit={send}
+          onHangUp={() => channel.end()}
+        />
       ) : (
         <button type="button" className="btn btn-primary" onClick={() => void start()} disabled={busy}>
           {busy ? 'Connecting…' : 'Start a conversation'}
         </button>
       )}
     </section>
+  );
+}
+
+/** The ways to talk this browser can use (voice, typing), before a conversation starts. */
+function TransportChoice({
+  offered,
+  chosen,
+  onChoose,
+}: {
+  offered: TalkTransport[];
+  chosen: TalkTransport['id'];
+  onChoose: (id: TalkTransport['id']) => void;
+}) {
+  return (
+    <fieldset className="config-group talk-mode">
+      <legend>How to talk</legend>
+      {offered.map((t) => (
+        <div className="checkbox-row" key={t.id}>
+          <input
+            type="radio"
+            id={`talk-${t.id}`}
+            name="talk-mode"
+            checked={chosen === t.id}
+            onChange={() => onChoose(t.id)}
+          />
+          <label htmlFor={`talk-${t.id}`}>
+            <strong>{t.label}</strong>: {t.description}
+          </label>
+        </div>
+      ))}
+    </fieldset>
+  );
+}
+
+/** What was said, by whom, as it comes. */
+function TalkTranscript({ lines }: { lines: Line[] }) {
+  return (
+    <ol className="transcript" aria-label="Conversation" aria-live="polite">
+      {lines.map((l, i) => (
+        <li
+          key={i}
+          className={`turn ${l.who === 'caller' ? 'turn-user' : l.who === 'system' ? 'turn-system' : ''}`}
+        >
+          <span className="turn-meta">
+            {l.who === 'caller' ? 'You' : l.who === 'workflow' ? 'Workflow' : ''}
+          </span>{' '}
+          {l.text}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/** The reply box of a conversation under way (keys only on a voice call), send and hang up. */
+function TalkInput({
+  voice,
+  text,
+  onText,
+  onSubmit,
+  onHangUp,
+}: {
+  voice: boolean;
+  text: string;
+  onText: (text: string) => void;
+  onSubmit: (event: React.FormEvent) => void;
+  onHangUp: () => void;
+}) {
+  return (
+    <form className="talk-input" onSubmit={onSubmit} aria-label="Say something">
+      <label htmlFor="talk-text" className="sr-only">
+        {voice ? 'Keys to press' : 'Your message'}
+      </label>
+      <input
+        id="talk-text"
+        value={text}
+        onChange={(e) => onText(e.target.value)}
+        autoComplete="off"
+        placeholder={voice ? 'e.g. dtmf:1' : 'Type a reply'}
+      />
+      <button type="submit" className="btn btn-primary">
+        Send
+      </button>
+      <button type="button" className="btn" onClick={onHangUp}>
+        Hang up
+      </button>
+    </form>
   );
 }

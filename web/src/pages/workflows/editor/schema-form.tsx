@@ -22,7 +22,7 @@ import { messagesFor } from './findings';
 export { kindOf, humanize, parseScalar, type FormContext, type JsonSchema } from './schema-parts';
 
 function SchemaField(props: FieldProps) {
-  const { label, path, schema, value, onChange, required, ctx } = props;
+  const { label, path, schema, value, ctx } = props;
   const kind = kindOf(schema);
   const key =
     path
@@ -31,115 +31,16 @@ function SchemaField(props: FieldProps) {
       .pop() ?? path;
   const picker = ctx.pickers[key];
 
-  if (kind === 'string' && picker) {
-    return (
-      <Frame {...props}>
-        {(a) => (
-          <select
-            id={a.id}
-            value={typeof value === 'string' ? value : ''}
-            onChange={(e) => onChange(e.target.value)}
-            aria-invalid={a.invalid || undefined}
-            aria-describedby={a.describedBy}
-            aria-required={required || undefined}
-          >
-            <option value="">Choose…</option>
-            {picker.map((o) => (
-              <option key={o.value} value={o.value}>
-                {o.label}
-              </option>
-            ))}
-          </select>
-        )}
-      </Frame>
-    );
-  }
+  if (kind === 'string' && picker) return <PickerField {...props} options={picker} />;
   switch (kind) {
-    case 'string': {
-      const Input = isTemplate(schema) ? 'textarea' : 'input';
-      return (
-        <Frame {...props}>
-          {(a) => (
-            <Input
-              id={a.id}
-              value={typeof value === 'string' ? value : ''}
-              rows={isTemplate(schema) ? 2 : undefined}
-              onChange={(e) => onChange(e.target.value === '' && !required ? undefined : e.target.value)}
-              aria-invalid={a.invalid || undefined}
-              aria-describedby={a.describedBy}
-              aria-required={required || undefined}
-            />
-          )}
-        </Frame>
-      );
-    }
+    case 'string':
+      return <StringField {...props} />;
     case 'number':
-      return (
-        <Frame {...props}>
-          {(a) => (
-            <input
-              id={a.id}
-              type="number"
-              value={typeof value === 'number' ? value : ''}
-              step={schema.type === 'integer' ? 1 : 'any'}
-              min={schema.minimum}
-              max={schema.maximum}
-              onChange={(e) => onChange(e.target.value === '' ? undefined : Number(e.target.value))}
-              aria-invalid={a.invalid || undefined}
-              aria-describedby={a.describedBy}
-            />
-          )}
-        </Frame>
-      );
-    case 'boolean': {
-      const id = fieldId(ctx.nodeId, path);
-      const messages = messagesFor(ctx.findings, ctx.nodeId, path);
-      const hint = hintOf(schema);
-      return (
-        <div className={`field ${messages.length ? 'field-invalid' : ''}`} data-config-field={path}>
-          <div className="checkbox-row">
-            <input
-              id={id}
-              type="checkbox"
-              checked={typeof value === 'boolean' ? value : schema.default === true}
-              onChange={(e) => onChange(e.target.checked)}
-              aria-invalid={messages.length > 0 || undefined}
-              aria-describedby={hint ? `${id}-hint` : undefined}
-            />
-            <label htmlFor={id}>{label}</label>
-          </div>
-          {hint && (
-            <div className="field-hint" id={`${id}-hint`}>
-              {hint}
-            </div>
-          )}
-          {messages.length > 0 && <div className="field-error">{messages.join(' ')}</div>}
-        </div>
-      );
-    }
+      return <NumberField {...props} />;
+    case 'boolean':
+      return <BooleanField {...props} />;
     case 'enum':
-      return (
-        <Frame {...props}>
-          {(a) => (
-            <select
-              id={a.id}
-              value={typeof value === 'string' ? value : ''}
-              onChange={(e) => onChange(e.target.value === '' ? undefined : e.target.value)}
-              aria-invalid={a.invalid || undefined}
-              aria-describedby={a.describedBy}
-            >
-              <option value="">
-                {schema.default !== undefined ? `Default (${String(schema.default)})` : 'Choose…'}
-              </option>
-              {schema.anyOf!.map((s) => (
-                <option key={String(s.const)} value={String(s.const)}>
-                  {humanize(String(s.const))}
-                </option>
-              ))}
-            </select>
-          )}
-        </Frame>
-      );
+      return <EnumField {...props} />;
     case 'tagged':
       return <TaggedField {...props} />;
     case 'object':
@@ -158,6 +59,130 @@ function SchemaField(props: FieldProps) {
     default:
       return <JsonField {...props} />;
   }
+}
+
+/** A string chosen from the editor's own list (an agent by name for `agent_id`). */
+function PickerField(props: FieldProps & { options: { value: string; label: string }[] }) {
+  const { value, onChange, required, options } = props;
+  return (
+    <Frame {...props}>
+      {(a) => (
+        <select
+          id={a.id}
+          value={typeof value === 'string' ? value : ''}
+          onChange={(e) => onChange(e.target.value)}
+          aria-invalid={a.invalid || undefined}
+          aria-describedby={a.describedBy}
+          aria-required={required || undefined}
+        >
+          <option value="">Choose…</option>
+          {options.map((o) => (
+            <option key={o.value} value={o.value}>
+              {o.label}
+            </option>
+          ))}
+        </select>
+      )}
+    </Frame>
+  );
+}
+
+/** A string: a text area for a template, else one line; empty and optional is left out. */
+function StringField(props: FieldProps) {
+  const { schema, value, onChange, required } = props;
+  const Input = isTemplate(schema) ? 'textarea' : 'input';
+  return (
+    <Frame {...props}>
+      {(a) => (
+        <Input
+          id={a.id}
+          value={typeof value === 'string' ? value : ''}
+          rows={isTemplate(schema) ? 2 : undefined}
+          onChange={(e) => onChange(e.target.value === '' && !required ? undefined : e.target.value)}
+          aria-invalid={a.invalid || undefined}
+          aria-describedby={a.describedBy}
+          aria-required={required || undefined}
+        />
+      )}
+    </Frame>
+  );
+}
+
+/** A number within the schema's bounds (whole for an integer); empty is left out. */
+function NumberField(props: FieldProps) {
+  const { schema, value, onChange } = props;
+  return (
+    <Frame {...props}>
+      {(a) => (
+        <input
+          id={a.id}
+          type="number"
+          value={typeof value === 'number' ? value : ''}
+          step={schema.type === 'integer' ? 1 : 'any'}
+          min={schema.minimum}
+          max={schema.maximum}
+          onChange={(e) => onChange(e.target.value === '' ? undefined : Number(e.target.value))}
+          aria-invalid={a.invalid || undefined}
+          aria-describedby={a.describedBy}
+        />
+      )}
+    </Frame>
+  );
+}
+
+/** A switch, its label beside it, its hint and findings under it. */
+function BooleanField({ label, path, schema, value, onChange, ctx }: FieldProps) {
+  const id = fieldId(ctx.nodeId, path);
+  const messages = messagesFor(ctx.findings, ctx.nodeId, path);
+  const hint = hintOf(schema);
+  return (
+    <div className={`field ${messages.length ? 'field-invalid' : ''}`} data-config-field={path}>
+      <div className="checkbox-row">
+        <input
+          id={id}
+          type="checkbox"
+          checked={typeof value === 'boolean' ? value : schema.default === true}
+          onChange={(e) => onChange(e.target.checked)}
+          aria-invalid={messages.length > 0 || undefined}
+          aria-describedby={hint ? `${id}-hint` : undefined}
+        />
+        <label htmlFor={id}>{label}</label>
+      </div>
+      {hint && (
+        <div className="field-hint" id={`${id}-hint`}>
+          {hint}
+        </div>
+      )}
+      {messages.length > 0 && <div className="field-error">{messages.join(' ')}</div>}
+    </div>
+  );
+}
+
+/** One of the schema's constants (`anyOf`), or its default. */
+function EnumField(props: FieldProps) {
+  const { schema, value, onChange } = props;
+  return (
+    <Frame {...props}>
+      {(a) => (
+        <select
+          id={a.id}
+          value={typeof value === 'string' ? value : ''}
+          onChange={(e) => onChange(e.target.value === '' ? undefined : e.target.value)}
+          aria-invalid={a.invalid || undefined}
+          aria-describedby={a.describedBy}
+        >
+          <option value="">
+            {schema.default !== undefined ? `Default (${String(schema.default)})` : 'Choose…'}
+          </option>
+          {schema.anyOf!.map((s) => (
+            <option key={String(s.const)} value={String(s.const)}>
+              {humanize(String(s.const))}
+            </option>
+          ))}
+        </select>
+      )}
+    </Frame>
+  );
 }
 
 function TaggedField(props: FieldProps) {
