@@ -247,6 +247,8 @@ export class WebRtcPeer implements WebPeer {
       // Nothing goes out between prompts (browsers conceal the gap, as with Opus DTX): at 100
       // sessions that is thousands of packets a second saved while the workflow listens.
       idle: 'pause',
+      // An answer's first frame leaves when it is queued, not at the next tick (up to 20 ms).
+      startAtOnce: true,
       transmit: (packet) => {
         if (this.track?.isOpen()) this.track.sendMessageBinary(packet);
       },
@@ -261,6 +263,9 @@ export class WebRtcPeer implements WebPeer {
       ...(pacer ? { pacer } : {}),
       // Browsers pause in silence (Opus DTX): the listener hears those pauses as silence.
       fillPauses: true,
+      // What hears the browser is a recogniser and a VAD, not an ear: frames go on as they come,
+      // so an end of turn is not held up by a playout buffer.
+      handOnArrival: true,
       onAudio: (pcm) => this.audioListeners.emit(pcm),
       onDigit: (event) => this.digit(event.digit),
       onError: (err) => this.options.logger?.warn({ err }, 'webrtc: a listener of the browser audio failed'),

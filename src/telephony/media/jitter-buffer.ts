@@ -178,6 +178,21 @@ export class JitterBuffer {
     if (ext > this.highest) this.highest = ext;
   }
 
+  /**
+   * The next frame in sequence if it has arrived, for a receiver that hands frames on as they come
+   * (its clock pulls only what did not); null when it has not. Numbers a press took are passed.
+   */
+  takeArrived(): JitterOutput | null {
+    for (;;) {
+      if (this.count === 0) return null;
+      const slot = this.slots[this.nextSeq % this.capacity];
+      if (!slot || slot.ext !== this.nextSeq) return null;
+      this.playing = true;
+      const out = this.take();
+      if (out !== SKIPPED) return out;
+    }
+  }
+
   /** Called once per frame interval by the playout clock. */
   pull(): JitterOutput {
     if (!this.playing) {

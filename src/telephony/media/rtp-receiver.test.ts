@@ -83,6 +83,64 @@ describe('MediaReceiver', () => {
     expect(frames.filter((f) => f.pause).length).toBeGreaterThan(80);
   });
 
+  it('with handOnArrival, hands each frame on as it arrives; the clock fills in only what did not come', () => {
+    const clock = new FakeClock();
+    const frames: { at: number; seq: number; concealed: boolean; pause: boolean }[] = [];
+    const rx = new MediaReceiver({
+      clock,
+      codec: new PipelineCodec(new G711Codec('alaw')),
+      fillPauses: true,
+      handOnArrival: true,
+      onAudio: (_pcm, info) =>
+        frames.push({
+          at: clock.monotonic(),
+          seq: info.sequence,
+          concealed: info.concealed,
+          pause: !!info.pause,
+        }),
+    });
+    rx.start(); // ticks at 0, 20, 40, ...
+    const send = (seq: number) =>
+      rx.handle(
+        parseRtp(
+          serializeRtp(
+            { payloadType: 8, sequenceNumber: seq, timestamp: seq * 160, ssrc: 5 },
+            Buffer.alloc(160, 0xaa),
+          ),
+        ),
+        clock.monotonic(),
+      );
+    clock.advance(5);
+    send(10); // held back by probation
+    clock.advance(20);
+    frames.length = 0; // the tick at 20 heard the source's first pause
+    // Packets 5 ms after each tick: each is handed on at its arrival, and no tick adds a frame.
+    for (let seq = 11; seq <= 20; seq++) {
+      send(seq);
+      expect(frames.at(-1)).toEqual({ at: clock.monotonic(), seq, concealed: false, pause: false });
+      clock.advance(20);
+    }
+    expect(frames).toHaveLength(10);
+    // 21 is lost: 22 waits for the tick, which conceals 21 and hands 22 on behind it.
+    frames.length = 0;
+    send(22); // at 225
+    expect(frames).toHaveLength(0);
+    clock.advance(15); // the tick at 240
+    expect(frames).toEqual([
+      { at: 240, seq: 21, concealed: true, pause: false },
+      { at: 240, seq: 22, concealed: false, pause: false },
+    ]);
+    // The sender pauses (DTX): after the tick 22 went ahead of, silence once per tick, in real time.
+    frames.length = 0;
+    clock.advance(100); // ticks at 260 (owed nothing), 280, 300, 320, 340
+    expect(frames.map((f) => [f.at, f.pause])).toEqual([
+      [280, true],
+      [300, true],
+      [320, true],
+      [340, true],
+    ]);
+  });
+
   it('without fillPauses, hands nothing while the sender pauses', () => {
     const { clock, rx, frames, send } = setup();
     rx.start();

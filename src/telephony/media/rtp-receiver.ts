@@ -10,7 +10,7 @@ import type { Clock } from '../../shared/clock.js';
 import { FRAME_MS } from '../../audio/codecs/audio-codec.js';
 import type { PipelineCodec } from '../../audio/codecs/pipeline-codec.js';
 import { DtmfReceiver, type DigitEnd, type DigitEvent } from './dtmf.js';
-import { JitterBuffer, type JitterBufferOptions } from './jitter-buffer.js';
+import { JitterBuffer, type JitterBufferOptions, type JitterOutput } from './jitter-buffer.js';
 import { Pacer } from './pacer.js';
 import type { FrameTicker, SharedPacer } from './shared-pacer.js';
 import type { RtpPacket } from './rtp-packet.js';
@@ -45,6 +45,15 @@ export interface MediaReceiverOptions {
    * open. Default off (calls hand nothing while the far end is silent).
    */
   fillPauses?: boolean;
+  /**
+   * For a listener rather than a loudspeaker (speech recognition, a VAD): a frame is handed on as
+   * soon as it is next in sequence, and the clock hands out only what did not come in time (a
+   * concealed loss, fillPauses' silence), each tick owing one frame less for every frame that went
+   * ahead of it. A frame that came just in time saves the buffer's wait (a frame or two); one that
+   * comes late after the clock filled its place costs 20 ms of delay from then on, as a jitter
+   * buffer growing would. Default off: playout on the clock, behind the jitter buffer.
+   */
+  handOnArrival?: boolean;
   /** Errors thrown by the callbacks above land here instead of on the timer. */
   onError?: (err: Error) => void;
   /**
@@ -92,6 +101,8 @@ export class MediaReceiver {
   private eventPayloadType: number;
   /** The frame fillPauses hands out (zeroed before each use). */
   private silence: Int16Array | null = null;
+  /** Frames handed on ahead of the clock (handOnArrival): its next ticks owe that many fewer. */
+  private ahead = 0;
 
   constructor(private readonly options: MediaReceiverOptions) {
     this.codec = options.codec;
@@ -164,6 +175,7 @@ export class MediaReceiver {
       this.remoteSsrc = p.ssrc;
       this.stats = new ReceptionStats(this.codec.codec.clockRate);
       this.jitter = this.newJitterBuffer();
+      this.ahead = 0;
     }
     this.lastFromSource = arrivalMs;
     const stats = this.stats!;
@@ -183,10 +195,28 @@ export class MediaReceiver {
     this.counters.audioPackets++;
     stats.updateJitter(p.timestamp, arrivalMs);
     this.jitter.push(p.sequenceNumber, p.timestamp, p.payload(), p.marker, arrivalMs);
+    if (this.options.handOnArrival) this.handArrived();
+  }
+
+  /** handOnArrival: every frame that is next in sequence, now. */
+  private handArrived(): void {
+    for (let out = this.jitter.takeArrived(); out; out = this.jitter.takeArrived()) {
+      this.ahead++;
+      this.deliver(out);
+    }
   }
 
   private playout(): void {
-    const out = this.jitter.pull();
+    if (this.ahead > 0) {
+      this.ahead--;
+      return;
+    }
+    this.deliver(this.jitter.pull());
+    // Frames held behind a loss the clock just concealed go on at once.
+    if (this.options.handOnArrival) this.handArrived();
+  }
+
+  private deliver(out: JitterOutput): void {
     if (!this.options.onAudio) return; // nobody listens: skip the decode
     const codec = this.codec;
     if (out.kind === 'empty') {

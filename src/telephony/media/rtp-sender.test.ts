@@ -99,6 +99,54 @@ describe('RtpSender', () => {
     expect(sent[0].p.timestamp).toBe((0xfffff000 + 6 * 160) >>> 0);
   });
 
+  it("with startAtOnce, sends a talk spurt's first frame when queued, the rest a tick ahead", () => {
+    const { clock, sender, sent } = setup({ idle: 'pause', startAtOnce: true });
+    const ts = (tick: number) => (0xfffff000 + tick * 160) >>> 0;
+    sender.enqueue(new Int16Array(320).fill(1000));
+    expect(sent).toHaveLength(0); // not started: nothing goes before the line is up
+    sender.clear();
+    sender.start();
+    clock.advance(107); // ticks 0..5 went by idle
+    sender.enqueue(new Int16Array(960).fill(1000)); // three frames
+    expect(sent.map((s) => [s.at, s.p.marker, s.p.timestamp])).toEqual([[107, true, ts(6)]]);
+    clock.advance(100);
+    // Tick 6 (at 120) sends tick 7's frame: one tick ahead until the spurt ends.
+    expect(sent.map((s) => [s.at, s.p.timestamp])).toEqual([
+      [107, ts(6)],
+      [120, ts(7)],
+      [140, ts(8)],
+    ]);
+    // The next spurt starts at once again, on the clock's time (tick 11 was at 220).
+    clock.advance(13);
+    sender.enqueue(new Int16Array(320).fill(1000));
+    expect(sent.at(-1)).toMatchObject({ at: 220 });
+    expect(sent.at(-1)!.p.timestamp).toBe(ts(12));
+    expect(sent.at(-1)!.p.marker).toBe(true);
+    // Less than a frame waits for its tick (padding it now would put silence mid-word).
+    clock.advance(47); // 267: the spurt ended at tick 12
+    sender.enqueue(new Int16Array(100).fill(1000));
+    expect(sent.at(-1)!.at).toBe(220);
+    clock.advance(13);
+    expect(sent.at(-1)).toMatchObject({ at: 280 });
+    expect(sent.at(-1)!.p.timestamp).toBe(ts(14));
+    expect(sender.stats).toMatchObject({ packets: 5, holeFrames: 0, skippedFrames: 0 });
+  });
+
+  it('with startAtOnce, a queued press goes first, and the spurt after it waits for its tick', async () => {
+    const { clock, sender, sent } = setup({ idle: 'pause', startAtOnce: true });
+    sender.start();
+    clock.advance(10);
+    void sender.sendDigits('1', { durationMs: 40, gapMs: 20 });
+    sender.enqueue(new Int16Array(320).fill(1000));
+    expect(sent).toHaveLength(0);
+    await clock.advanceAsync(300, 10);
+    const kinds = sent.map((s) => (s.p.payloadType === 101 ? 'event' : 'audio'));
+    expect(kinds[0]).toBe('event');
+    expect(kinds.filter((k) => k === 'audio')).toHaveLength(1);
+    const seqs = sent.map((s) => s.p.sequenceNumber);
+    expect(seqs).toEqual(seqs.map((_, i) => (65000 + i) % 65536));
+  });
+
   it('sends a press as start, 50 ms continuations and three end packets, muting audio', async () => {
     const { clock, sender, sent } = setup();
     sender.start();

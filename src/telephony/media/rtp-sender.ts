@@ -25,6 +25,13 @@ export interface RtpSenderOptions {
   transmit: (packet: Buffer) => void;
   /** With nothing queued: send encoded silence (default, keeps NAT bindings and strict peers happy) or pause. */
   idle?: 'silence' | 'pause';
+  /**
+   * With idle 'pause': the first frame of a talk spurt leaves when its audio is queued instead of
+   * at the next tick (up to a frame later); it is the next tick's frame, and the rest of the spurt
+   * goes one tick ahead of the clock (a jitter buffer holds an early frame, a late one it waits
+   * for). What an answer's first word waits for after the pipeline has it.
+   */
+  startAtOnce?: boolean;
   maxBurst?: number;
   /** Tick with the node's other calls on one timer instead of a timer of its own. */
   pacer?: SharedPacer;
@@ -80,6 +87,8 @@ export class RtpSender {
   private payloadType: number;
   private eventPayloadType: number;
   private talkspurt = true;
+  /** Ticks ahead of the clock this talk spurt's frames go (1 after startAtOnce, else 0). */
+  private lead = 0;
   private readonly digits: PendingDigit[] = [];
   /** Audio stays muted until this tick while a press (and its gap) is on the wire. */
   private mutedUntilTick = -1;
@@ -125,6 +134,18 @@ export class RtpSender {
     if (pcm.length === 0) return;
     this.queue.push(pcm);
     this.queuedSamples += pcm.length;
+    if (this.options.startAtOnce) this.startSpurt();
+  }
+
+  /** See startAtOnce: a quiet paused line sends the next tick's frame now. */
+  private startSpurt(): void {
+    if (this.options.idle !== 'pause' || !this.pacer.running || this.paused) return;
+    if (!this.talkspurt || this.lead > 0 || this.digits.length > 0 || this.finishDigit) return;
+    const next = this.lastTick + 1;
+    // A partial frame waits for the rest (or its tick): padding it would put silence mid-word.
+    if (next < this.mutedUntilTick || this.queuedSamples - this.queueOffset < this.codec.frameSamples) return;
+    this.lead = 1;
+    this.sendFrame(next);
   }
 
   /** Drops queued audio at once (barge-in). */
@@ -201,12 +222,19 @@ export class RtpSender {
     if (index < this.mutedUntilTick) return;
     const pending = this.digits.shift();
     if (pending) {
-      this.startDigit(index, pending);
+      this.startDigit(index + this.lead, pending);
+      this.lead = 0;
       return;
     }
+    this.sendFrame(index + this.lead);
+  }
+
+  /** Sends the next queued frame as tick `index`'s; none queued (idle 'pause') ends the spurt. */
+  private sendFrame(index: number): void {
     const frame = this.takeFrame();
     if (!frame) {
       this.talkspurt = true;
+      this.lead = 0;
       return;
     }
     this.onSent?.(frame);
