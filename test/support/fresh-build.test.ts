@@ -44,9 +44,20 @@ describe('isFresh', () => {
     expect(isFresh(out, [src])).toBe(false);
     touch(path.join(src, 'deep/b.ts'), 1_000_000);
     expect(isFresh(out, [src])).toBe(true);
-    fs.rmSync(path.join(src, 'a.ts'));
+    // Removed below the top folder (whose own time the build's dist/ changes, so it is not read).
+    fs.rmSync(path.join(src, 'deep/b.ts'));
     expect(newestMtime([src])).toBeGreaterThan(2_000_000);
     expect(isFresh(out, [src])).toBe(false);
+  });
+
+  it('is not made stale by the build creating dist/ inside an input folder', () => {
+    const { src, out } = tree();
+    allAt(src, 1_000_000);
+    fs.writeFileSync(out, 'built');
+    touch(out, 2_000_000);
+    fs.mkdirSync(path.join(src, 'dist'));
+    touch(src, 3_000_000);
+    expect(isFresh(out, [src])).toBe(true);
   });
 
   it('skips node_modules and dist folders, and inputs that do not exist', () => {

@@ -8,18 +8,19 @@ import path from 'node:path';
 /** The newest modification time under `paths` (files or folders; node_modules and dist skipped). */
 export function newestMtime(paths: readonly string[]): number {
   let newest = 0;
-  const visit = (p: string): void => {
+  const visit = (p: string, root: boolean): void => {
     const stat = fs.statSync(p, { throwIfNoEntry: false });
     if (!stat) return;
-    // A folder's own time counts too: it changes when a file in it is removed or renamed.
-    newest = Math.max(newest, stat.mtimeMs);
+    // A folder's own time counts too (it changes when a file in it is removed or renamed), except
+    // a root's: creating its dist/ folder (the build itself) changes that.
+    if (!root || !stat.isDirectory()) newest = Math.max(newest, stat.mtimeMs);
     if (!stat.isDirectory()) return;
     for (const entry of fs.readdirSync(p)) {
       if (entry === 'node_modules' || entry === 'dist') continue;
-      visit(path.join(p, entry));
+      visit(path.join(p, entry), false);
     }
   };
-  for (const p of paths) visit(p);
+  for (const p of paths) visit(p, true);
   return newest;
 }
 
