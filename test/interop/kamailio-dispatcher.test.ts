@@ -25,7 +25,6 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { freeSipPort, freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
-import { switchboardCommand } from '../support/fresh-build.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const KAMAILIO_CFG = path.join(ROOT, 'deploy/kamailio/kamailio.cfg');
@@ -252,10 +251,19 @@ describe.runIf(Boolean(dbUrl && redisUrl))('two SIP nodes behind Kamailio (deplo
         WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
         LOG_LEVEL: 'warn',
       };
-      const serve = (name: string, role: string, env: Record<string, string>) => {
-        const command = switchboardCommand(['serve', '--role', role]);
-        return start(name, command.file, command.args, { ...common, SWITCHBOARD_NODE_ID: name, ...env });
-      };
+      const serve = (name: string, role: string, env: Record<string, string>) =>
+        start(
+          name,
+          process.execPath,
+          [
+            path.join(ROOT, 'node_modules/vite-node/vite-node.mjs'),
+            'src/cli/main.ts',
+            'serve',
+            '--role',
+            role,
+          ],
+          { ...common, SWITCHBOARD_NODE_ID: name, ...env },
+        );
 
       // The first API node migrates the empty database and prints the default workspace's key.
       const apiPorts = [await freeTcpPortOn('127.0.0.1'), await freeTcpPortOn('127.0.0.1')];
