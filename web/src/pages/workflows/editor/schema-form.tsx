@@ -68,11 +68,9 @@ function PickerField(props: FieldProps & { options: { value: string; label: stri
     <Frame {...props}>
       {(a) => (
         <select
-          id={a.id}
+          {...a}
           value={typeof value === 'string' ? value : ''}
           onChange={(e) => onChange(e.target.value)}
-          aria-invalid={a.invalid || undefined}
-          aria-describedby={a.describedBy}
           aria-required={required || undefined}
         >
           <option value="">Choose…</option>
@@ -95,12 +93,10 @@ function StringField(props: FieldProps) {
     <Frame {...props}>
       {(a) => (
         <Input
-          id={a.id}
+          {...a}
           value={typeof value === 'string' ? value : ''}
           rows={isTemplate(schema) ? 2 : undefined}
           onChange={(e) => onChange(e.target.value === '' && !required ? undefined : e.target.value)}
-          aria-invalid={a.invalid || undefined}
-          aria-describedby={a.describedBy}
           aria-required={required || undefined}
         />
       )}
@@ -115,15 +111,13 @@ function NumberField(props: FieldProps) {
     <Frame {...props}>
       {(a) => (
         <input
-          id={a.id}
+          {...a}
           type="number"
           value={typeof value === 'number' ? value : ''}
           step={schema.type === 'integer' ? 1 : 'any'}
           min={schema.minimum}
           max={schema.maximum}
           onChange={(e) => onChange(e.target.value === '' ? undefined : Number(e.target.value))}
-          aria-invalid={a.invalid || undefined}
-          aria-describedby={a.describedBy}
         />
       )}
     </Frame>
@@ -165,11 +159,9 @@ function EnumField(props: FieldProps) {
     <Frame {...props}>
       {(a) => (
         <select
-          id={a.id}
+          {...a}
           value={typeof value === 'string' ? value : ''}
           onChange={(e) => onChange(e.target.value === '' ? undefined : e.target.value)}
-          aria-invalid={a.invalid || undefined}
-          aria-describedby={a.describedBy}
         >
           <option value="">
             {schema.default !== undefined ? `Default (${String(schema.default)})` : 'Choose…'}
@@ -195,13 +187,11 @@ function TaggedField(props: FieldProps) {
       <Frame {...props} label="Type" path={`${path}.type`} schema={{}} required={false}>
         {(a) => (
           <select
-            id={a.id}
+            {...a}
             value={current}
             onChange={(e) =>
               onChange(e.target.value ? { ...(value as object), type: e.target.value } : undefined)
             }
-            aria-invalid={a.invalid || undefined}
-            aria-describedby={a.describedBy}
           >
             <option value="">None</option>
             {schema.anyOf!.map((s) => (

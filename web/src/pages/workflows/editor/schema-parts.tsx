@@ -90,6 +90,10 @@ export interface FieldProps {
   ctx: FormContext;
 }
 
+/** What a field's control carries: its id, and whether and by what it is described as invalid. */
+type ControlProps = { id: string; 'aria-invalid'?: true; 'aria-describedby'?: string };
+
+/** A field's label, its control (`children`), hint and findings. */
 export function Frame({
   label,
   path,
@@ -98,7 +102,7 @@ export function Frame({
   ctx,
   children,
 }: Omit<FieldProps, 'value' | 'onChange'> & {
-  children: (p: { id: string; describedBy?: string; invalid: boolean }) => ReactNode;
+  children: (control: ControlProps) => ReactNode;
 }) {
   const id = fieldId(ctx.nodeId, path);
   const messages = messagesFor(ctx.findings, ctx.nodeId, path);
@@ -117,7 +121,11 @@ export function Frame({
           </span>
         )}
       </label>
-      {children({ id, describedBy: describedBy || undefined, invalid: messages.length > 0 })}
+      {children({
+        id,
+        'aria-invalid': messages.length > 0 || undefined,
+        'aria-describedby': describedBy || undefined,
+      })}
       {hint && (
         <div className="field-hint" id={`${id}-hint`}>
           {hint}
@@ -196,12 +204,10 @@ export function JsonField(props: FieldProps) {
     <Frame {...props}>
       {(a) => (
         <textarea
-          id={a.id}
+          {...a}
           rows={4}
           className="mono"
           value={text}
-          aria-invalid={a.invalid || undefined}
-          aria-describedby={a.describedBy}
           onChange={(e) => {
             setText(e.target.value);
             const t = e.target.value.trim();
