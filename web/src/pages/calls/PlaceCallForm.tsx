@@ -6,6 +6,7 @@ import { useNavigate } from 'react-router';
 import { api, call } from '../../api/client';
 import { useLoad } from '../../api/hooks';
 import { useProjects } from '../../api/projects';
+import { useProjectWorkflows } from '../../api/workflow-name';
 import { ProjectField } from '../../components/ProjectField';
 import { fieldBinder, SelectField, TextField } from '../../components/fields';
 import { KeyValueEditor, objectOf, type Pair } from '../../components/KeyValueEditor';
@@ -18,17 +19,7 @@ export function PlaceCallForm({ onCancel }: { onCancel: () => void }) {
   const field = fieldBinder(draft, setDraft);
   const [variables, setVariables] = useState<Pair[]>([]);
   const projectId = projects.orFirst(draft.project_id);
-  const workflows = useLoad(
-    async () =>
-      projectId
-        ? (
-            await call(
-              api.GET('/api/v1/workflows', { params: { query: { project_id: projectId, per_page: 100 } } }),
-            )
-          ).data
-        : [],
-    [projectId],
-  );
+  const workflows = useProjectWorkflows(projectId);
   const numbers = useLoad(
     async () =>
       projectId

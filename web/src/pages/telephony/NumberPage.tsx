@@ -4,6 +4,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { api, call } from '../../api/client';
 import { useLoad } from '../../api/hooks';
 import { useProjects, type Projects } from '../../api/projects';
+import { useProjectWorkflows } from '../../api/workflow-name';
 import type { PhoneNumber, Workflow } from '../../api/types';
 import { ConfirmButton } from '../../components/ConfirmButton';
 import { ErrorBanner, Loading } from '../../components/ErrorBanner';
@@ -27,21 +28,6 @@ function draftOf(n: PhoneNumber): Draft {
     project_id: n.project_id,
     rules: inEvaluationOrder(n.dispatch_rules).map(draftOfRule),
   };
-}
-
-/** The workflows of the number's project (the rules' pickers); none before the number is read. */
-function useProjectWorkflows(projectId: string | undefined) {
-  return useLoad(
-    async () =>
-      projectId
-        ? (
-            await call(
-              api.GET('/api/v1/workflows', { params: { query: { project_id: projectId, per_page: 100 } } }),
-            )
-          ).data
-        : [],
-    [projectId],
-  );
 }
 
 export function NumberPage() {
