@@ -6,7 +6,7 @@ import { invalidateProjects } from '../../api/projects';
 import { storeKey } from '../../auth/session-key';
 import { fakeApi, json, page } from '../../test/fetch';
 import { UsagePage } from './UsagePage';
-import { presetRanges } from './usage-data';
+import { METRICS, presetRanges, type Metrics } from './usage-data';
 
 // uPlot (the chart) reads matchMedia when it loads; jsdom has none.
 vi.hoisted(() => {
@@ -45,15 +45,7 @@ describe('UsagePage', () => {
     storeKey('pk_live_componenttestkey');
     invalidateProjects();
     const user = userEvent.setup({ delay: null });
-    const zero = {
-      voice_minutes: 0,
-      calls: 0,
-      sessions: 0,
-      llm_input_tokens: 0,
-      llm_output_tokens: 0,
-      stt_seconds: 0,
-      tts_characters: 0,
-    };
+    const zero = Object.fromEntries(METRICS.map((m) => [m.value, 0])) as Metrics;
     const groups: Record<string, unknown[]> = {
       day: [
         { day: '2026-11-01', metrics: { ...zero, calls: 2 } },

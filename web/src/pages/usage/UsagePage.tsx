@@ -16,6 +16,7 @@ import {
   barsOf,
   daysUntil,
   fmt,
+  metricColor,
   metricLabel,
   groupLines,
   presetRanges,
@@ -23,17 +24,6 @@ import {
   type GroupLine,
   type MetricName,
 } from './usage-data';
-
-type Metric = MetricName;
-const COLORS: Record<string, string> = {
-  voice_minutes: '#4338ca',
-  calls: '#0e7490',
-  sessions: '#b45309',
-  llm_input_tokens: '#7c3aed',
-  llm_output_tokens: '#db2777',
-  stt_seconds: '#15803d',
-  tts_characters: '#b91c1c',
-};
 
 type Plan = Awaited<ReturnType<typeof loadPlan>>;
 const loadPlan = async () => (await call(api.GET('/api/v1/plan'))).data;
@@ -86,7 +76,7 @@ export function UsagePage() {
   const projects = useProjects();
   const presets = useMemo(() => presetRanges(), []);
   const [range, setRange] = useState({ from: presets[0]!.from, to: presets[0]!.to });
-  const [metric, setMetric] = useState<Metric>('calls');
+  const [metric, setMetric] = useState<MetricName>('calls');
   const load = (group_by: 'day' | 'project' | 'provider') => async () =>
     (
       await call(
@@ -106,7 +96,7 @@ export function UsagePage() {
   const days = useMemo(() => (byDay.data?.groups ?? []).map((g) => g.day!), [byDay.data]);
   const series = useMemo(
     () => [
-      { label, values: (byDay.data?.groups ?? []).map((g) => g.metrics[metric]), color: COLORS[metric]! },
+      { label, values: (byDay.data?.groups ?? []).map((g) => g.metrics[metric]), color: metricColor(metric) },
     ],
     [byDay.data, metric, label],
   );
@@ -156,7 +146,7 @@ export function UsagePage() {
           name="metric"
           label="Chart"
           value={metric}
-          onChange={(v) => setMetric(v as Metric)}
+          onChange={(v) => setMetric(v as MetricName)}
           options={METRICS}
           className="field-inline"
         />
@@ -291,7 +281,7 @@ function GroupUsage<G extends Groups[number]>({
   noun,
 }: {
   groups: G[];
-  metric: Metric;
+  metric: MetricName;
   nameOf: (g: G) => string;
   noun: 'project' | 'provider';
 }) {

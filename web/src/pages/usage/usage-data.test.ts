@@ -1,14 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { barsOf, daysUntil, groupLines, presetRanges, type Metrics } from './usage-data';
+import { barsOf, daysUntil, groupLines, METRICS, presetRanges, type Metrics } from './usage-data';
 
 const m = (over: Partial<Metrics>): Metrics => ({
-  voice_minutes: 0,
-  calls: 0,
-  sessions: 0,
-  llm_input_tokens: 0,
-  llm_output_tokens: 0,
-  stt_seconds: 0,
-  tts_characters: 0,
+  ...(Object.fromEntries(METRICS.map((x) => [x.value, 0])) as Metrics),
   ...over,
 });
 

@@ -1,28 +1,26 @@
 // The Usage page's figures, shaped from GET /usage groups: bars of one metric by project or
 // provider, what each provider metered (a provider meters only some metrics: a trunk minutes, a
 // speech vendor seconds or characters), what each project used, and date ranges for the quick picks.
+import type { Usage } from '../../api/types';
 
-export type MetricName =
-  | 'voice_minutes'
-  | 'calls'
-  | 'sessions'
-  | 'llm_input_tokens'
-  | 'llm_output_tokens'
-  | 'stt_seconds'
-  | 'tts_characters';
-export type Metrics = Record<MetricName, number>;
+/** Every metric the API meters, as GET /usage reports them. */
+export type Metrics = Usage['metrics'];
+export type MetricName = keyof Metrics;
 
-export const METRICS: Array<{ value: MetricName; label: string; unit: string }> = [
-  { value: 'voice_minutes', label: 'Voice minutes', unit: 'min' },
-  { value: 'calls', label: 'Calls', unit: 'calls' },
-  { value: 'sessions', label: 'Sessions', unit: 'sessions' },
-  { value: 'llm_input_tokens', label: 'LLM input tokens', unit: 'tokens' },
-  { value: 'llm_output_tokens', label: 'LLM output tokens', unit: 'tokens' },
-  { value: 'stt_seconds', label: 'Speech-to-text seconds', unit: 's' },
-  { value: 'tts_characters', label: 'Text-to-speech characters', unit: 'chars' },
+/** The metrics in the page's order, with their labels, units and chart colours. */
+export const METRICS: Array<{ value: MetricName; label: string; unit: string; color: string }> = [
+  { value: 'voice_minutes', label: 'Voice minutes', unit: 'min', color: '#4338ca' },
+  { value: 'calls', label: 'Calls', unit: 'calls', color: '#0e7490' },
+  { value: 'sessions', label: 'Sessions', unit: 'sessions', color: '#b45309' },
+  { value: 'llm_input_tokens', label: 'LLM input tokens', unit: 'tokens', color: '#7c3aed' },
+  { value: 'llm_output_tokens', label: 'LLM output tokens', unit: 'tokens', color: '#db2777' },
+  { value: 'stt_seconds', label: 'Speech-to-text seconds', unit: 's', color: '#15803d' },
+  { value: 'tts_characters', label: 'Text-to-speech characters', unit: 'chars', color: '#b91c1c' },
 ];
 
-export const metricLabel = (m: MetricName) => METRICS.find((x) => x.value === m)!.label;
+const metricOf = (m: MetricName) => METRICS.find((x) => x.value === m)!;
+export const metricLabel = (m: MetricName) => metricOf(m).label;
+export const metricColor = (m: MetricName) => metricOf(m).color;
 
 export const fmt = (n: number) => n.toLocaleString(undefined, { maximumFractionDigits: 2 });
 
