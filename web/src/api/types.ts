@@ -29,6 +29,7 @@ export type PhoneNumber = One<'/api/v1/phone-numbers/{id}'>;
 export type DispatchRule = PhoneNumber['dispatch_rules'][number];
 export type Conversation = One<'/api/v1/conversations/{id}'>;
 export type Message = Conversation['messages'][number];
+export type ConversationStep = Conversation['steps'][number];
 export type WebhookEndpoint = One<'/api/v1/webhook-endpoints/{id}'>;
 export type ApiKey = Ok<'/api/v1/api-keys', 'get'> extends { data: Array<infer K> } ? K : never;
 export type WebhookDelivery =

@@ -3,6 +3,7 @@
 // conversation's `steps`: each node with its type, what it said or asked, the keys pressed in it,
 // the exit it left by, a transfer, an error), the legs a workflow dialled from it (calls with this
 // call as `parent_call_id`) and the webhook events it caused.
+import type { ConversationStep } from '../../api/types';
 import { formatDuration } from '../../components/format';
 import { NODE_KINDS, handleLabel, isNodeType } from '../workflows/editor/node-catalog';
 
@@ -18,17 +19,6 @@ export interface TimelineCall {
   duration_seconds: number | null;
   answered_by?: string | null;
   parent_call_id?: string | null;
-}
-
-export interface TimelineStep {
-  node_id: string;
-  node_type: string;
-  entered_at: string;
-  exited_at: string | null;
-  handle: string | null;
-  keys: string | null;
-  transfer: { destination: string; mode: string } | null;
-  error: string | null;
 }
 
 export interface TimelineDelivery {
@@ -91,7 +81,7 @@ export function spanText(from: string, to: string | null): string | null {
   return s >= 60 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${s} s`;
 }
 
-function stepEntry(step: TimelineStep, index: number, node: TimelineNode | undefined): TimelineEntry {
+function stepEntry(step: ConversationStep, index: number, node: TimelineNode | undefined): TimelineEntry {
   const label = isNodeType(step.node_type) ? NODE_KINDS[step.node_type].label : words(step.node_type);
   const details: string[] = [];
   const summary = nodeSummary(node);
@@ -190,7 +180,7 @@ function callEntries(c: TimelineCall): { first: TimelineEntry[]; last: TimelineE
 /** Every entry of the call's timeline, oldest first (entries of the same second keep their order). */
 export function callTimeline(input: {
   call: TimelineCall;
-  steps?: TimelineStep[];
+  steps?: ConversationStep[];
   legs?: TimelineCall[];
   deliveries?: TimelineDelivery[];
   nodes?: TimelineNode[];
