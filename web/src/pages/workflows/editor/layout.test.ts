@@ -71,6 +71,20 @@ describe('layered layout', () => {
     expect(overlaps(nodes, at)).toEqual([]);
   });
 
+  it('keeps a lane beside the steps of a layer an edge skips, so the edge does not run behind one', () => {
+    const nodes = [box('start', 200, 60, true), box('ask'), box('ok'), box('bye')];
+    const edges = [edge('start', 'ask'), edge('ask', 'ok'), edge('ask', 'bye'), edge('ok', 'bye')];
+    const at = layeredLayout(nodes, edges, { nodeGap: 40 });
+    // ask → bye skips ok's layer: the straight way between their middles stays clear of ok.
+    const middle = (id: string) => at.get(id)!.x + 100;
+    const [left, right] = [middle('ask'), middle('bye')].sort((a, b) => a - b);
+    const ok = at.get('ok')!.x;
+    expect(right! < ok || left! > ok + 200).toBe(true);
+    expect(at.get('bye')!.y).toBeGreaterThan(at.get('ok')!.y);
+    expect(overlaps(nodes, at)).toEqual([]);
+    expect(Math.min(...[...at.values()].map((p) => p.x))).toBe(0);
+  });
+
   it('lays left to right when asked, the same layers on the other axis', () => {
     const nodes = [box('start', 200, 60, true), box('x'), box('y')];
     const edges = [edge('start', 'x'), edge('start', 'y')];

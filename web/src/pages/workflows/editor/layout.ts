@@ -2,9 +2,11 @@
 // (the longest way to it from a start, so every edge runs forward and a shared end sits below all
 // that lead to it); loops are found by a depth-first walk and do not deepen anything. Within a
 // layer, steps start in the order the walk met them (a step's exits in their order) and are then
-// sorted a few times by where their neighbours sit, which uncrosses most edges. Layers stack along
-// the flow's direction and steps sit side by side across it, each layer centred, spaced by the
-// steps' own sizes plus a gap, so no two steps overlap.
+// sorted a few times by where their neighbours sit, which uncrosses most edges. An edge that skips
+// layers keeps a lane as wide as its source step in each layer it passes, sorted like a step, so it
+// runs beside the steps of those layers rather than behind one. Layers stack along the flow's
+// direction and steps sit side by side across it, each layer centred, spaced by the steps' own
+// sizes plus a gap, so no two steps overlap.
 
 export interface LayoutNode {
   id: string;
@@ -123,6 +125,41 @@ function orderLayers(nodes: LayoutNode[], edges: LayoutEdge[], layer: Map<string
   return layers.filter((ids) => ids !== undefined);
 }
 
+/**
+ * The graph with a lane in each layer a forward edge skips: the edge becomes a chain through its
+ * lanes, each as wide across as the edge's source and taking no depth along the flow.
+ */
+function withLanes(
+  nodes: LayoutNode[],
+  edges: LayoutEdge[],
+  layer: Map<string, number>,
+  direction: 'TB' | 'LR',
+): { nodes: LayoutNode[]; edges: LayoutEdge[]; layer: Map<string, number>; lanes: Set<string> } {
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const layers = new Map(layer);
+  const all = [...nodes];
+  const links: LayoutEdge[] = [];
+  const lanes = new Set<string>();
+  edges.forEach((e, i) => {
+    const source = byId.get(e.source);
+    const from = layer.get(e.source);
+    const to = layer.get(e.target);
+    if (!source || from === undefined || to === undefined || to - from < 2) return void links.push(e);
+    let previous = e.source;
+    for (let l = from + 1; l < to; l++) {
+      const id = `\u0000lane:${i}:${l}`;
+      const tb = direction === 'TB';
+      all.push({ id, width: tb ? source.width : 0, height: tb ? 0 : source.height });
+      layers.set(id, l);
+      lanes.add(id);
+      links.push({ source: previous, target: id });
+      previous = id;
+    }
+    links.push({ source: previous, target: e.target });
+  });
+  return { nodes: all, edges: links, layer: layers, lanes };
+}
+
 /** Where each step goes (its top-left corner). */
 export function layeredLayout(
   nodes: LayoutNode[],
@@ -130,8 +167,9 @@ export function layeredLayout(
   options: LayoutOptions = {},
 ): Map<string, { x: number; y: number }> {
   const { direction = 'TB', layerGap = 70, nodeGap = 40, origin = { x: 0, y: 0 } } = options;
-  const byId = new Map(nodes.map((n) => [n.id, n]));
-  const layers = orderLayers(nodes, edges, layersOf(nodes, edges));
+  const laned = withLanes(nodes, edges, layersOf(nodes, edges), direction);
+  const byId = new Map(laned.nodes.map((n) => [n.id, n]));
+  const layers = orderLayers(laned.nodes, laned.edges, laned.layer);
   // "along" is the direction the layers stack in, "across" the one a layer's steps line up in.
   const along = (n: LayoutNode) => (direction === 'TB' ? n.height : n.width);
   const across = (n: LayoutNode) => (direction === 'TB' ? n.width : n.height);
@@ -149,6 +187,7 @@ export function layeredLayout(
     }
     at += Math.max(...steps.map(along)) + layerGap;
   }
+  for (const lane of laned.lanes) spots.delete(lane);
   const minAcross = Math.min(...[...spots.values()].map((s) => s.across));
   const result = new Map<string, { x: number; y: number }>();
   for (const [id, s] of spots) {
