@@ -152,6 +152,7 @@ export function CallPage() {
               entries={callTimeline({
                 call: c,
                 steps: conversation.data?.steps,
+                messages: conversation.data?.messages,
                 legs: legs.data,
                 deliveries: events.data,
                 nodes,

@@ -140,6 +140,26 @@ describe('timeline words', () => {
     expect(nodeSummary({ id: 'a', type: 'speak', config: { text: 'x'.repeat(200) } })).toHaveLength(92);
   });
 
+  it('shows what a template step said, read from the conversation, else the template', () => {
+    const speak = { id: 'thanks', type: 'speak', config: { text: 'You chose {{choice}}.' } };
+    const said = (content: string, at: string, role = 'assistant') => ({ role, content, spoken_at: at });
+    const messages = [
+      said('You chose 1.', '2026-11-02T10:00:01.200Z', 'user'),
+      said('You chose 9.', '2026-11-02T10:00:01.500Z'),
+      said('Press 1 for sales', '2026-11-02T10:00:03.100Z'),
+      said('You chose  2.', '2026-11-02T10:00:03.400Z'),
+    ];
+    const entries = callTimeline({
+      call: call(),
+      steps: [step('thanks', 'speak', '2026-11-02T10:00:03Z', '2026-11-02T10:00:05Z', 'next')],
+      nodes: [speak],
+      messages,
+    });
+    expect(entries.find((e) => e.ref === 'thanks')!.details[0]).toBe('“You chose 2.”');
+    expect(nodeSummary(speak, ['Something else'])).toBe('“You chose {{choice}}.”');
+    expect(nodeSummary(speak)).toBe('“You chose {{choice}}.”');
+  });
+
   it('writes offsets and spans', () => {
     expect(offsetText('2026-11-02T10:00:00Z', '2026-11-02T10:00:07Z')).toBe('+0:07');
     expect(offsetText('2026-11-02T10:00:00Z', '2026-11-02T11:02:03Z')).toBe('+1:02:03');

@@ -3,7 +3,7 @@
 // conversation's `steps`: each node with its type, what it said or asked, the keys pressed in it,
 // the exit it left by, a transfer, an error), the legs a workflow dialled from it (calls with this
 // call as `parent_call_id`) and the webhook events it caused.
-import type { ConversationStep } from '../../api/types';
+import type { ConversationStep, Message } from '../../api/types';
 import { formatDuration } from '../../components/format';
 import { NODE_KINDS, handleLabel, isNodeType } from '../workflows/editor/node-catalog';
 
@@ -59,13 +59,32 @@ export interface TimelineEntry {
 const ENDED = ['completed', 'no_answer', 'busy', 'failed', 'cancelled'];
 const words = (s: string) => s.replace(/_/g, ' ');
 
-/** What a node says, asks or dials, from its config, short enough for a line. */
-export function nodeSummary(node: TimelineNode | undefined): string | null {
+/** A message of the call's conversation: who said what, and when. */
+export type TimelineLine = Pick<Message, 'role' | 'content' | 'spoken_at'>;
+
+const oneLine = (text: string) => text.trim().replace(/\s+/g, ' ');
+
+/** The line a template (`You chose {{choice}}.`) became, among what was said; null if none fits. */
+function spokenAs(template: string, said: string[]): string | null {
+  const parts = template.split(/\{\{[^}]*\}\}/);
+  if (parts.length < 2) return null;
+  const escape = (part: string) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = new RegExp(`^${parts.map(escape).join('.*?')}$`, 's');
+  return said.find((line) => pattern.test(line)) ?? null;
+}
+
+/**
+ * What a node says, asks or dials, from its config, short enough for a line. A template says what
+ * it became where one of `said` (the assistant's lines from the step on) fits it.
+ */
+export function nodeSummary(node: TimelineNode | undefined, said: string[] = []): string | null {
   const config = node?.config ?? {};
   for (const field of ['text', 'prompt', 'announcement', 'destination', 'url', 'greeting']) {
     const value = config[field];
     if (typeof value === 'string' && value.trim() !== '') {
-      const text = value.trim().replace(/\s+/g, ' ');
+      const template = oneLine(value);
+      const text =
+        field === 'destination' || field === 'url' ? template : (spokenAs(template, said) ?? template);
       const short = text.length > 90 ? `${text.slice(0, 89)}…` : text;
       return field === 'destination' || field === 'url' ? short : `“${short}”`;
     }
@@ -81,10 +100,23 @@ export function spanText(from: string, to: string | null): string | null {
   return s >= 60 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${s} s`;
 }
 
-function stepEntry(step: ConversationStep, index: number, node: TimelineNode | undefined): TimelineEntry {
+/** The assistant's lines from a step's second on, one line each. */
+function saidSince(lines: TimelineLine[], at: string): string[] {
+  const from = Date.parse(at);
+  return lines
+    .filter((l) => l.role === 'assistant' && Date.parse(l.spoken_at) >= from)
+    .map((l) => oneLine(l.content));
+}
+
+function stepEntry(
+  step: ConversationStep,
+  index: number,
+  node: TimelineNode | undefined,
+  lines: TimelineLine[],
+): TimelineEntry {
   const label = isNodeType(step.node_type) ? NODE_KINDS[step.node_type].label : words(step.node_type);
   const details: string[] = [];
-  const summary = nodeSummary(node);
+  const summary = nodeSummary(node, saidSince(lines, step.entered_at));
   if (summary) details.push(summary);
   if (step.transfer)
     details.push(
@@ -184,8 +216,10 @@ export function callTimeline(input: {
   legs?: TimelineCall[];
   deliveries?: TimelineDelivery[];
   nodes?: TimelineNode[];
+  /** The conversation's messages: what a template step said is read from them. */
+  messages?: TimelineLine[];
 }): TimelineEntry[] {
-  const { call: c, steps = [], legs = [], deliveries = [], nodes = [] } = input;
+  const { call: c, steps = [], legs = [], deliveries = [], nodes = [], messages = [] } = input;
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const { first, last } = callEntries(c);
   const events: TimelineEntry[] = deliveries.map((d) => ({
@@ -205,7 +239,7 @@ export function callTimeline(input: {
   const ordered = [
     ...first,
     ...started,
-    ...steps.map((s, i) => stepEntry(s, i, byId.get(s.node_id))),
+    ...steps.map((s, i) => stepEntry(s, i, byId.get(s.node_id), messages)),
     ...legs.map(legEntry),
     ...(last[0]?.kind === 'now' ? others : []),
     ...last,
