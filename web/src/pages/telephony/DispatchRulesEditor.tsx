@@ -36,7 +36,7 @@ export function DispatchRulesEditor({ rules, onChange, workflows, winner }: Prop
     label: w.published_version ? `${w.name} (v${w.published_version})` : `${w.name} (not published)`,
   }));
   return (
-    <div>
+    <div className="rule-list">
       <datalist id={zonesId}>
         {timeZones().map((z) => (
           <option key={z} value={z} />
