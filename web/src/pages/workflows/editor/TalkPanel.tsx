@@ -155,7 +155,7 @@ function TransportChoice({
     <fieldset className="config-group talk-mode">
       <legend>How to talk</legend>
       {offered.map((t) => (
-        <div className="checkbox-row" key={t.id}>
+        <div className="choice-row" key={t.id}>
           <input
             type="radio"
             id={`talk-${t.id}`}
