@@ -246,7 +246,8 @@ journey('dashboard journeys in chromium', () => {
     // The row links to the call (its time) and to the workflow that ran ("Menu · v1").
     await row.locator('a[href^="/calls/"]').click();
     await heading('Inbound call +4930123456 → +14155550100');
-    await page.getByText('You chose 2.').waitFor();
+    // The transcript's line (the timeline quotes it too).
+    await page.getByText('You chose 2.', { exact: true }).waitFor();
     // The key the caller pressed is in the transcript, between the prompt and the answer, as a key.
     // (A string: the test's own types know no DOM.)
     expect(
