@@ -16,11 +16,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClientPeer } from '../../src/webrtc/client-peer.js';
 import { startCallNode, telephonyWorld, type CallNode, type Loose } from '../support/call-node.js';
-import { recordedWav, toneShare, writeBaresipConfig } from '../support/baresip.js';
-import { selfSigned } from '../support/tls-cert.js';
-import { have, run, until } from '../support/media-harness.js';
+import { startBaresipCallee, toneShare } from '../support/baresip.js';
+import { concat, tone } from '../support/generated-audio.js';
+import { have, until } from '../support/media-harness.js';
 import { realtimeSocket, trickle } from '../support/realtime-socket.js';
-import { freeUdpPort, haveSipp, type Peer } from '../support/sipp.js';
+import { haveSipp, type Peer } from '../support/sipp.js';
 import { storeKinds, type StoreKind } from '../support/stores.js';
 import { callee } from './testing/dial-peers.js';
 import { eventually, storedEvents } from './testing/call-reads.js';
@@ -64,22 +64,6 @@ function webDialGraph(dial: Record<string, unknown>) {
 }
 
 const DIAL = { to: CALLEE, from: NUMBER, ring_timeout_seconds: 5, save_call_id_to: 'leg_id' };
-
-function tone(ms: number, hz: number): Int16Array {
-  return Int16Array.from({ length: ms * 16 }, (_, i) =>
-    Math.round(8000 * Math.sin((2 * Math.PI * hz * i) / 16000)),
-  );
-}
-
-function concat(frames: readonly Int16Array[]): Int16Array {
-  const out = new Int16Array(frames.reduce((n, f) => n + f.length, 0));
-  let at = 0;
-  for (const f of frames) {
-    out.set(f, at);
-    at += f.length;
-  }
-  return out;
-}
 
 /** A call node whose API listens (the realtime socket), its world, and a session minter. */
 async function webWorld(store: StoreKind, termination: string, dial: Record<string, unknown> = DIAL) {
@@ -128,38 +112,23 @@ describe.each(storeKinds())(
       async () => {
         const dir = mkdtempSync(join(tmpdir(), 'baresip-webdial-'));
         cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-        const { certPath } = selfSigned(dir);
-        const sipPort = await freeUdpPort();
-        writeBaresipConfig(dir, {
-          sipPort,
-          caPath: certPath,
-          toneHz: THEIR_TONE_HZ,
-          account: `<sip:${CALLEE}@127.0.0.1>;regint=0;audio_codecs=PCMU;answermode=auto;medianat=;mwi=no`,
-          modules: ['g711.so', 'ausine.so', 'aufile.so'],
-        });
-        const output = { text: '' };
-        const baresip = run('baresip', ['-v', '-f', dir], { onOutput: (s) => (output.text += s) });
-        cleanups.push(() => baresip.kill());
-        const failed = baresip.done.then((r) => {
-          throw new Error(`baresip ended early (${r.code}): ${r.out.slice(-3000)}`);
-        });
-        failed.catch(() => undefined);
-        await Promise.race([until(() => /Populated \d+ audio codec/.test(output.text)), failed]);
+        const { baresip, sipPort } = await startBaresipCallee(dir, { user: CALLEE, toneHz: THEIR_TONE_HZ });
+        cleanups.push(() => baresip.process.kill());
 
         const { n, w, base, mint } = await webWorld(store, `sip:127.0.0.1:${sipPort}`);
         const s = await mint();
         const { browser, c, heard } = await joinWithVoice(base, s);
         // The browser speaks its tone from the start; the leg hears it once bridged.
         const speaking = setInterval(() => {
-          if (browser.queuedMs < 400) browser.speak(tone(200, OUR_TONE_HZ));
+          if (browser.queuedMs < 400) browser.speak(tone(OUR_TONE_HZ, 200));
         }, 100);
         cleanups.push(() => clearInterval(speaking));
 
         // Bridged: the leg is in progress, and baresip's sine reaches the browser.
         const leg = await eventually(async () => (await callRows(n)).find((r) => r.status === 'in_progress'));
         const from = heard.length;
-        await Promise.race([until(() => heard.length - from >= 100), failed]); // 2 s of the bridge
-        const ours = toneShare(concat(heard.slice(from)), 16000, THEIR_TONE_HZ);
+        await baresip.wait(() => heard.length - from >= 100); // 2 s of the bridge
+        const ours = toneShare(concat(...heard.slice(from)), 16000, THEIR_TONE_HZ);
         expect(ours.share, `the browser heard ${ours.loudMs} ms loud`).toBeGreaterThan(0.6);
         expect(ours.loudMs).toBeGreaterThan(1000);
 
@@ -210,11 +179,8 @@ describe.each(storeKinds())(
         expect((await n.api('GET', `/calls/${leg.id}`)).data.data).toMatchObject({ session_id: s.id });
 
         // baresip's recording of the call holds the browser's tone.
-        await Promise.race([until(() => /terminated|Call terminated|closed/i.test(output.text)), failed]);
-        baresip.kill();
-        await baresip.done;
-        const wav = recordedWav(dir);
-        const theirs = toneShare(wav.samples, wav.rate, OUR_TONE_HZ);
+        await baresip.wait(() => /terminated|Call terminated|closed/i.test(baresip.output.text));
+        const theirs = await baresip.heardTone(OUR_TONE_HZ);
         expect(theirs.share, `baresip recorded ${theirs.loudMs} ms loud`).toBeGreaterThan(0.6);
         expect(theirs.loudMs).toBeGreaterThan(1000);
       },
