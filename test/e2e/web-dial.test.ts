@@ -19,7 +19,7 @@ import { startCallNode, telephonyWorld, type CallNode, type Loose } from '../sup
 import { startBaresipCallee, toneShare } from '../support/baresip.js';
 import { concat, tone } from '../support/generated-audio.js';
 import { have, until } from '../support/media-harness.js';
-import { realtimeSocket, trickle } from '../support/realtime-socket.js';
+import { realtimeSocket, trickle, type RealtimeSocket } from '../support/realtime-socket.js';
 import { haveSipp, type Peer } from '../support/sipp.js';
 import { storeKinds, type StoreKind } from '../support/stores.js';
 import { callee } from './testing/dial-peers.js';
@@ -102,6 +102,23 @@ async function callRows(n: CallNode) {
 
 async function legEvents(n: CallNode, legId: string) {
   return (await storedEvents(n)).filter((e: Loose) => e.type.startsWith('call.') && e.data.id === legId);
+}
+
+/** The workflow.completed event once stored. */
+function workflowCompleted(n: CallNode): Promise<Loose> {
+  return eventually(async () => (await storedEvents(n)).find((e: Loose) => e.type === 'workflow.completed'));
+}
+
+/** The frame telling that the dial node was left. */
+function dialExited(c: RealtimeSocket) {
+  return c.waitFor((f) => f.type === 'node' && f.event === 'exited' && f.node_id === 'dial');
+}
+
+/** The dial node left by `failed` for `reason` before dialling: no leg was recorded. */
+async function failedUndialled(n: CallNode, c: RealtimeSocket, reason: string) {
+  expect(await dialExited(c)).toMatchObject({ handle: 'failed' });
+  expect((await workflowCompleted(n)).data.variables.dial_failure_reason).toBe(reason);
+  expect(await callRows(n)).toEqual([]);
 }
 
 describe.each(storeKinds())(
@@ -194,9 +211,7 @@ describe.each(storeKinds())(
         const { n, base, mint } = await webWorld(store, `sip:127.0.0.1:${port}`);
         const s = await mint();
         const { browser, c } = await joinWithVoice(base, s);
-        expect(
-          await c.waitFor((f) => f.type === 'node' && f.event === 'exited' && f.node_id === 'dial'),
-        ).toMatchObject({ handle: 'answered' });
+        expect(await dialExited(c)).toMatchObject({ handle: 'answered' });
         // The keys it pressed (RFC 4733 from sipp's pcaps), one frame each, in order, naming the leg;
         // the same messages on the browser's data channel.
         const keys = c.frames.filter((f) => f.type === 'dial_dtmf');
@@ -210,9 +225,7 @@ describe.each(storeKinds())(
         expect(browser.received.map((m) => JSON.parse(m))).toEqual(keys);
         expect(await c.waitFor((f) => f.type === 'ended')).toMatchObject({ end_reason: 'completed' });
         expect((await peer.done).code).toBe(0);
-        const done = await eventually(async () =>
-          (await storedEvents(n)).find((e: Loose) => e.type === 'workflow.completed'),
-        );
+        const done = await workflowCompleted(n);
         expect(done.data.path).toEqual(['start', 'dial', 'back', 'bye']);
         const leg = await eventually(async () => {
           const row = (await callRows(n))[0];
@@ -239,12 +252,8 @@ describe.each(storeKinds())(
           });
           const s = await mint();
           const { c } = await joinWithVoice(base, s);
-          expect(
-            await c.waitFor((f) => f.type === 'node' && f.event === 'exited' && f.node_id === 'dial'),
-          ).toMatchObject({ handle });
-          const done = await eventually(async () =>
-            (await storedEvents(n)).find((e: Loose) => e.type === 'workflow.completed'),
-          );
+          expect(await dialExited(c)).toMatchObject({ handle });
+          const done = await workflowCompleted(n);
           expect(done.data.path).toEqual(['start', 'dial', 'nobody', 'bye']);
           expect(done.data.variables.dial_failure_reason).toBe(handle);
           const leg = await eventually(async () => {
@@ -269,16 +278,7 @@ describe.each(storeKinds())(
       const s = await mint();
       const c = realtimeSocket(`${base}/api/v1/sessions/${s.id}/realtime?token=${s.join_token}`);
       cleanups.push(() => c.ws.close());
-      expect(
-        await c.waitFor((f) => f.type === 'node' && f.event === 'exited' && f.node_id === 'dial'),
-      ).toMatchObject({
-        handle: 'failed',
-      });
-      const done = await eventually(async () =>
-        (await storedEvents(n)).find((e: Loose) => e.type === 'workflow.completed'),
-      );
-      expect(done.data.variables.dial_failure_reason).toBe('channel_unsupported');
-      expect(await callRows(n)).toEqual([]);
+      await failedUndialled(n, c, 'channel_unsupported');
     });
 
     it('a from that is not a registered number fails the dial before any record', async () => {
@@ -288,16 +288,7 @@ describe.each(storeKinds())(
       });
       const s = await mint();
       const { c } = await joinWithVoice(base, s);
-      expect(
-        await c.waitFor((f) => f.type === 'node' && f.event === 'exited' && f.node_id === 'dial'),
-      ).toMatchObject({
-        handle: 'failed',
-      });
-      const done = await eventually(async () =>
-        (await storedEvents(n)).find((e: Loose) => e.type === 'workflow.completed'),
-      );
-      expect(done.data.variables.dial_failure_reason).toBe('from_not_registered');
-      expect(await callRows(n)).toEqual([]);
+      await failedUndialled(n, c, 'from_not_registered');
     });
   },
 );
