@@ -349,18 +349,18 @@ class MediaWorker {
 
   /** A frame the session's jitter buffer played out: to the main thread, to a bridge, or both. */
   private played(s: Session, pcm: Int16Array, concealed: boolean, seq: number): void {
-    // The decoder may reuse its frame buffer.
-    if (s.audio) this.batch.frame(s.id, pcm.slice(), concealed, seq);
     const b = s.bridge;
+    if (!s.audio && !b) return;
+    // The decoder may reuse its frame buffer. One copy serves the batch and a peer on this worker:
+    // both only read it (the batch copies it out, a sender's queue takes frames out of it).
+    const copy = pcm.slice();
+    if (s.audio) this.batch.frame(s.id, copy, concealed, seq);
     if (!b) return;
-    if (b.port === null) {
-      const peer = this.sessions.get(b.peer);
-      if (peer) deliver(peer, pcm.slice(), b.maxQueuedMs);
-    } else {
-      const copy = pcm.slice();
-      const frame: BridgeFrame = { to: b.peer, pcm: copy };
-      b.port.postMessage(frame, [copy.buffer as ArrayBuffer]);
-    }
+    if (b.port === null) return deliver(this.sessions.get(b.peer), copy, b.maxQueuedMs);
+    // A transferred buffer leaves this thread: the batch keeps a copy of its own.
+    const out = s.audio ? copy.slice() : copy;
+    const frame: BridgeFrame = { to: b.peer, pcm: out };
+    b.port.postMessage(frame, [out.buffer as ArrayBuffer]);
   }
 
   /** Joins the session's played frames to `m.peer`'s sender, on this worker or over `m.port`. */
