@@ -14,22 +14,14 @@ import { createCodec } from '../../../audio/codecs/registry.js';
 import { PipelineCodec } from '../../../audio/codecs/pipeline-codec.js';
 import { Latch, sendablePort } from '../latch.js';
 import { RtpPacket } from '../rtp-packet.js';
-import { bindRtpSockets, closeSocket, takeDatagram } from '../rtp-sockets.js';
+import { bindRtpSockets, closeSocket, takeDatagram, type IntakeCounters } from '../rtp-sockets.js';
 import type { AudioCodec } from '../../../audio/codecs/audio-codec.js';
 import { MediaReceiver, type AudioFrameInfo } from '../rtp-receiver.js';
 import { RtpSender } from '../rtp-sender.js';
 import { SharedPacer } from '../shared-pacer.js';
 import { SrtpStreams, type SrtpParameters } from '../srtp/srtp-streams.js';
 import { applyThreadNice } from './thread-priority.js';
-import type {
-  BridgeFrame,
-  FromWorker,
-  OpenSession,
-  ToWorker,
-  WireRxCounters,
-  WireSrtp,
-  WireStats,
-} from './protocol.js';
+import type { BridgeFrame, FromWorker, OpenSession, ToWorker, WireSrtp, WireStats } from './protocol.js';
 import { WorkerBatch } from './worker-batch.js';
 
 /** Stats go with every fifth batch: 100 ms old at most, which is all a queue estimate needs. */
@@ -60,7 +52,7 @@ interface Session {
   /** Bumped by every aim(), so a connect that completes late knows it is stale. */
   aimGen: number;
   srtp: SrtpStreams | 'pending' | null;
-  counters: WireRxCounters;
+  counters: IntakeCounters;
   /** Where its RTP is decoded to: one packet for the whole worker. */
   packet: RtpPacket;
   /** Decoded frames go to the main thread. */
