@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { BenchNode } from './calls-node.js';
 import { OVERLOAD_SCENARIO, SETUP_SCENARIO } from './calls-scenarios.js';
-import { runSipp, sippArgs, stat } from './calls-sipp.js';
+import { percentile, runSipp, sippArgs, stat } from './calls-sipp.js';
 
 const STEP_SECONDS = Number(process.env.CALLS_BENCH_STEP_SECONDS ?? 5);
 const START_RATE = Number(process.env.CALLS_BENCH_CAP_START ?? 60);
@@ -21,12 +21,6 @@ const FACTOR = Number(process.env.CALLS_BENCH_OVERLOAD ?? 3);
 const OVERLOAD_SECONDS = Number(process.env.CALLS_BENCH_OVERLOAD_SECONDS ?? 10);
 /** What a step must meet to count as within capacity. */
 const P99_MS = 50;
-
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
 
 /** sipp's -trace_rtt file, by response-time measure name (`date_ms;response_time_ms;rtd_name`). */
 function timesByName(dir: string): Map<string, number[]> {

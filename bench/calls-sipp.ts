@@ -27,6 +27,13 @@ export function runSipp(args: string[], cwd: string): Promise<SippRun> {
   });
 }
 
+/** The nearest-rank percentile `p` (0–100) of `values`; NaN for none. */
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
 /** Response times (ms, sipp's 1 ms tick) written by -trace_rtt: `date_ms;response_time_ms;rtd_name`. */
 export function responseTimes(dir: string): number[] {
   const file = readdirSync(dir).find((f) => f.endsWith('_rtt.csv'));

@@ -19,10 +19,10 @@ export interface CpuSplit {
   other: number;
 }
 
-/** user + system ms of one thread of this process, or NaN. */
-function threadMs(tid: number): number {
+/** user + system ms of a /proc stat file (a process's or a thread's), or NaN. */
+function statCpuMs(file: string): number {
   try {
-    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    const stat = readFileSync(file, 'utf8');
     // Fields after the command name (which may hold spaces, in parentheses): utime is the 14th
     // field of the line, stime the 15th.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -31,6 +31,13 @@ function threadMs(tid: number): number {
     return NaN;
   }
 }
+
+/** user + system ms of one thread of this process, or NaN. */
+const threadMs = (tid: number): number => statCpuMs(`/proc/self/task/${tid}/stat`);
+
+/** user + system ms of another process so far (sipp, the baseline), or NaN. */
+export const processCpuMs = (pid: number | undefined): number =>
+  pid === undefined ? NaN : statCpuMs(`/proc/${pid}/stat`);
 
 /** Starts counting; the returned function gives the CPU spent since, split by thread. */
 export function cpuSince(workerThreads: readonly number[]): () => CpuSplit {
@@ -61,4 +68,17 @@ export function perCall(cpu: CpuSplit, calls: number): string {
     `${ms(cpu.total)} ms (main thread ${ms(cpu.main)}, media workers ${ms(cpu.workers)}, ` +
     `other threads ${ms(cpu.other)})`
   );
+}
+
+/**
+ * The set-up rate a CPU cost per call allows: all `cores` busy, or the main thread alone busy (it
+ * runs one call's signalling, store and workflow after another), whichever comes first.
+ */
+export function impliedRate(cpu: CpuSplit, calls: number, cores: number): { rate: number; bound: string } {
+  const n = Math.max(1, calls);
+  const byCores = (cores * 1000) / (cpu.total / n);
+  const byMain = Number.isFinite(cpu.main) ? 1000 / (cpu.main / n) : Infinity;
+  return byMain < byCores
+    ? { rate: byMain, bound: 'the main thread is the limit' }
+    : { rate: byCores, bound: `all ${cores} cores are the limit` };
 }

@@ -6,7 +6,7 @@ import { FakeClock } from '../shared/clock.js';
 import type { Store } from '../store/database.js';
 import type { RecordedStep } from './conversation-recorder.js';
 import { recordSession } from './session-recording.js';
-import { SessionRegistry } from './session-runtime.js';
+import { SessionRegistry, type LiveSessionOptions } from './session-runtime.js';
 import { graph, settle, testAgent } from '../../test/support/engine-harness.js';
 
 // Two agents in a row so agent_name becomes visible (docs/conversations.md), with a speak node before them.
@@ -35,6 +35,18 @@ for (const kind of storeKinds()) {
     });
     afterAll(() => store.close());
 
+    /** A session made with `options`, recorded into the store (workspace w1, project p1). */
+    const recorded = (options: LiveSessionOptions) => {
+      const session = new SessionRegistry().create(options);
+      const rec = recordSession(session, {
+        db: store.db,
+        workspaceId: 'w1',
+        projectId: 'p1',
+        now: options.clock.now(),
+      });
+      return { session, rec };
+    };
+
     it('writes one conversation, numbered messages with latency, agent names and usage', async () => {
       const clock = new FakeClock('2026-03-01T10:00:00Z');
       const llm = new ScriptedLlm({
@@ -50,19 +62,13 @@ for (const kind of storeKinds()) {
         ],
       });
       const agents = [testAgent({ id: 'a1', name: 'Ada' }), testAgent({ id: 'a2', name: 'Bob' })];
-      const session = new SessionRegistry().create({
+      const { session, rec } = recorded({
         sessionId: `sess-${kind.name}`,
         clock,
         channel: new TextChannel({ clock }),
         graph: flow,
         llm: { fake: llm },
         getAgent: async (id) => agents.find((a) => a.id === id),
-      });
-      const rec = recordSession(session, {
-        db: store.db,
-        workspaceId: 'w1',
-        projectId: 'p1',
-        now: clock.now(),
       });
       session.start();
       await settle();
@@ -130,7 +136,7 @@ for (const kind of storeKinds()) {
           ['a', 'bye'],
         ],
       );
-      const session = new SessionRegistry().create({
+      const { session, rec } = recorded({
         sessionId: `cut-${kind.name}`,
         clock,
         // 50 ms a character: the greeting plays for 0.6 s, the answer for 2.4 s.
@@ -138,12 +144,6 @@ for (const kind of storeKinds()) {
         graph: oneAgent,
         llm: { fake: llm },
         getAgent: async () => testAgent({ id: 'a1', name: 'Ada' }),
-      });
-      const rec = recordSession(session, {
-        db: store.db,
-        workspaceId: 'w1',
-        projectId: 'p1',
-        now: clock.now(),
       });
       session.start();
       await settle();
@@ -189,19 +189,13 @@ for (const kind of storeKinds()) {
           ['a', 'bye'],
         ],
       );
-      const session = new SessionRegistry().create({
+      const { session, rec } = recorded({
         sessionId: `nul-${kind.name}`,
         clock,
         channel: new TextChannel({ clock }),
         graph: oneAgent,
         llm: { fake: llm },
         getAgent: async () => testAgent({ id: 'a1', name: 'Ada' }),
-      });
-      const rec = recordSession(session, {
-        db: store.db,
-        workspaceId: 'w1',
-        projectId: 'p1',
-        now: clock.now(),
       });
       session.start();
       await settle();
@@ -241,17 +235,11 @@ for (const kind of storeKinds()) {
           ['ok', 'bye'],
         ],
       );
-      const session = new SessionRegistry().create({
+      const { session, rec } = recorded({
         sessionId: `keys-${kind.name}`,
         clock,
         channel: new TextChannel({ clock }),
         graph: pin,
-      });
-      const rec = recordSession(session, {
-        db: store.db,
-        workspaceId: 'w1',
-        projectId: 'p1',
-        now: clock.now(),
       });
       session.start();
       await settle();
@@ -299,17 +287,11 @@ for (const kind of storeKinds()) {
         return JSON.parse(row.steps ?? '[]') as RecordedStep[];
       };
       const run = async (sessionId: string, g: typeof menu, keys: string) => {
-        const session = new SessionRegistry().create({
+        const { session, rec } = recorded({
           sessionId,
           clock,
           channel: new TextChannel({ clock }),
           graph: g,
-        });
-        const rec = recordSession(session, {
-          db: store.db,
-          workspaceId: 'w1',
-          projectId: 'p1',
-          now: clock.now(),
         });
         session.start();
         await settle();

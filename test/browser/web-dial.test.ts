@@ -8,10 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordedWav, toneShare, writeBaresipConfig } from '../support/baresip.js';
-import { selfSigned } from '../support/tls-cert.js';
-import { have, run, until } from '../support/media-harness.js';
-import { freeUdpPort } from '../support/sipp.js';
+import { startBaresipCallee, toneShare, type RunningBaresip } from '../support/baresip.js';
+import { have } from '../support/media-harness.js';
 import { buildAll, chromiumPath, openBrowser, startServer, type Browser, type Server } from './support.js';
 import { fakeMicrophoneFlags, micWav, toneSpeech } from './microphone.js';
 
@@ -43,24 +41,15 @@ journey('a dial node on a browser voice session (chromium, baresip answering)', 
   let server: Server;
   let browser: Browser;
   let dir = '';
-  let baresip: ReturnType<typeof run> | null = null;
-  const output = { text: '' };
+  let baresip: RunningBaresip | null = null;
   let sipPort = 0;
 
   beforeAll(async () => {
     if (!executable) throw new Error('chromium is not installed (apt-get install chromium)');
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-webdial-'));
-    const { certPath } = selfSigned(dir);
-    sipPort = await freeUdpPort();
-    writeBaresipConfig(dir, {
-      sipPort,
-      caPath: certPath,
-      toneHz: THEIR_TONE_HZ,
-      account: `<sip:${CALLEE}@127.0.0.1>;regint=0;audio_codecs=PCMU;answermode=auto;medianat=;mwi=no`,
-      modules: ['g711.so', 'ausine.so', 'aufile.so'],
-    });
-    baresip = run('baresip', ['-v', '-f', dir], { onOutput: (s) => (output.text += s) });
-    await until(() => /Populated \d+ audio codec/.test(output.text));
+    const callee = await startBaresipCallee(dir, { user: CALLEE, toneHz: THEIR_TONE_HZ });
+    baresip = callee.baresip;
+    sipPort = callee.sipPort;
     await buildAll();
     server = await startServer({ WEBRTC_HOST: '127.0.0.1' });
     browser = await openBrowser(
@@ -72,7 +61,7 @@ journey('a dial node on a browser voice session (chromium, baresip answering)', 
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
-    baresip?.kill();
+    baresip?.process.kill();
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -156,7 +145,7 @@ journey('a dial node on a browser voice session (chromium, baresip answering)', 
       leg = calls.body.data.find((c) => c.status === 'in_progress');
       if (!leg) await page.waitForTimeout(200);
     }
-    if (!leg) throw new Error(`the leg never answered; baresip said:\n${output.text.slice(-3000)}`);
+    if (!leg) throw new Error(`the leg never answered; baresip said:\n${baresip!.output.text.slice(-3000)}`);
     expect(leg.session_id).toBe(session.id);
     await page.evaluate('window.__sbHeard = []');
     await page.waitForTimeout(3000);
@@ -183,12 +172,9 @@ journey('a dial node on a browser voice session (chromium, baresip answering)', 
     expect(call.duration_seconds).toBeGreaterThanOrEqual(3);
 
     // baresip's recording of the call holds the browser's tone.
-    await until(() => /terminated|closed/i.test(output.text));
-    baresip!.kill();
-    await baresip!.done;
+    await baresip!.wait(() => /terminated|closed/i.test(baresip!.output.text));
+    const theirs = await baresip!.heardTone(OUR_TONE_HZ);
     baresip = null;
-    const wav = recordedWav(dir);
-    const theirs = toneShare(wav.samples, wav.rate, OUR_TONE_HZ);
     expect(theirs.share, `baresip recorded ${theirs.loudMs} ms loud`).toBeGreaterThan(0.6);
     expect(theirs.loudMs).toBeGreaterThan(1000);
     expect(browser.problems).toEqual([]);

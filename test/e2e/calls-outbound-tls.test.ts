@@ -12,11 +12,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PhoneChannel } from '../../src/channels/phone-channel.js';
 import type { TtsProvider, TtsRequest } from '../../src/providers/tts/tts.types.js';
 import { systemClock } from '../../src/shared/clock.js';
-import { recordedWav, toneShare, writeBaresipConfig } from '../support/baresip.js';
+import { startBaresipCallee, toneShare } from '../support/baresip.js';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
-import { have, run, until } from '../support/media-harness.js';
-import { freeUdpPort } from '../support/sipp.js';
-import { selfSigned } from '../support/tls-cert.js';
+import { concat } from '../support/generated-audio.js';
+import { have } from '../support/media-harness.js';
 import { callById, eventually } from './testing/call-reads.js';
 
 const peerTest = (have('baresip') && have('openssl')) || process.env.CI ? it : it.skip;
@@ -51,16 +50,6 @@ const toneTts: TtsProvider = {
   },
 };
 
-function concat(frames: readonly Int16Array[]): Int16Array {
-  const out = new Int16Array(frames.reduce((n, f) => n + f.length, 0));
-  let at = 0;
-  for (const f of frames) {
-    out.set(f, at);
-    at += f.length;
-  }
-  return out;
-}
-
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -70,26 +59,13 @@ afterEach(async () => {
 async function tlsCarrier() {
   const dir = mkdtempSync(join(tmpdir(), 'baresip-out-tls-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  const cert = selfSigned(dir);
-  const sipPort = await freeUdpPort();
-  writeBaresipConfig(dir, {
-    sipPort,
-    caPath: cert.certPath,
-    certificate: cert.bundlePath,
+  const { baresip, sipPort, cert } = await startBaresipCallee(dir, {
+    user: TO,
     toneHz: THEIR_TONE_HZ,
-    account: `<sip:${TO}@127.0.0.1;transport=tls>;regint=0;mediaenc=srtp-mand;audio_codecs=PCMU;answermode=auto;medianat=;mwi=no`,
-    modules: ['g711.so', 'ausine.so', 'aufile.so', 'srtp.so'],
+    tls: true,
   });
-  const output = { text: '' };
-  const baresip = run('baresip', ['-v', '-f', dir], { onOutput: (s) => (output.text += s) });
-  cleanups.push(() => baresip.kill());
-  const failed = baresip.done.then((r) => {
-    throw new Error(`baresip ended early (${r.code}): ${r.out.slice(-3000)}`);
-  });
-  failed.catch(() => undefined);
-  const wait = (cond: () => boolean) => Promise.race([until(cond), failed]);
-  await wait(() => /Populated \d+ audio codec/.test(output.text));
-  return { dir, cert, tlsPort: sipPort + 1, baresip, output, wait };
+  cleanups.push(() => baresip.process.kill());
+  return { cert, tlsPort: sipPort + 1, baresip };
 }
 
 /** A node with `config` whose `tls` trunk terminates at baresip; what its calls hear is kept. */
@@ -143,18 +119,16 @@ describe('e2e: outbound calls over a tls trunk without a certificate of our own'
       });
       // baresip took the call over TLS with SRTP (its log names both: the connection we opened,
       // the suite of our first a=crypto) and recorded our tone.
-      await carrier.wait(() => /terminated/i.test(carrier.output.text));
-      expect(carrier.output.text).toMatch(/sipsess connect via TLS 127\.0\.0\.1:\d+ --> 127\.0\.0\.1:\d+/);
-      expect(carrier.output.text).toMatch(/Call established: sip:\+14155550170@/);
-      expect(carrier.output.text).toMatch(/SRTP is Enabled \(cryptosuite=AES_CM_128_HMAC_SHA1_80\)/);
-      carrier.baresip.kill();
-      await carrier.baresip.done;
-      const wav = recordedWav(carrier.dir);
-      const theirs = toneShare(wav.samples, wav.rate, OUR_TONE_HZ);
+      const { baresip } = carrier;
+      await baresip.wait(() => /terminated/i.test(baresip.output.text));
+      expect(baresip.output.text).toMatch(/sipsess connect via TLS 127\.0\.0\.1:\d+ --> 127\.0\.0\.1:\d+/);
+      expect(baresip.output.text).toMatch(/Call established: sip:\+14155550170@/);
+      expect(baresip.output.text).toMatch(/SRTP is Enabled \(cryptosuite=AES_CM_128_HMAC_SHA1_80\)/);
+      const theirs = await baresip.heardTone(OUR_TONE_HZ);
       expect(theirs.share, `baresip recorded ${theirs.loudMs} ms loud`).toBeGreaterThan(0.6);
       expect(theirs.loudMs).toBeGreaterThan(1500);
       // What the call heard (decrypted and decoded on our side) is baresip's sine.
-      const ours = toneShare(concat(heard), 16000, THEIR_TONE_HZ);
+      const ours = toneShare(concat(...heard), 16000, THEIR_TONE_HZ);
       expect(ours.share, `we heard ${ours.loudMs} ms loud`).toBeGreaterThan(0.6);
       expect(ours.loudMs).toBeGreaterThan(1500);
     },
@@ -172,7 +146,7 @@ describe('e2e: outbound calls over a tls trunk without a certificate of our own'
         return c?.ended_at ? c : undefined;
       });
       expect(call).toMatchObject({ status: 'failed', hangup_reason: 'carrier_error' });
-      expect(carrier.output.text).not.toMatch(/Call established|incoming call/i);
+      expect(carrier.baresip.output.text).not.toMatch(/Call established|incoming call/i);
     },
     TIMEOUT,
   );

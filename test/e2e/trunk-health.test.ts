@@ -12,19 +12,10 @@ import { createMetrics } from '../../src/ops/metrics.js';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
 import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs, sippUasArgs } from '../support/sipp.js';
 import { eventually, finishedCall, storedEvents, transcript } from './testing/call-reads.js';
+import { untilPasses } from '../support/poll.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
 const TIMEOUT = 120_000;
-
-async function until(check: () => Promise<void>): Promise<void> {
-  for (;;) {
-    try {
-      return await check();
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
 
 const nodes: CallNode[] = [];
 afterEach(async () => {
@@ -84,11 +75,11 @@ describe('e2e: trunk health with sipp answering OPTIONS, then not', () => {
           .find((l) => l.startsWith(`switchboard_sip_trunk_up{sip_trunk_id="${world.trunkId}"}`));
         return line?.split(' ').at(-1);
       };
-      await until(async () => expect(await health()).toBe('up'));
+      await untilPasses(async () => expect(await health()).toBe('up'));
       expect(await gauge()).toBe('1');
       const answered = await host.done;
       expect(answered.code, answered.out).toBe(0);
-      await until(async () => expect(await health()).toBe('down'));
+      await untilPasses(async () => expect(await health()).toBe('down'));
       expect(await gauge()).toBe('0');
       // The termination host's port now: it reads what arrives and answers nothing.
       const silent = createSocket('udp4');
@@ -103,7 +94,7 @@ describe('e2e: trunk health with sipp answering OPTIONS, then not', () => {
         to: '+14155550999',
       });
       expect(placed.status, JSON.stringify(placed.data)).toBe(201);
-      await until(async () => {
+      await untilPasses(async () => {
         const call = (await n.api('GET', `/calls/${placed.data.data.id}`)).data.data;
         expect([call.status, call.hangup_reason]).toEqual(['failed', 'trunk_unreachable']);
       });

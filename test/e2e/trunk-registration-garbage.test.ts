@@ -9,6 +9,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCallNode, telephonyWorld, type CallNode, type Loose } from '../support/call-node.js';
 import { freeUdpPort, haveSipp, scenarioFile, sipp, sippUasArgs, type Peer } from '../support/sipp.js';
+import { untilPasses } from '../support/poll.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
 const TIMEOUT = 120_000;
@@ -23,17 +24,6 @@ const SAY_BYE = {
   ],
   edges: [{ source: 'start', target: 'bye' }],
 };
-
-/** Retries `check` until it stops throwing (the test's timeout bounds it). */
-async function until<T>(check: () => Promise<T> | T): Promise<T> {
-  for (;;) {
-    try {
-      return await check();
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
 
 const nodes: CallNode[] = [];
 const peers: Peer[] = [];
@@ -97,7 +87,7 @@ describe('e2e: registration to a registrar that answers garbage, then nothing, t
       // sipp took three attempts (garbage, 500, an empty 200) and is gone: the registrar is down.
       const g = await garbage.done;
       expect(g.code, g.out).toBe(0);
-      await until(() => expect(changes.length).toBeGreaterThanOrEqual(4));
+      await untilPasses(() => expect(changes.length).toBeGreaterThanOrEqual(4));
       expect(changes.slice(0, 4).map((c) => [c.status, c.error])).toEqual([
         // The unreadable answer is dropped as RFC 3261 18.1.2 says: for us it was no answer.
         ['failed', NO_ANSWER],
@@ -131,7 +121,7 @@ describe('e2e: registration to a registrar that answers garbage, then nothing, t
       peers.push(back);
       const b = await back.done;
       expect(b.code, b.out).toBe(0);
-      const t = await until(async () => {
+      const t = await untilPasses(async () => {
         const now = await trunk();
         expect(now.registration_status).toBe('registered');
         return now;

@@ -19,6 +19,7 @@ import {
   sipp,
   sippUasArgs,
 } from '../support/sipp.js';
+import { untilPasses } from '../support/poll.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
 const PASSWORD = 'sipp-secret-1';
@@ -29,17 +30,6 @@ function capture() {
     stream: { write: (c: string) => ((text += c), true) } as unknown as NodeJS.WritableStream,
     text: () => text,
   };
-}
-
-/** Retries `check` until it stops throwing (the test's timeout bounds it). */
-async function until<T>(check: () => Promise<T>): Promise<T> {
-  for (;;) {
-    try {
-      return await check();
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
 }
 
 describe('e2e: switchboard serve registers its trunks again after a restart', () => {
@@ -97,7 +87,7 @@ describe('e2e: switchboard serve registers its trunks again after a restart', ()
           register: true,
         });
         const read = () => api('GET', `/sip-trunks/${String(trunk.id)}`);
-        const first = await until(async () => {
+        const first = await untilPasses(async () => {
           const t = await read();
           if (t.registration_status !== 'registered') throw new Error(String(t.registration_status));
           return t;
@@ -109,7 +99,7 @@ describe('e2e: switchboard serve registers its trunks again after a restart', ()
         service = await startService(config, 'all', capture().stream);
         running = true;
         // The new process registers at its start (the registrar's second binding below is its).
-        await until(async () => {
+        await untilPasses(async () => {
           const t = await read();
           if (t.registration_status !== 'registered') throw new Error(String(t.registration_status));
         });

@@ -20,6 +20,7 @@ import { afterEach, describe, expect, it, onTestFailed } from 'vitest';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
 import { selfSigned } from '../support/tls-cert.js';
 import { freeSipPort, freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
+import { untilPasses } from '../support/poll.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const CFG = path.join(ROOT, 'test/interop/trunks/kamailio-tls-registrar.cfg');
@@ -66,17 +67,6 @@ afterEach(async () => {
     }
   }
 });
-
-/** Retries `check` until it stops throwing (the test's timeout bounds it). */
-async function until<T>(check: () => Promise<T> | T): Promise<T> {
-  for (;;) {
-    try {
-      return await check();
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
 
 /** Kamailio listening on UDP and TLS on loopback, with a certificate for 127.0.0.1 made now. */
 async function startKamailio(): Promise<Kamailio> {
@@ -190,18 +180,20 @@ describe('e2e: trunk registration over TLS with Kamailio as the registrar', () =
     async () => {
       const k = await startKamailio();
       const { n, trunk } = await tlsTrunk(k, PASSWORD, 'client-only');
-      await until(async () => expect((await trunk()).registration_status).toBe('registered'));
+      await untilPasses(async () => expect((await trunk()).registration_status).toBe('registered'));
       expect(k.log()).toMatch(/SB challenged REGISTER from 127\.0\.0\.1:\d+ over tls/);
       // Granted 4 s: the refresh comes at half time, challenged and verified again, on the same
       // connection (same source port, same connection id).
-      const twice = await until(() => {
+      const twice = await untilPasses(() => {
         const r = registrations(k);
         if (r.length < 2) throw new Error('one REGISTER so far');
         return r;
       });
       expect(new Set(twice.map((r) => `${r.port}/${r.conn}`)).size, k.log().slice(-3000)).toBe(1);
       const until1 = Date.parse((await trunk()).registered_until);
-      await until(async () => expect(Date.parse((await trunk()).registered_until)).toBeGreaterThan(until1));
+      await untilPasses(async () =>
+        expect(Date.parse((await trunk()).registered_until)).toBeGreaterThan(until1),
+      );
       expect((await trunk()).registration_error).toBeNull();
 
       // A call through the registrar: our 200 (and later our BYE) on the binding's connection.
@@ -227,7 +219,7 @@ describe('e2e: trunk registration over TLS with Kamailio as the registrar', () =
       const calls = await n.store.db.selectFrom('calls').selectAll().execute();
       expect(calls).toHaveLength(1);
       expect(calls[0]).toMatchObject({ direction: 'inbound', to_number: DIALLED });
-      await until(async () => {
+      await untilPasses(async () => {
         const row = await n.store.db.selectFrom('calls').select('status').executeTakeFirstOrThrow();
         expect(row.status).toBe('completed');
       });
@@ -242,7 +234,7 @@ describe('e2e: trunk registration over TLS with Kamailio as the registrar', () =
     async () => {
       const k = await startKamailio();
       const { trunk } = await tlsTrunk(k, 'not-the-password', 'listening');
-      await until(async () => {
+      await untilPasses(async () => {
         const t = await trunk();
         expect(t.registration_status).toBe('failed');
         expect(t.registration_error).toBe('401 Unauthorized: the registrar refused the credentials');

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
 import { freeUdpPort, haveSipp, scenarioFile, sipp, sippUasArgs } from '../support/sipp.js';
 import { TrunkManager } from '../../src/telephony/calls/trunks/trunk-manager.js';
+import { untilPasses } from '../support/poll.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
 const TIMEOUT = 120_000;
@@ -22,17 +23,6 @@ const SAY_BYE = {
     { source: 'say', target: 'bye' },
   ],
 };
-
-/** Retries `check` until it stops throwing (the test's timeout bounds it). */
-async function until(check: () => Promise<void>): Promise<void> {
-  for (;;) {
-    try {
-      return await check();
-    } catch {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
 
 const nodes: CallNode[] = [];
 afterEach(async () => {
@@ -73,7 +63,7 @@ describe('e2e: trunk registration with sipp as the registrar', () => {
       const calls = await n.store.db.selectFrom('calls').selectAll().execute();
       expect(calls).toHaveLength(1);
       expect(calls[0]).toMatchObject({ direction: 'inbound', to_number: '+14155550123' });
-      await until(async () => {
+      await untilPasses(async () => {
         const row = await n.store.db.selectFrom('calls').select('status').executeTakeFirstOrThrow();
         expect(row.status).toBe('completed');
       });
@@ -110,7 +100,7 @@ describe('e2e: trunk registration with sipp as the registrar', () => {
       const { trunk } = await registeredWorld(port, 'not-the-password');
       const result = await registrar.done;
       expect(result.code, result.out).toBe(0);
-      await until(async () => {
+      await untilPasses(async () => {
         const t = await trunk();
         expect(t.registration_status).toBe('failed');
         expect(t.registration_error).toBe('401 Unauthorized: the registrar refused the credentials');
@@ -129,7 +119,7 @@ describe('e2e: trunk registration with sipp as the registrar', () => {
       args[args.indexOf('-m') + 1] = '2';
       const registrar = sipp(args);
       const { n, trunk } = await registeredWorld(port);
-      await until(async () => expect((await trunk()).registration_status).toBe('registered'));
+      await untilPasses(async () => expect((await trunk()).registration_status).toBe('registered'));
       // The node's process restarting: its manager stops (unregisters), a new one reads the store.
       await n.node.trunks!.stop();
       const again = new TrunkManager({
@@ -140,7 +130,7 @@ describe('e2e: trunk registration with sipp as the registrar', () => {
       });
       await again.start();
       expect((await trunk()).registration_status).toBe('registering');
-      await until(async () => expect((await trunk()).registration_status).toBe('registered'));
+      await untilPasses(async () => expect((await trunk()).registration_status).toBe('registered'));
       await again.stop();
       const result = await registrar.done;
       expect(result.code, result.out).toBe(0);

@@ -16,11 +16,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ClientPeer } from '../../src/webrtc/client-peer.js';
 import { startCallNode, telephonyWorld, type CallNode, type Loose } from '../support/call-node.js';
-import { recordedWav, toneShare, writeBaresipConfig } from '../support/baresip.js';
-import { selfSigned } from '../support/tls-cert.js';
-import { have, run, until } from '../support/media-harness.js';
-import { realtimeSocket, trickle } from '../support/realtime-socket.js';
-import { freeUdpPort, haveSipp, type Peer } from '../support/sipp.js';
+import { startBaresipCallee, toneShare } from '../support/baresip.js';
+import { concat, tone } from '../support/generated-audio.js';
+import { have, until } from '../support/media-harness.js';
+import { realtimeSocket, trickle, type RealtimeSocket } from '../support/realtime-socket.js';
+import { haveSipp, type Peer } from '../support/sipp.js';
 import { storeKinds, type StoreKind } from '../support/stores.js';
 import { callee } from './testing/dial-peers.js';
 import { eventually, storedEvents } from './testing/call-reads.js';
@@ -65,22 +65,6 @@ function webDialGraph(dial: Record<string, unknown>) {
 
 const DIAL = { to: CALLEE, from: NUMBER, ring_timeout_seconds: 5, save_call_id_to: 'leg_id' };
 
-function tone(ms: number, hz: number): Int16Array {
-  return Int16Array.from({ length: ms * 16 }, (_, i) =>
-    Math.round(8000 * Math.sin((2 * Math.PI * hz * i) / 16000)),
-  );
-}
-
-function concat(frames: readonly Int16Array[]): Int16Array {
-  const out = new Int16Array(frames.reduce((n, f) => n + f.length, 0));
-  let at = 0;
-  for (const f of frames) {
-    out.set(f, at);
-    at += f.length;
-  }
-  return out;
-}
-
 /** A call node whose API listens (the realtime socket), its world, and a session minter. */
 async function webWorld(store: StoreKind, termination: string, dial: Record<string, unknown> = DIAL) {
   const n = await startCallNode({ store });
@@ -120,6 +104,23 @@ async function legEvents(n: CallNode, legId: string) {
   return (await storedEvents(n)).filter((e: Loose) => e.type.startsWith('call.') && e.data.id === legId);
 }
 
+/** The workflow.completed event once stored. */
+function workflowCompleted(n: CallNode): Promise<Loose> {
+  return eventually(async () => (await storedEvents(n)).find((e: Loose) => e.type === 'workflow.completed'));
+}
+
+/** The frame telling that the dial node was left. */
+function dialExited(c: RealtimeSocket) {
+  return c.waitFor((f) => f.type === 'node' && f.event === 'exited' && f.node_id === 'dial');
+}
+
+/** The dial node left by `failed` for `reason` before dialling: no leg was recorded. */
+async function failedUndialled(n: CallNode, c: RealtimeSocket, reason: string) {
+  expect(await dialExited(c)).toMatchObject({ handle: 'failed' });
+  expect((await workflowCompleted(n)).data.variables.dial_failure_reason).toBe(reason);
+  expect(await callRows(n)).toEqual([]);
+}
+
 describe.each(storeKinds())(
   'e2e: a dial node on a web session bridges the browser to the dialled party ($name)',
   (store) => {
@@ -128,38 +129,23 @@ describe.each(storeKinds())(
       async () => {
         const dir = mkdtempSync(join(tmpdir(), 'baresip-webdial-'));
         cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-        const { certPath } = selfSigned(dir);
-        const sipPort = await freeUdpPort();
-        writeBaresipConfig(dir, {
-          sipPort,
-          caPath: certPath,
-          toneHz: THEIR_TONE_HZ,
-          account: `<sip:${CALLEE}@127.0.0.1>;regint=0;audio_codecs=PCMU;answermode=auto;medianat=;mwi=no`,
-          modules: ['g711.so', 'ausine.so', 'aufile.so'],
-        });
-        const output = { text: '' };
-        const baresip = run('baresip', ['-v', '-f', dir], { onOutput: (s) => (output.text += s) });
-        cleanups.push(() => baresip.kill());
-        const failed = baresip.done.then((r) => {
-          throw new Error(`baresip ended early (${r.code}): ${r.out.slice(-3000)}`);
-        });
-        failed.catch(() => undefined);
-        await Promise.race([until(() => /Populated \d+ audio codec/.test(output.text)), failed]);
+        const { baresip, sipPort } = await startBaresipCallee(dir, { user: CALLEE, toneHz: THEIR_TONE_HZ });
+        cleanups.push(() => baresip.process.kill());
 
         const { n, w, base, mint } = await webWorld(store, `sip:127.0.0.1:${sipPort}`);
         const s = await mint();
         const { browser, c, heard } = await joinWithVoice(base, s);
         // The browser speaks its tone from the start; the leg hears it once bridged.
         const speaking = setInterval(() => {
-          if (browser.queuedMs < 400) browser.speak(tone(200, OUR_TONE_HZ));
+          if (browser.queuedMs < 400) browser.speak(tone(OUR_TONE_HZ, 200));
         }, 100);
         cleanups.push(() => clearInterval(speaking));
 
         // Bridged: the leg is in progress, and baresip's sine reaches the browser.
         const leg = await eventually(async () => (await callRows(n)).find((r) => r.status === 'in_progress'));
         const from = heard.length;
-        await Promise.race([until(() => heard.length - from >= 100), failed]); // 2 s of the bridge
-        const ours = toneShare(concat(heard.slice(from)), 16000, THEIR_TONE_HZ);
+        await baresip.wait(() => heard.length - from >= 100); // 2 s of the bridge
+        const ours = toneShare(concat(...heard.slice(from)), 16000, THEIR_TONE_HZ);
         expect(ours.share, `the browser heard ${ours.loudMs} ms loud`).toBeGreaterThan(0.6);
         expect(ours.loudMs).toBeGreaterThan(1000);
 
@@ -210,11 +196,8 @@ describe.each(storeKinds())(
         expect((await n.api('GET', `/calls/${leg.id}`)).data.data).toMatchObject({ session_id: s.id });
 
         // baresip's recording of the call holds the browser's tone.
-        await Promise.race([until(() => /terminated|Call terminated|closed/i.test(output.text)), failed]);
-        baresip.kill();
-        await baresip.done;
-        const wav = recordedWav(dir);
-        const theirs = toneShare(wav.samples, wav.rate, OUR_TONE_HZ);
+        await baresip.wait(() => /terminated|Call terminated|closed/i.test(baresip.output.text));
+        const theirs = await baresip.heardTone(OUR_TONE_HZ);
         expect(theirs.share, `baresip recorded ${theirs.loudMs} ms loud`).toBeGreaterThan(0.6);
         expect(theirs.loudMs).toBeGreaterThan(1000);
       },
@@ -228,9 +211,7 @@ describe.each(storeKinds())(
         const { n, base, mint } = await webWorld(store, `sip:127.0.0.1:${port}`);
         const s = await mint();
         const { browser, c } = await joinWithVoice(base, s);
-        expect(
-          await c.waitFor((f) => f.type === 'node' && f.event === 'exited' && f.node_id === 'dial'),
-        ).toMatchObject({ handle: 'answered' });
+        expect(await dialExited(c)).toMatchObject({ handle: 'answered' });
         // The keys it pressed (RFC 4733 from sipp's pcaps), one frame each, in order, naming the leg;
         // the same messages on the browser's data channel.
         const keys = c.frames.filter((f) => f.type === 'dial_dtmf');
@@ -244,9 +225,7 @@ describe.each(storeKinds())(
         expect(browser.received.map((m) => JSON.parse(m))).toEqual(keys);
         expect(await c.waitFor((f) => f.type === 'ended')).toMatchObject({ end_reason: 'completed' });
         expect((await peer.done).code).toBe(0);
-        const done = await eventually(async () =>
-          (await storedEvents(n)).find((e: Loose) => e.type === 'workflow.completed'),
-        );
+        const done = await workflowCompleted(n);
         expect(done.data.path).toEqual(['start', 'dial', 'back', 'bye']);
         const leg = await eventually(async () => {
           const row = (await callRows(n))[0];
@@ -273,12 +252,8 @@ describe.each(storeKinds())(
           });
           const s = await mint();
           const { c } = await joinWithVoice(base, s);
-          expect(
-            await c.waitFor((f) => f.type === 'node' && f.event === 'exited' && f.node_id === 'dial'),
-          ).toMatchObject({ handle });
-          const done = await eventually(async () =>
-            (await storedEvents(n)).find((e: Loose) => e.type === 'workflow.completed'),
-          );
+          expect(await dialExited(c)).toMatchObject({ handle });
+          const done = await workflowCompleted(n);
           expect(done.data.path).toEqual(['start', 'dial', 'nobody', 'bye']);
           expect(done.data.variables.dial_failure_reason).toBe(handle);
           const leg = await eventually(async () => {
@@ -303,16 +278,7 @@ describe.each(storeKinds())(
       const s = await mint();
       const c = realtimeSocket(`${base}/api/v1/sessions/${s.id}/realtime?token=${s.join_token}`);
       cleanups.push(() => c.ws.close());
-      expect(
-        await c.waitFor((f) => f.type === 'node' && f.event === 'exited' && f.node_id === 'dial'),
-      ).toMatchObject({
-        handle: 'failed',
-      });
-      const done = await eventually(async () =>
-        (await storedEvents(n)).find((e: Loose) => e.type === 'workflow.completed'),
-      );
-      expect(done.data.variables.dial_failure_reason).toBe('channel_unsupported');
-      expect(await callRows(n)).toEqual([]);
+      await failedUndialled(n, c, 'channel_unsupported');
     });
 
     it('a from that is not a registered number fails the dial before any record', async () => {
@@ -322,16 +288,7 @@ describe.each(storeKinds())(
       });
       const s = await mint();
       const { c } = await joinWithVoice(base, s);
-      expect(
-        await c.waitFor((f) => f.type === 'node' && f.event === 'exited' && f.node_id === 'dial'),
-      ).toMatchObject({
-        handle: 'failed',
-      });
-      const done = await eventually(async () =>
-        (await storedEvents(n)).find((e: Loose) => e.type === 'workflow.completed'),
-      );
-      expect(done.data.variables.dial_failure_reason).toBe('from_not_registered');
-      expect(await callRows(n)).toEqual([]);
+      await failedUndialled(n, c, 'from_not_registered');
     });
   },
 );

@@ -12,8 +12,15 @@ import { systemClock } from '../../src/shared/clock.js';
 import { MediaSipLeg } from '../../src/telephony/calls/outbound/media-sip-leg.js';
 import { RtpPortAllocator } from '../../src/telephony/media/port-allocator.js';
 import { SipStack } from '../../src/telephony/sip/stack.js';
-import { MediaHost, freeUdpPort, have, run, until, type MediaCall } from '../support/media-harness.js';
-import { recordedWav, toneShare, writeBaresipConfig } from '../support/baresip.js';
+import { MediaHost, freeUdpPort, have, until, type MediaCall } from '../support/media-harness.js';
+import {
+  recordedWav,
+  runBaresip,
+  startBaresipCallee,
+  toneShare,
+  writeBaresipConfig,
+} from '../support/baresip.js';
+import { concat, tone } from '../support/generated-audio.js';
 import { selfSigned } from '../support/tls-cert.js';
 
 /** Under CI a missing peer fails the test (its spawn fails); elsewhere the test is skipped. */
@@ -27,22 +34,6 @@ afterEach(async () => {
 const OUR_TONE_HZ = 700;
 const THEIR_TONE_HZ = 440;
 const MODULES = ['g711.so', 'ausine.so', 'aufile.so', 'srtp.so'];
-
-function tone(ms: number, hz = OUR_TONE_HZ): Int16Array {
-  return Int16Array.from({ length: ms * 16 }, (_, i) =>
-    Math.round(8000 * Math.sin((2 * Math.PI * hz * i) / 16000)),
-  );
-}
-
-function concat(frames: readonly Int16Array[]): Int16Array {
-  const out = new Int16Array(frames.reduce((n, f) => n + f.length, 0));
-  let at = 0;
-  for (const f of frames) {
-    out.set(f, at);
-    at += f.length;
-  }
-  return out;
-}
 
 function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'baresip-srtp-'));
@@ -73,20 +64,9 @@ describe('interop: baresip with mandatory SRTP', () => {
           '<sip:baresip@127.0.0.1;transport=tls>;regint=0;mediaenc=srtp-mand;audio_codecs=PCMU;medianat=;mwi=no',
         modules: MODULES,
       });
-      const output = { text: '' };
-      const baresip = run(
-        'baresip',
-        ['-v', '-f', dir, '-e', `/dial sip:service@127.0.0.1:${tls};transport=tls`],
-        {
-          onOutput: (s) => (output.text += s),
-        },
-      );
-      cleanups.push(() => baresip.kill());
-      const failed = baresip.done.then((r) => {
-        throw new Error(`baresip ended early (${r.code}): ${r.out.slice(-3000)}`);
-      });
-      failed.catch(() => undefined);
-      const wait = (cond: () => boolean) => Promise.race([until(cond), failed]);
+      const baresip = runBaresip(dir, ['-e', `/dial sip:service@127.0.0.1:${tls};transport=tls`]);
+      cleanups.push(() => baresip.process.kill());
+      const { wait } = baresip;
 
       await wait(() => call !== undefined && call.leg.acked);
       const c = call!;
@@ -101,10 +81,10 @@ describe('interop: baresip with mandatory SRTP', () => {
           .join('\n')}\nwe took ${c.negotiated.srtp?.suite}`,
       );
 
-      c.session.enqueue(tone(2000));
+      c.session.enqueue(tone(OUR_TONE_HZ, 2000));
       await wait(() => c.session.sender.queuedMs === 0 && c.frames.decoded >= 100);
-      baresip.kill();
-      const r = await baresip.done;
+      baresip.process.kill();
+      const r = await baresip.process.done;
       await until(() => c.byeReceived);
       const ours = c.countersAtBye!;
       const srtp = c.session.srtpContexts!;
@@ -120,7 +100,7 @@ describe('interop: baresip with mandatory SRTP', () => {
       expect(srtp.inbound.counters.unprotected).toBeGreaterThanOrEqual(100);
       expect(r.out).toMatch(/srtp/i);
       // What we decoded is its 440 Hz sine.
-      const heard = toneShare(concat(c.heard), 16000, THEIR_TONE_HZ);
+      const heard = toneShare(concat(...c.heard), 16000, THEIR_TONE_HZ);
       expect(heard.loudMs).toBeGreaterThan(1000);
       expect(heard.share).toBeGreaterThan(0.8);
       // What it recorded holds our 700 Hz tone: our SRTP decrypted on its side.
@@ -139,27 +119,12 @@ describe('interop: baresip with mandatory SRTP', () => {
     'we dial baresip through a TLS target: our MediaSipLeg offers RTP/SAVP, baresip answers with a key, audio both ways',
     async () => {
       const dir = tempDir();
-      const { cert, key, certPath, bundlePath } = selfSigned(dir);
-      const sipPort = await freeUdpPort();
-      writeBaresipConfig(dir, {
-        sipPort,
-        caPath: certPath,
-        certificate: bundlePath,
-        toneHz: THEIR_TONE_HZ,
-        account:
-          '<sip:baresip@127.0.0.1;transport=tls>;regint=0;mediaenc=srtp-mand;audio_codecs=PCMU;answermode=auto;medianat=;mwi=no',
-        modules: MODULES,
-      });
-      const output = { text: '' };
-      const baresip = run('baresip', ['-v', '-f', dir], { onOutput: (s) => (output.text += s) });
-      cleanups.push(() => baresip.kill());
-      const failed = baresip.done.then((r) => {
-        throw new Error(`baresip ended early (${r.code}): ${r.out.slice(-3000)}`);
-      });
-      failed.catch(() => undefined);
-      const wait = (cond: () => boolean) => Promise.race([until(cond), failed]);
-      // baresip listens for TLS on the port above its sip_listen one once it has a certificate.
-      await wait(() => /Populated \d+ audio codec/.test(output.text));
+      // baresip listens for TLS on the port above its sip_listen one.
+      const callee = await startBaresipCallee(dir, { user: 'baresip', toneHz: THEIR_TONE_HZ, tls: true });
+      const { baresip, sipPort } = callee;
+      cleanups.push(() => baresip.process.kill());
+      const { cert, key } = callee.cert;
+      const { output, wait } = baresip;
 
       const stack = new SipStack({
         clock: systemClock,
@@ -209,7 +174,7 @@ describe('interop: baresip with mandatory SRTP', () => {
       const heardFrames: Int16Array[] = [];
       leg.media.onAudio((pcm) => void (heardFrames.length < 1000 && heardFrames.push(pcm.slice())));
       const rtp = leg.rtp!;
-      rtp.enqueue(tone(2000));
+      rtp.enqueue(tone(OUR_TONE_HZ, 2000));
       await wait(() => rtp.sender.queuedMs === 0 && heardFrames.length >= 100);
       const srtp = rtp.srtpContexts!;
       console.log(
@@ -221,17 +186,14 @@ describe('interop: baresip with mandatory SRTP', () => {
       // keys our session (over TLS, a moment later): those are dropped, unkeyed, and nothing else.
       expect(rtp.counters.srtpDropped).toBeLessThanOrEqual(6);
       // Our side decoded its sine.
-      const ours = toneShare(concat(heardFrames), 16000, THEIR_TONE_HZ);
+      const ours = toneShare(concat(...heardFrames), 16000, THEIR_TONE_HZ);
       expect(ours.loudMs).toBeGreaterThan(1000);
       expect(ours.share).toBeGreaterThan(0.8);
       // We hang up; baresip ends the call and its recording holds our tone.
       leg.bye();
       await wait(() => /terminated \(duration/.test(output.text));
       expect(byeFromBaresip).toBe(false);
-      baresip.kill();
-      await baresip.done;
-      const wav = recordedWav(dir);
-      const theirs = toneShare(wav.samples, wav.rate, OUR_TONE_HZ);
+      const theirs = await baresip.heardTone(OUR_TONE_HZ);
       console.log(
         `baresip recorded ${theirs.loudMs} ms loud, ${(theirs.share * 100).toFixed(0)}% at ${OUR_TONE_HZ} Hz`,
       );
@@ -256,20 +218,12 @@ describe('interop: baresip with mandatory SRTP', () => {
         account: '<sip:baresip@127.0.0.1>;regint=0;mediaenc=srtp-mand;audio_codecs=PCMU;medianat=;mwi=no',
         modules: MODULES,
       });
-      const output = { text: '' };
-      const baresip = run('baresip', ['-v', '-f', dir, '-e', `/dial sip:service@127.0.0.1:${udp}`], {
-        onOutput: (s) => (output.text += s),
-      });
-      cleanups.push(() => baresip.kill());
-      await Promise.race([
-        until(() => /488 Not Acceptable Here/.test(output.text)),
-        baresip.done.then((r) => {
-          throw new Error(`baresip ended early (${r.code}): ${r.out.slice(-3000)}`);
-        }),
-      ]);
+      const baresip = runBaresip(dir, ['-e', `/dial sip:service@127.0.0.1:${udp}`]);
+      cleanups.push(() => baresip.process.kill());
+      await baresip.wait(() => /488 Not Acceptable Here/.test(baresip.output.text));
       expect(host.calls).toEqual([]);
-      baresip.kill();
-      await baresip.done;
+      baresip.process.kill();
+      await baresip.process.done;
     },
     120_000,
   );

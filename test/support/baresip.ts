@@ -3,6 +3,8 @@
 // that WAV back to measure a tone in it. Its TLS certificate comes from tls-cert.ts.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { freeUdpPort, run, until } from './media-harness.js';
+import { selfSigned, type TestCertificate } from './tls-cert.js';
 
 export interface BaresipSetup {
   sipPort: number;
@@ -44,6 +46,70 @@ export function writeBaresipConfig(dir: string, s: BaresipSetup): void {
   ];
   writeFileSync(join(dir, 'config'), lines.join('\n') + '\n');
   writeFileSync(join(dir, 'accounts'), s.account + '\n');
+}
+
+/** baresip running on the config in `dir`, its output kept. */
+export interface RunningBaresip {
+  process: ReturnType<typeof run>;
+  output: { text: string };
+  /** Resolves once `cond` holds; rejects as soon as baresip ends first. */
+  wait(cond: () => boolean): Promise<void>;
+  /** Ends baresip and measures `hz` in what it recorded of its call (toneShare). */
+  heardTone(hz: number): Promise<{ share: number; loudMs: number }>;
+}
+
+/** Runs baresip on the config writeBaresipConfig wrote in `dir`, with `args` after it. */
+export function runBaresip(dir: string, args: readonly string[] = []): RunningBaresip {
+  const output = { text: '' };
+  const process = run('baresip', ['-v', '-f', dir, ...args], { onOutput: (s) => (output.text += s) });
+  const ended = process.done.then((r) => {
+    throw new Error(`baresip ended early (${r.code}): ${r.out.slice(-3000)}`);
+  });
+  ended.catch(() => undefined);
+  return {
+    process,
+    output,
+    wait: (cond) => Promise.race([until(cond), ended]),
+    async heardTone(hz) {
+      process.kill();
+      await process.done;
+      const wav = recordedWav(dir);
+      return toneShare(wav.samples, wav.rate, hz);
+    },
+  };
+}
+
+/**
+ * baresip ready for calls (its codecs loaded; with a certificate it then listens for TLS on the
+ * port above its sip_listen one).
+ */
+export async function startBaresip(dir: string): Promise<RunningBaresip> {
+  const baresip = runBaresip(dir);
+  await baresip.wait(() => /Populated \d+ audio codec/.test(baresip.output.text));
+  return baresip;
+}
+
+/**
+ * baresip answering calls to `user` at 127.0.0.1:sipPort (UDP), ready, sending a `toneHz` sine;
+ * with `tls`, over TLS on sipPort + 1 with SRTP mandatory. Its certificate, made in `dir`, is
+ * also the CA it trusts.
+ */
+export async function startBaresipCallee(
+  dir: string,
+  o: { user: string; toneHz: number; tls?: boolean },
+): Promise<{ baresip: RunningBaresip; sipPort: number; cert: TestCertificate }> {
+  const cert = selfSigned(dir);
+  const sipPort = await freeUdpPort();
+  const [transport, mediaenc] = o.tls ? [';transport=tls', 'mediaenc=srtp-mand;'] : ['', ''];
+  writeBaresipConfig(dir, {
+    sipPort,
+    caPath: cert.certPath,
+    ...(o.tls ? { certificate: cert.bundlePath } : {}),
+    toneHz: o.toneHz,
+    account: `<sip:${o.user}@127.0.0.1${transport}>;regint=0;${mediaenc}audio_codecs=PCMU;answermode=auto;medianat=;mwi=no`,
+    modules: ['g711.so', 'ausine.so', 'aufile.so', ...(o.tls ? ['srtp.so'] : [])],
+  });
+  return { baresip: await startBaresip(dir), sipPort, cert };
 }
 
 /** The WAV sndfile wrote of what baresip decoded in its (one) call. */

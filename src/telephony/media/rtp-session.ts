@@ -25,7 +25,13 @@ import type { SharedPacer } from './shared-pacer.js';
 import { parseRtcp } from './rtcp.js';
 import { RtcpReporter, type RemoteReport } from './rtcp-reporter.js';
 import { RtpPacket } from './rtp-packet.js';
-import { bindRtpSockets, closeSocket, takeDatagram, type IntakeSession } from './rtp-sockets.js';
+import {
+  bindRtpSockets,
+  closeSocket,
+  takeDatagram,
+  type IntakeCounters,
+  type IntakeSession,
+} from './rtp-sockets.js';
 import { MediaReceiver, type AudioFrameInfo } from './rtp-receiver.js';
 import { RtpSender, type DigitOptions } from './rtp-sender.js';
 import { SrtpStreams, type SrtpParameters } from './srtp/srtp-streams.js';
@@ -75,16 +81,10 @@ export interface RtpSessionOptions {
   onError?: (err: Error) => void;
 }
 
-export interface SessionCounters {
-  rtpIn: number;
+/** What reaches the session's sockets (rtp-sockets.ts), and what it sends. */
+export interface SessionCounters extends IntakeCounters {
   rtpOut: number;
-  rtcpIn: number;
   rtcpOut: number;
-  malformed: number;
-  /** Valid packets from a source other than the latched one. */
-  stray: number;
-  /** SRTP or SRTCP packets dropped: failed authentication, replayed, or arrived before the keys. */
-  srtpDropped: number;
 }
 
 const BIND_ATTEMPTS = 16;

@@ -279,6 +279,9 @@ describe('a bridge on the media workers', () => {
     const heard: { concealed: boolean; loud: boolean }[] = [];
     const caller = on();
     const tapA = new MediaTap();
+    // legA's frames go both to the bridge and to this thread's listener.
+    const loudOnA: boolean[] = [];
+    tapA.onAudio((pcm) => void loudOnA.push(pcm.some((v) => Math.abs(v) > 1000)));
     const legA = on(tapA.sessionOptions);
     if (sameWorker) await on().bind(); // pad
     const tapB = new MediaTap();
@@ -310,6 +313,7 @@ describe('a bridge on the media workers', () => {
     expect(through.filter((f) => f.concealed)).toHaveLength(0);
     await until(() => bridge.counters.aToB >= 55, 'the bridge figures');
     expect(bridge.counters.droppedAToB).toBe(0);
+    await until(() => loudOnA.filter((l) => l).length >= 55, "the tone on legA's listener too");
     // legA's frames went to legB's sender on the workers, not through a listener here.
     bridge.stop();
     const after = legB.sender.stats.packets;

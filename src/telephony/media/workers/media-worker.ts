@@ -14,22 +14,14 @@ import { createCodec } from '../../../audio/codecs/registry.js';
 import { PipelineCodec } from '../../../audio/codecs/pipeline-codec.js';
 import { Latch, sendablePort } from '../latch.js';
 import { RtpPacket } from '../rtp-packet.js';
-import { bindRtpSockets, closeSocket, takeDatagram } from '../rtp-sockets.js';
+import { bindRtpSockets, closeSocket, takeDatagram, type IntakeCounters } from '../rtp-sockets.js';
 import type { AudioCodec } from '../../../audio/codecs/audio-codec.js';
 import { MediaReceiver, type AudioFrameInfo } from '../rtp-receiver.js';
 import { RtpSender } from '../rtp-sender.js';
 import { SharedPacer } from '../shared-pacer.js';
 import { SrtpStreams, type SrtpParameters } from '../srtp/srtp-streams.js';
 import { applyThreadNice } from './thread-priority.js';
-import type {
-  BridgeFrame,
-  FromWorker,
-  OpenSession,
-  ToWorker,
-  WireRxCounters,
-  WireSrtp,
-  WireStats,
-} from './protocol.js';
+import type { BridgeFrame, FromWorker, OpenSession, ToWorker, WireSrtp, WireStats } from './protocol.js';
 import { WorkerBatch } from './worker-batch.js';
 
 /** Stats go with every fifth batch: 100 ms old at most, which is all a queue estimate needs. */
@@ -60,7 +52,7 @@ interface Session {
   /** Bumped by every aim(), so a connect that completes late knows it is stale. */
   aimGen: number;
   srtp: SrtpStreams | 'pending' | null;
-  counters: WireRxCounters;
+  counters: IntakeCounters;
   /** Where its RTP is decoded to: one packet for the whole worker. */
   packet: RtpPacket;
   /** Decoded frames go to the main thread. */
@@ -349,18 +341,18 @@ class MediaWorker {
 
   /** A frame the session's jitter buffer played out: to the main thread, to a bridge, or both. */
   private played(s: Session, pcm: Int16Array, concealed: boolean, seq: number): void {
-    // The decoder may reuse its frame buffer.
-    if (s.audio) this.batch.frame(s.id, pcm.slice(), concealed, seq);
     const b = s.bridge;
+    if (!s.audio && !b) return;
+    // The decoder may reuse its frame buffer. One copy serves the batch and a peer on this worker:
+    // both only read it (the batch copies it out, a sender's queue takes frames out of it).
+    const copy = pcm.slice();
+    if (s.audio) this.batch.frame(s.id, copy, concealed, seq);
     if (!b) return;
-    if (b.port === null) {
-      const peer = this.sessions.get(b.peer);
-      if (peer) deliver(peer, pcm.slice(), b.maxQueuedMs);
-    } else {
-      const copy = pcm.slice();
-      const frame: BridgeFrame = { to: b.peer, pcm: copy };
-      b.port.postMessage(frame, [copy.buffer as ArrayBuffer]);
-    }
+    if (b.port === null) return deliver(this.sessions.get(b.peer), copy, b.maxQueuedMs);
+    // A transferred buffer leaves this thread: the batch keeps a copy of its own.
+    const out = s.audio ? copy.slice() : copy;
+    const frame: BridgeFrame = { to: b.peer, pcm: out };
+    b.port.postMessage(frame, [out.buffer as ArrayBuffer]);
   }
 
   /** Joins the session's played frames to `m.peer`'s sender, on this worker or over `m.port`. */

@@ -5,6 +5,7 @@ import type { MessagePort } from 'node:worker_threads';
 import type { DigitEnd, DigitEvent } from '../dtmf.js';
 import type { JitterBufferOptions, JitterStats } from '../jitter-buffer.js';
 import type { ReceiverCounters } from '../rtp-receiver.js';
+import type { IntakeCounters } from '../rtp-sockets.js';
 import type { DigitOptions, SenderStats } from '../rtp-sender.js';
 import type { SrtpCounters } from '../srtp/srtp-context.js';
 import type { FrameTickCounts } from '../shared-pacer.js';
@@ -90,7 +91,7 @@ export interface WireStats extends SenderStats {
   clockRate: number;
   epochMs: number;
   /** The receive side: the session's counters (rtpIn, stray, …), the receiver's, the buffer's. */
-  rx: WireRxCounters;
+  rx: IntakeCounters;
   receiver: ReceiverCounters;
   jitter: JitterStats;
   remoteSsrc: number | null;
@@ -99,14 +100,6 @@ export interface WireStats extends SenderStats {
   /** Frames a bridge brought to this session's sender, and dropped for a full queue. */
   bridgedIn: number;
   bridgeDropped: number;
-}
-
-export interface WireRxCounters {
-  rtpIn: number;
-  rtcpIn: number;
-  malformed: number;
-  stray: number;
-  srtpDropped: number;
 }
 
 /** A snapshot of the remote source's RFC 3550 statistics. */
