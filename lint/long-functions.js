@@ -23,8 +23,6 @@ export const longFunctionFiles = [
   'web/src/pages/workflows/editor/SimulatePanel.tsx',
   // TrunkFields: every field of a trunk (carrier, termination, auth, registration, health check).
   'web/src/pages/telephony/trunk-form.tsx',
-  // PlaceCallForm: the call's numbers, workflow, variables and options in one form.
-  'web/src/pages/calls/PlaceCallForm.tsx',
   // A few lines over: the list's filters, table and pager; the form's fields, errors and submit;
   // the dispatch test's inputs and verdict; a trunk's settings and status; the step inspector;
   // a version's diff.

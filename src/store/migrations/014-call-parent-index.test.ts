@@ -9,14 +9,15 @@ afterEach(async () => {
   for (const s of stores.splice(0)) await s.close();
 });
 
-/** The index names on the calls table, as the store's own catalogue lists them. */
+/** The index names on this store's calls table (its own schema: tests share one database). */
 async function callIndexes(store: Store, kind: string): Promise<string[]> {
   const rows =
     kind === 'sqlite'
       ? await sql<{ name: string }>`select name from pragma_index_list('calls')`.execute(store.db)
       : await sql<{
           name: string;
-        }>`select indexname as name from pg_indexes where tablename = 'calls'`.execute(store.db);
+        }>`select indexname as name from pg_indexes
+          where tablename = 'calls' and schemaname = current_schema()`.execute(store.db);
   return rows.rows.map((r) => r.name);
 }
 
