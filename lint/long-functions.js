@@ -19,8 +19,4 @@ export const longFunctionFiles = [
   // project and provider): rewritten since the other pages were split; to be split the same way.
   'web/src/pages/calls/CallPage.tsx',
   'web/src/pages/usage/UsagePage.tsx',
-  // SimulatePanel: the simulation's inputs, run and result in one component.
-  'web/src/pages/workflows/editor/SimulatePanel.tsx',
-  // TrunkFields: every field of a trunk (carrier, termination, auth, registration, health check).
-  'web/src/pages/telephony/trunk-form.tsx',
 ];
