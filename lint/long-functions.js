@@ -18,5 +18,4 @@ export const longFunctionFiles = [
   // CallPage (the call's timeline, steps, legs and events) and UsagePage (charts and tables by day,
   // project and provider): rewritten since the other pages were split; to be split the same way.
   'web/src/pages/calls/CallPage.tsx',
-  'web/src/pages/usage/UsagePage.tsx',
 ];
