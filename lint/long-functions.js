@@ -17,5 +17,4 @@ export const longFunctionFiles = [
   'web/src/pages/workflows/editor/Editor.tsx',
   // CallPage (the call's timeline, steps, legs and events) and UsagePage (charts and tables by day,
   // project and provider): rewritten since the other pages were split; to be split the same way.
-  'web/src/pages/calls/CallPage.tsx',
 ];
