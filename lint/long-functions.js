@@ -17,19 +17,4 @@ export const longFunctionFiles = [
   'web/src/pages/workflows/editor/Editor.tsx',
   // CallPage (the call's timeline, steps, legs and events) and UsagePage (charts and tables by day,
   // project and provider): rewritten since the other pages were split; to be split the same way.
-  'web/src/pages/calls/CallPage.tsx',
-  'web/src/pages/usage/UsagePage.tsx',
-  // SimulatePanel: the simulation's inputs, run and result in one component.
-  'web/src/pages/workflows/editor/SimulatePanel.tsx',
-  // TrunkFields: every field of a trunk (carrier, termination, auth, registration, health check).
-  'web/src/pages/telephony/trunk-form.tsx',
-  // A few lines over: the list's filters, table and pager; the form's fields, errors and submit;
-  // the dispatch test's inputs and verdict; a trunk's settings and status; the step inspector;
-  // a version's diff.
-  'web/src/components/ResourceList.tsx',
-  'web/src/components/Form.tsx',
-  'web/src/pages/telephony/DispatchTestPanel.tsx',
-  'web/src/pages/telephony/TrunkPage.tsx',
-  'web/src/pages/workflows/editor/Inspector.tsx',
-  'web/src/pages/workflows/editor/VersionsPanel.tsx',
 ];

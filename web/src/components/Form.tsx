@@ -52,8 +52,7 @@ export function Form({
   className,
   actions,
 }: FormProps) {
-  const [error, setError] = useState<ApiError | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { error, busy, submit } = useSubmit(onSubmit);
   const [unplaced, setUnplaced] = useState<string[]>([]);
   const formRef = useRef<HTMLFormElement>(null);
   const bannerRef = useRef<HTMLDivElement>(null);
@@ -77,23 +76,6 @@ export function Form({
     setUnplaced(loose);
     bannerRef.current?.focus();
   }, [error]);
-
-  const submit = async (event: React.FormEvent) => {
-    event.preventDefault();
-    if (busy) return;
-    setBusy(true);
-    try {
-      await onSubmit();
-      setError(null);
-    } catch (err) {
-      // Anything but an ApiError is a mistake on this side (not a lost connection): say what it was.
-      setError(
-        err instanceof ApiError ? err : new ApiError(400, err instanceof Error ? err.message : String(err)),
-      );
-    } finally {
-      setBusy(false);
-    }
-  };
 
   return (
     <FormContext.Provider value={{ errors: error?.fieldErrors ?? {}, idPrefix }}>
@@ -128,4 +110,27 @@ export function Form({
       </form>
     </FormContext.Provider>
   );
+}
+
+/** Runs the form's request once at a time, and keeps what went wrong (any error as an ApiError). */
+function useSubmit(onSubmit: () => Promise<void>) {
+  const [error, setError] = useState<ApiError | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: React.FormEvent) => {
+    event.preventDefault();
+    if (busy) return;
+    setBusy(true);
+    try {
+      await onSubmit();
+      setError(null);
+    } catch (err) {
+      // Anything but an ApiError is a mistake on this side (not a lost connection): say what it was.
+      setError(
+        err instanceof ApiError ? err : new ApiError(400, err instanceof Error ? err.message : String(err)),
+      );
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { error, busy, submit };
 }

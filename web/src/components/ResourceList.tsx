@@ -43,64 +43,12 @@ export function ResourceList<T extends { id: string }, K extends string>({
   const filtered = filters.some((f) => list.filters[f.key] !== '');
   return (
     <>
-      {filters.length > 0 && (
-        <div className="toolbar" role="search" aria-label={`Filter ${noun}`}>
-          {filters.map((f) =>
-            f.options ? (
-              <SelectField
-                key={f.key}
-                name={`filter-${f.key}`}
-                label={f.label}
-                value={list.filters[f.key]}
-                onChange={list.setFilter(f.key)}
-                options={f.options}
-                emptyLabel={f.anyLabel ?? 'Any'}
-                className="field-inline"
-              />
-            ) : (
-              <TextField
-                key={f.key}
-                name={`filter-${f.key}`}
-                label={f.label}
-                type={f.type}
-                value={list.filters[f.key]}
-                onChange={list.setFilter(f.key)}
-                placeholder={f.placeholder}
-                className="field-inline"
-              />
-            ),
-          )}
-        </div>
-      )}
+      {filters.length > 0 && <ListFilters list={list} filters={filters} noun={noun} />}
       {list.error && <ErrorBanner error={list.error} onRetry={list.reload} />}
       {!list.data && list.loading && <Loading />}
       {list.data && (
         <div className="card card-flush">
-          <table className="table">
-            <thead>
-              <tr>
-                {columns.map((c) => (
-                  <th key={c.header} scope="col" className={c.num ? 'num' : undefined}>
-                    {c.header}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.data.map((row) => (
-                <tr key={row.id}>
-                  {columns.map((c) => (
-                    <td
-                      key={c.header}
-                      className={[c.num && 'num', c.className].filter(Boolean).join(' ') || undefined}
-                    >
-                      {c.cell(row)}
-                    </td>
-                  ))}
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <ListTable rows={list.data.data} columns={columns} />
           {list.data.data.length === 0 && (
             <p className="empty">{filtered ? `No ${noun} match these filters.` : empty}</p>
           )}
@@ -108,5 +56,77 @@ export function ResourceList<T extends { id: string }, K extends string>({
         </div>
       )}
     </>
+  );
+}
+
+/** The toolbar of filters above the table: a select for a filter with choices, a text box otherwise. */
+function ListFilters<T extends { id: string }, K extends string>({
+  list,
+  filters,
+  noun,
+}: {
+  list: ResourceListState<T, K>;
+  filters: ListFilter<K>[];
+  noun: string;
+}) {
+  return (
+    <div className="toolbar" role="search" aria-label={`Filter ${noun}`}>
+      {filters.map((f) =>
+        f.options ? (
+          <SelectField
+            key={f.key}
+            name={`filter-${f.key}`}
+            label={f.label}
+            value={list.filters[f.key]}
+            onChange={list.setFilter(f.key)}
+            options={f.options}
+            emptyLabel={f.anyLabel ?? 'Any'}
+            className="field-inline"
+          />
+        ) : (
+          <TextField
+            key={f.key}
+            name={`filter-${f.key}`}
+            label={f.label}
+            type={f.type}
+            value={list.filters[f.key]}
+            onChange={list.setFilter(f.key)}
+            placeholder={f.placeholder}
+            className="field-inline"
+          />
+        ),
+      )}
+    </div>
+  );
+}
+
+/** The page's rows, one cell a column. */
+function ListTable<T extends { id: string }>({ rows, columns }: { rows: T[]; columns: Column<T>[] }) {
+  return (
+    <table className="table">
+      <thead>
+        <tr>
+          {columns.map((c) => (
+            <th key={c.header} scope="col" className={c.num ? 'num' : undefined}>
+              {c.header}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((row) => (
+          <tr key={row.id}>
+            {columns.map((c) => (
+              <td
+                key={c.header}
+                className={[c.num && 'num', c.className].filter(Boolean).join(' ') || undefined}
+              >
+                {c.cell(row)}
+              </td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }

@@ -1,4 +1,5 @@
 import { render, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { describe, expect, it } from 'vitest';
 import { storeKey } from '../../auth/session-key';
@@ -195,5 +196,60 @@ describe('CallPage', () => {
     const heading = screen.getByRole('heading', { level: 1 });
     expect(heading.compareDocumentPosition(timeline) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
     expect(screen.getByText('hang-up reason: caller hangup')).toBeTruthy();
+    // Beside it: the details, and the deliveries about the call, each leading to its endpoint.
+    const details = screen.getByRole('region', { name: 'Details' });
+    await within(details).findByText('Front desk');
+    expect(await within(details).findByRole('link', { name: 'Menu · version 2' })).toBeTruthy();
+    expect(within(details).getByRole('link', { name: 's1' }).getAttribute('href')).toBe('/sessions/s1');
+    const events = within(screen.getByRole('region', { name: 'Webhook events' })).getByRole('table');
+    expect(
+      within(events)
+        .getAllByRole('row')
+        .map((r) => r.textContent),
+    ).toEqual(['EventDeliveryAttemptsLast answer', 'call.endedSucceeded1200', 'call.startedSucceeded1200']);
+  });
+
+  it('cancels an outbound call still ringing, and names the call it was dialled from', async () => {
+    const user = userEvent.setup({ delay: null });
+    storeKey('pk_live_componenttestkey');
+    let ringing = {
+      ...leg,
+      status: 'ringing',
+      duration_seconds: null,
+      hangup_reason: null,
+      ended_at: null,
+      workflow_id: null,
+      workflow_version: null,
+      metadata: { ticket: 42 },
+    };
+    const { sent } = fakeApi([
+      { method: 'GET', path: '/api/v1/projects', reply: () => json(200, page([])) },
+      { method: 'GET', path: '/api/v1/calls/leg1', reply: () => json(200, { data: ringing }) },
+      { method: 'GET', path: '/api/v1/calls', reply: () => json(200, page([])) },
+      { method: 'GET', path: '/api/v1/webhook-endpoints', reply: () => json(200, page([])) },
+      {
+        method: 'DELETE',
+        path: '/api/v1/calls/leg1',
+        reply: () => ((ringing = { ...ringing, status: 'cancelled' }), json(204, null)),
+      },
+    ]);
+    render(
+      <MemoryRouter initialEntries={['/calls/leg1']}>
+        <Routes>
+          <Route path="/calls/:id" element={<CallPage />} />
+        </Routes>
+      </MemoryRouter>,
+    );
+    const details = await screen.findByRole('region', { name: 'Details' });
+    expect(within(details).getByRole('link', { name: 'call c1' }).getAttribute('href')).toBe('/calls/c1');
+    expect(within(details).getByText('{"ticket":42}')).toBeTruthy();
+    expect(
+      await screen.findByText('No webhook endpoint of this project received an event about this call.'),
+    ).toBeTruthy();
+    await user.click(screen.getByRole('button', { name: 'Cancel call' }));
+    await user.click(screen.getByRole('button', { name: 'Cancel call' }));
+    expect(await screen.findByText('Cancelled')).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Cancel call' })).toBeNull();
+    expect(sent.filter((s) => s.method === 'DELETE').map((s) => s.path)).toEqual(['/api/v1/calls/leg1']);
   });
 });

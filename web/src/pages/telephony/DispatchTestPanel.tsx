@@ -67,28 +67,39 @@ export function DispatchTestPanel({
           placeholder="2026-11-30 22:15"
         />
       </Form>
-      {result && (
-        <div aria-live="polite" className="dispatch-result">
-          <h3>
-            {result.winner ? (
-              <>
-                Rule {result.winner.index + 1} answers: {workflowName(result.winner.workflow_id)}
-              </>
-            ) : (
-              'No rule matches: the call would be refused (SIP 480).'
-            )}
-          </h3>
-          {result.rules.map((r) => (
-            <div className="rule-result" key={r.index}>
-              <Badge value={r.matched ? 'matches' : 'skipped'} tone={r.matched ? 'good' : 'neutral'} />
-              <span>
-                Rule {r.index + 1} (priority {r.priority}) → {workflowName(r.workflow_id)}
-                {r.reason && <span className="muted"> — {r.reason}</span>}
-              </span>
-            </div>
-          ))}
+      {result && <DispatchVerdict result={result} workflowName={workflowName} />}
+    </div>
+  );
+}
+
+/** The winning rule (or the refusal), then every rule's verdict with why it was skipped. */
+function DispatchVerdict({
+  result,
+  workflowName,
+}: {
+  result: DispatchTestResult;
+  workflowName: (id: string) => string;
+}) {
+  return (
+    <div aria-live="polite" className="dispatch-result">
+      <h3>
+        {result.winner ? (
+          <>
+            Rule {result.winner.index + 1} answers: {workflowName(result.winner.workflow_id)}
+          </>
+        ) : (
+          'No rule matches: the call would be refused (SIP 480).'
+        )}
+      </h3>
+      {result.rules.map((r) => (
+        <div className="rule-result" key={r.index}>
+          <Badge value={r.matched ? 'matches' : 'skipped'} tone={r.matched ? 'good' : 'neutral'} />
+          <span>
+            Rule {r.index + 1} (priority {r.priority}) → {workflowName(r.workflow_id)}
+            {r.reason && <span className="muted"> — {r.reason}</span>}
+          </span>
         </div>
-      )}
+      ))}
     </div>
   );
 }

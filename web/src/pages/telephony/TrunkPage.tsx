@@ -31,7 +31,6 @@ function draftOf(t: SipTrunk): TrunkDraft {
 
 export function TrunkPage() {
   const { id = '' } = useParams();
-  const navigate = useNavigate();
   const created = (useLocation().state as { created?: boolean } | null)?.created;
   const [draft, setDraft] = useState<TrunkDraft | null>(null);
   const [saved, setSaved] = useState(false);
@@ -68,21 +67,7 @@ export function TrunkPage() {
 
   return (
     <>
-      <PageHeader
-        title={t.name}
-        crumb={<Link to="/telephony/trunks">SIP trunks</Link>}
-        description={`${t.provider === 'carrier_a' ? 'Carrier A' : 'Generic SIP'} trunk over ${t.transport.toUpperCase()}`}
-        actions={
-          <ConfirmButton
-            label="Delete trunk"
-            question="Delete this trunk?"
-            onConfirm={async () => {
-              await call(api.DELETE('/api/v1/sip-trunks/{id}', { params: { path: { id } } }));
-              navigate('/telephony/trunks');
-            }}
-          />
-        }
-      />
+      <TrunkHeader trunk={t} />
       {created && (
         <div className="banner banner-info" role="status">
           Trunk created. Give your carrier the origination URI below, then register your numbers.
@@ -112,5 +97,27 @@ export function TrunkPage() {
         </div>
       </div>
     </>
+  );
+}
+
+/** The trunk's name, provider and transport, with its delete button. */
+function TrunkHeader({ trunk: t }: { trunk: SipTrunk }) {
+  const navigate = useNavigate();
+  return (
+    <PageHeader
+      title={t.name}
+      crumb={<Link to="/telephony/trunks">SIP trunks</Link>}
+      description={`${t.provider === 'carrier_a' ? 'Carrier A' : 'Generic SIP'} trunk over ${t.transport.toUpperCase()}`}
+      actions={
+        <ConfirmButton
+          label="Delete trunk"
+          question="Delete this trunk?"
+          onConfirm={async () => {
+            await call(api.DELETE('/api/v1/sip-trunks/{id}', { params: { path: { id: t.id } } }));
+            navigate('/telephony/trunks');
+          }}
+        />
+      }
+    />
   );
 }

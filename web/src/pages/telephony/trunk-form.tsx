@@ -110,31 +110,39 @@ export function TrunkFields({
         placeholder="203.0.113.0/24, 198.51.100.7/32"
         hint="CIDR ranges the carrier sends from, separated by commas or new lines. Empty: any source, authenticated by SIP domain."
       />
-      <fieldset className="fieldset">
-        <legend>Registration and health</legend>
-        <CheckboxField
-          name="register"
-          label="Register with the carrier"
-          checked={draft.register}
-          onChange={(register) => onChange({ ...draft, register })}
-          hint="For carriers that send calls only to a registered contact: the service keeps a SIP REGISTER binding with these credentials."
-        />
-        {draft.register && (
-          <TextField
-            {...field('registrar_uri')}
-            label="Registrar URI (optional)"
-            placeholder="sip:registrar.example.com"
-            hint="Empty: the termination URI's host."
-          />
-        )}
-        <CheckboxField
-          name="health_check"
-          label="Check that the carrier is up"
-          checked={draft.health_check}
-          onChange={(health_check) => onChange({ ...draft, health_check })}
-          hint="Pings the termination host with SIP OPTIONS; while it is down, outbound calls fail at once (trunk_unreachable)."
-        />
-      </fieldset>
+      <RegistrationFields draft={draft} onChange={onChange} />
     </>
+  );
+}
+
+/** Whether the service registers with the carrier (and where), and whether it checks the carrier is up. */
+function RegistrationFields({ draft, onChange }: { draft: TrunkDraft; onChange: (d: TrunkDraft) => void }) {
+  const field = fieldBinder(draft, onChange);
+  return (
+    <fieldset className="fieldset">
+      <legend>Registration and health</legend>
+      <CheckboxField
+        name="register"
+        label="Register with the carrier"
+        checked={draft.register}
+        onChange={(register) => onChange({ ...draft, register })}
+        hint="For carriers that send calls only to a registered contact: the service keeps a SIP REGISTER binding with these credentials."
+      />
+      {draft.register && (
+        <TextField
+          {...field('registrar_uri')}
+          label="Registrar URI (optional)"
+          placeholder="sip:registrar.example.com"
+          hint="Empty: the termination URI's host."
+        />
+      )}
+      <CheckboxField
+        name="health_check"
+        label="Check that the carrier is up"
+        checked={draft.health_check}
+        onChange={(health_check) => onChange({ ...draft, health_check })}
+        hint="Pings the termination host with SIP OPTIONS; while it is down, outbound calls fail at once (trunk_unreachable)."
+      />
+    </fieldset>
   );
 }

@@ -146,6 +146,14 @@ describe('UsagePage', () => {
         .getAllByRole('row')
         .map((r) => r.textContent),
     ).toEqual(['ProjectUsedAmount', 'Front deskCalls3', 'Sessions1', 'SalesSessions2']);
+    // The totals mark the chosen metric; its figure per day is in the table beside the chart.
+    expect(document.querySelector('.stat-current')?.textContent).toBe('Sessions3');
+    const perDay = screen.getByRole('region', { name: 'Sessions per day' });
+    expect(
+      within(perDay)
+        .getAllByRole('row', { hidden: true })
+        .map((r) => r.textContent),
+    ).toEqual(['DaySessions', '2026-11-010', '2026-11-023']);
     // A quick range asks for its days.
     await user.click(screen.getByRole('button', { name: 'Last 7 days' }));
     const week = presetRanges()[1]!;

@@ -77,29 +77,13 @@ export function UsagePage() {
   const presets = useMemo(() => presetRanges(), []);
   const [range, setRange] = useState({ from: presets[0]!.from, to: presets[0]!.to });
   const [metric, setMetric] = useState<MetricName>('calls');
-  const load = (group_by: 'day' | 'project' | 'provider') => async () =>
-    (
-      await call(
-        api.GET('/api/v1/usage', { params: { query: { from: range.from, to: range.to, group_by } } }),
-      )
-    ).data;
-  const byDay = useLoad(load('day'), [range.from, range.to]);
-  const byProject = useLoad(load('project'), [range.from, range.to]);
-  const byProvider = useLoad(load('provider'), [range.from, range.to]);
+  const { byDay, byProject, byProvider } = useUsage(range);
   const plan = useLoad(loadPlan, []);
   // One banner for the page, however many of its reads failed: a key without the read scope
   // gets the same 403 from each, and saying it once is enough. Retry retries all that failed.
   const loads = [plan, byDay, byProject, byProvider];
   const failed = loads.filter((l) => l.error);
   const loading = loads.some((l) => l.loading && !l.data && !l.error);
-  const label = metricLabel(metric);
-  const days = useMemo(() => (byDay.data?.groups ?? []).map((g) => g.day!), [byDay.data]);
-  const series = useMemo(
-    () => [
-      { label, values: (byDay.data?.groups ?? []).map((g) => g.metrics[metric]), color: metricColor(metric) },
-    ],
-    [byDay.data, metric, label],
-  );
 
   return (
     <>
@@ -112,81 +96,8 @@ export function UsagePage() {
       )}
       {loading && failed.length === 0 && <Loading />}
       <PlanCard plan={plan.data} />
-      <div className="toolbar usage-toolbar">
-        <TextField
-          name="from"
-          label="From"
-          type="date"
-          value={range.from}
-          onChange={(from) => setRange({ ...range, from })}
-          className="field-inline"
-        />
-        <TextField
-          name="to"
-          label="To"
-          type="date"
-          value={range.to}
-          onChange={(to) => setRange({ ...range, to })}
-          className="field-inline"
-        />
-        <div className="btn-group usage-presets" role="group" aria-label="Quick ranges">
-          {presets.map((p) => (
-            <button
-              key={p.label}
-              type="button"
-              className="btn btn-small"
-              aria-pressed={p.from === range.from && p.to === range.to}
-              onClick={() => setRange({ from: p.from, to: p.to })}
-            >
-              {p.label}
-            </button>
-          ))}
-        </div>
-        <SelectField
-          name="metric"
-          label="Chart"
-          value={metric}
-          onChange={(v) => setMetric(v as MetricName)}
-          options={METRICS}
-          className="field-inline"
-        />
-      </div>
-      {byDay.data && (
-        <>
-          <div className="stats">
-            {METRICS.map((m) => (
-              <div className={`stat ${m.value === metric ? 'stat-current' : ''}`} key={m.value}>
-                <div className="stat-label">{m.label}</div>
-                <div className="stat-value">{fmt(byDay.data!.metrics[m.value])}</div>
-              </div>
-            ))}
-          </div>
-          <Section title={`${label} per day`} id="by-day">
-            <DailyChart days={days} series={series} title={`${label} per day, as bars`} />
-            <details>
-              <summary>Table</summary>
-              <table className="table">
-                <thead>
-                  <tr>
-                    <th scope="col">Day</th>
-                    <th scope="col" className="num">
-                      {label}
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {days.map((d, i) => (
-                    <tr key={d}>
-                      <td>{d}</td>
-                      <td className="num">{fmt(series[0]!.values[i]!)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </details>
-          </Section>
-        </>
-      )}
+      <UsageToolbar presets={presets} range={range} onRange={setRange} metric={metric} onMetric={setMetric} />
+      {byDay.data && <DailyUsage usage={byDay.data} metric={metric} />}
       {(byProject.data || byProvider.data) && (
         <div className="grid-2">
           <Section title="By project" id="by-project">
@@ -211,6 +122,128 @@ export function UsagePage() {
           </Section>
         </div>
       )}
+    </>
+  );
+}
+
+interface Range {
+  from: string;
+  to: string;
+}
+
+/** The workspace's usage in the range, three ways: by day, by project and by provider. */
+function useUsage(range: Range) {
+  const load = (group_by: 'day' | 'project' | 'provider') => async () =>
+    (
+      await call(
+        api.GET('/api/v1/usage', { params: { query: { from: range.from, to: range.to, group_by } } }),
+      )
+    ).data;
+  const byDay = useLoad(load('day'), [range.from, range.to]);
+  const byProject = useLoad(load('project'), [range.from, range.to]);
+  const byProvider = useLoad(load('provider'), [range.from, range.to]);
+  return { byDay, byProject, byProvider };
+}
+
+/** The range (two dates or a quick range) and the metric the charts show. */
+function UsageToolbar({
+  presets,
+  range,
+  onRange,
+  metric,
+  onMetric,
+}: {
+  presets: ReturnType<typeof presetRanges>;
+  range: Range;
+  onRange: (range: Range) => void;
+  metric: MetricName;
+  onMetric: (metric: MetricName) => void;
+}) {
+  return (
+    <div className="toolbar usage-toolbar">
+      <TextField
+        name="from"
+        label="From"
+        type="date"
+        value={range.from}
+        onChange={(from) => onRange({ ...range, from })}
+        className="field-inline"
+      />
+      <TextField
+        name="to"
+        label="To"
+        type="date"
+        value={range.to}
+        onChange={(to) => onRange({ ...range, to })}
+        className="field-inline"
+      />
+      <div className="btn-group usage-presets" role="group" aria-label="Quick ranges">
+        {presets.map((p) => (
+          <button
+            key={p.label}
+            type="button"
+            className="btn btn-small"
+            aria-pressed={p.from === range.from && p.to === range.to}
+            onClick={() => onRange({ from: p.from, to: p.to })}
+          >
+            {p.label}
+          </button>
+        ))}
+      </div>
+      <SelectField
+        name="metric"
+        label="Chart"
+        value={metric}
+        onChange={(v) => onMetric(v as MetricName)}
+        options={METRICS}
+        className="field-inline"
+      />
+    </div>
+  );
+}
+
+/** The range's totals, the chosen one marked, then that metric per day as bars and as a table. */
+function DailyUsage({ usage, metric }: { usage: Usage; metric: MetricName }) {
+  const label = metricLabel(metric);
+  const days = useMemo(() => (usage.groups ?? []).map((g) => g.day!), [usage]);
+  const series = useMemo(
+    () => [{ label, values: (usage.groups ?? []).map((g) => g.metrics[metric]), color: metricColor(metric) }],
+    [usage, metric, label],
+  );
+  return (
+    <>
+      <div className="stats">
+        {METRICS.map((m) => (
+          <div className={`stat ${m.value === metric ? 'stat-current' : ''}`} key={m.value}>
+            <div className="stat-label">{m.label}</div>
+            <div className="stat-value">{fmt(usage.metrics[m.value])}</div>
+          </div>
+        ))}
+      </div>
+      <Section title={`${label} per day`} id="by-day">
+        <DailyChart days={days} series={series} title={`${label} per day, as bars`} />
+        <details>
+          <summary>Table</summary>
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">Day</th>
+                <th scope="col" className="num">
+                  {label}
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {days.map((d, i) => (
+                <tr key={d}>
+                  <td>{d}</td>
+                  <td className="num">{fmt(series[0]!.values[i]!)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </details>
+      </Section>
     </>
   );
 }

@@ -49,36 +49,14 @@ export function Inspector(p: Props) {
         </ul>
       )}
       {exits.length > 0 && (
-        <fieldset className="config-group" disabled={p.readOnly}>
-          <legend>Exits</legend>
-          {exits.map((h) => {
-            const edge = p.edges.find(
-              (e) => e.source === graphNode.id && (e.sourceHandle ?? 'default') === h,
-            );
-            const id = `exit-${graphNode.id}-${h}`.replace(/[^\w-]/g, '_');
-            return (
-              <div className="field field-row" key={h}>
-                <label htmlFor={id}>When {handleLabel(h)}, go to</label>
-                <select
-                  id={id}
-                  value={edge?.target ?? ''}
-                  onChange={(e) => p.onConnect(graphNode.id, h, e.target.value || null)}
-                >
-                  <option value="">(nowhere)</option>
-                  {p.nodes
-                    .filter((n) => n.id !== graphNode.id && n.data.node.type !== 'start')
-                    .map((n) => (
-                      <option key={n.id} value={n.id}>
-                        {n.id} (
-                        {isNodeType(n.data.node.type) ? NODE_KINDS[n.data.node.type].label : n.data.node.type}
-                        )
-                      </option>
-                    ))}
-                </select>
-              </div>
-            );
-          })}
-        </fieldset>
+        <StepExits
+          id={graphNode.id}
+          exits={exits}
+          nodes={p.nodes}
+          edges={p.edges}
+          readOnly={p.readOnly}
+          onConnect={p.onConnect}
+        />
       )}
       {schema ? (
         <fieldset className="config-fields" disabled={p.readOnly}>
@@ -102,6 +80,46 @@ export function Inspector(p: Props) {
         </div>
       )}
     </section>
+  );
+}
+
+/** A select per exit of the step: which step it leads to, or nowhere. */
+function StepExits({
+  id: stepId,
+  exits,
+  nodes,
+  edges,
+  readOnly,
+  onConnect,
+}: Pick<Props, 'nodes' | 'edges' | 'readOnly' | 'onConnect'> & { id: string; exits: string[] }) {
+  return (
+    <fieldset className="config-group" disabled={readOnly}>
+      <legend>Exits</legend>
+      {exits.map((h) => {
+        const edge = edges.find((e) => e.source === stepId && (e.sourceHandle ?? 'default') === h);
+        const id = `exit-${stepId}-${h}`.replace(/[^\w-]/g, '_');
+        return (
+          <div className="field field-row" key={h}>
+            <label htmlFor={id}>When {handleLabel(h)}, go to</label>
+            <select
+              id={id}
+              value={edge?.target ?? ''}
+              onChange={(e) => onConnect(stepId, h, e.target.value || null)}
+            >
+              <option value="">(nowhere)</option>
+              {nodes
+                .filter((n) => n.id !== stepId && n.data.node.type !== 'start')
+                .map((n) => (
+                  <option key={n.id} value={n.id}>
+                    {n.id} (
+                    {isNodeType(n.data.node.type) ? NODE_KINDS[n.data.node.type].label : n.data.node.type})
+                  </option>
+                ))}
+            </select>
+          </div>
+        );
+      })}
+    </fieldset>
   );
 }
 

@@ -102,40 +102,45 @@ export function SimulatePanel({
             : explain(error)}
         </div>
       )}
-      {result && (
-        <div className="sim-result" aria-live="polite">
-          <p>
-            Finished <strong>{result.status}</strong> after {result.path.length} step
-            {result.path.length === 1 ? '' : 's'}: <span className="mono">{result.path.join(' → ')}</span>
-          </p>
-          {result.error !== undefined && (
-            <div className="banner banner-warn">{String(JSON.stringify(result.error))}</div>
-          )}
-          <ol className="transcript" aria-label="Messages">
-            {result.messages.map((m, i) => (
-              <li key={i} className={`turn turn-${m.role}`}>
-                <span className="turn-meta">
-                  {m.role === 'assistant' ? (m.agent_name ?? 'Workflow') : 'Caller'}
-                </span>
-                <TurnContent message={m} />
-              </li>
-            ))}
-          </ol>
-          {Object.keys(result.variables).length > 0 && (
-            <details className="sim-vars">
-              <summary>Variables at the end ({Object.keys(result.variables).length})</summary>
-              <dl>
-                {Object.entries(result.variables).map(([k, v]) => (
-                  <div key={k}>
-                    <dt className="mono">{k}</dt>
-                    <dd className="mono">{JSON.stringify(v)}</dd>
-                  </div>
-                ))}
-              </dl>
-            </details>
-          )}
-        </div>
-      )}
+      {result && <SimulationOutcome result={result} />}
     </section>
+  );
+}
+
+/** How the run ended and by which steps, then the conversation and the variables it left. */
+function SimulationOutcome({ result }: { result: SimulationResult }) {
+  return (
+    <div className="sim-result" aria-live="polite">
+      <p>
+        Finished <strong>{result.status}</strong> after {result.path.length} step
+        {result.path.length === 1 ? '' : 's'}: <span className="mono">{result.path.join(' → ')}</span>
+      </p>
+      {result.error !== undefined && (
+        <div className="banner banner-warn">{String(JSON.stringify(result.error))}</div>
+      )}
+      <ol className="transcript" aria-label="Messages">
+        {result.messages.map((m, i) => (
+          <li key={i} className={`turn turn-${m.role}`}>
+            <span className="turn-meta">
+              {m.role === 'assistant' ? (m.agent_name ?? 'Workflow') : 'Caller'}
+            </span>
+            <TurnContent message={m} />
+          </li>
+        ))}
+      </ol>
+      {Object.keys(result.variables).length > 0 && (
+        <details className="sim-vars">
+          <summary>Variables at the end ({Object.keys(result.variables).length})</summary>
+          <dl>
+            {Object.entries(result.variables).map(([k, v]) => (
+              <div key={k}>
+                <dt className="mono">{k}</dt>
+                <dd className="mono">{JSON.stringify(v)}</dd>
+              </div>
+            ))}
+          </dl>
+        </details>
+      )}
+    </div>
   );
 }

@@ -8,7 +8,7 @@ import { Badge } from '../../../components/Badge';
 import { ConfirmButton } from '../../../components/ConfirmButton';
 import { ErrorBanner, Loading } from '../../../components/ErrorBanner';
 import { formatActor, formatTime } from '../../../components/format';
-import { diffGraphs, isEmptyDiff } from './diff';
+import { diffGraphs, isEmptyDiff, type GraphDiff } from './diff';
 import { asGraph, type Graph } from './graph';
 
 export interface VersionItem {
@@ -143,38 +143,43 @@ function DiffView({
       </div>
       {diff.error && <ErrorBanner error={diff.error} onRetry={diff.reload} />}
       {diff.data && isEmptyDiff(diff.data) && <p className="muted">No changes in behaviour.</p>}
-      {diff.data && !isEmptyDiff(diff.data) && (
-        <ul className="diff-list" aria-label="Changes">
-          {diff.data.addedNodes.map((n) => (
-            <li key={`+${n.id}`} className="diff-add">
-              + step <code>{n.id}</code> ({n.type})
-            </li>
-          ))}
-          {diff.data.removedNodes.map((n) => (
-            <li key={`-${n.id}`} className="diff-remove">
-              − step <code>{n.id}</code> ({n.type})
-            </li>
-          ))}
-          {diff.data.changedNodes.map((c) => (
-            <li key={`~${c.id}`} className="diff-change">
-              ~ step <code>{c.id}</code>: {c.keys.join(', ')}
-            </li>
-          ))}
-          {diff.data.addedEdges.map((k) => (
-            <li key={`+${k}`} className="diff-add">
-              + {k}
-            </li>
-          ))}
-          {diff.data.removedEdges.map((k) => (
-            <li key={`-${k}`} className="diff-remove">
-              − {k}
-            </li>
-          ))}
-        </ul>
-      )}
+      {diff.data && !isEmptyDiff(diff.data) && <DiffChanges diff={diff.data} />}
       {diff.data && diff.data.movedNodes.length > 0 && (
         <p className="muted">Moved on the canvas: {diff.data.movedNodes.join(', ')}</p>
       )}
     </div>
+  );
+}
+
+/** What changed between the two: steps added, removed and reconfigured, then connections added and removed. */
+function DiffChanges({ diff }: { diff: GraphDiff }) {
+  return (
+    <ul className="diff-list" aria-label="Changes">
+      {diff.addedNodes.map((n) => (
+        <li key={`+${n.id}`} className="diff-add">
+          + step <code>{n.id}</code> ({n.type})
+        </li>
+      ))}
+      {diff.removedNodes.map((n) => (
+        <li key={`-${n.id}`} className="diff-remove">
+          − step <code>{n.id}</code> ({n.type})
+        </li>
+      ))}
+      {diff.changedNodes.map((c) => (
+        <li key={`~${c.id}`} className="diff-change">
+          ~ step <code>{c.id}</code>: {c.keys.join(', ')}
+        </li>
+      ))}
+      {diff.addedEdges.map((k) => (
+        <li key={`+${k}`} className="diff-add">
+          + {k}
+        </li>
+      ))}
+      {diff.removedEdges.map((k) => (
+        <li key={`-${k}`} className="diff-remove">
+          − {k}
+        </li>
+      ))}
+    </ul>
   );
 }
