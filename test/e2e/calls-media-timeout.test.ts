@@ -2,7 +2,9 @@
 // sends about a second of PCMA and then nothing, without a BYE, as a crashed phone or a dead NAT
 // mapping would. The workflow waits 30 s for a digit, so only the media timeout
 // (MEDIA_TIMEOUT_SECONDS=2 here) can end the call first: it must end completed / media_timeout,
-// with call.ended saying so, and sipp must receive our BYE. Under CI a missing sipp fails.
+// with call.ended saying so, and sipp must receive our BYE. A dial node's bridged leg whose party
+// goes silent the same way ends media_timeout too, and the caller (still talking) gets the
+// workflow back. Under CI a missing sipp fails.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +20,8 @@ import {
   sippUasArgs,
   type Peer,
 } from '../support/sipp.js';
-import { finishedCall, liveCallRtp, storedEvents } from './testing/call-reads.js';
+import { eventually, finishedCall, liveCallRtp, storedEvents } from './testing/call-reads.js';
+import { callee, dialWorkflow } from './testing/dial-peers.js';
 
 const peerTest = haveSipp() || process.env.CI ? it : it.skip;
 
@@ -43,9 +46,9 @@ afterEach(async () => {
   for (const n of nodes.splice(0)) await n.close();
 });
 
-/** About a second of a 440 Hz tone as a PCMA pcap for sipp to play. */
-function briefPcap(): string {
-  const pcm = Int16Array.from({ length: 16000 }, (_, i) =>
+/** `seconds` of a 440 Hz tone as a PCMA pcap for sipp to play. */
+function briefPcap(seconds = 1): string {
+  const pcm = Int16Array.from({ length: 16000 * seconds }, (_, i) =>
     Math.round(6000 * Math.sin((2 * Math.PI * 440 * i) / 16000)),
   );
   const file = join(mkdtempSync(join(tmpdir(), 'sb-pcap-')), 'brief.pcap');
@@ -118,4 +121,43 @@ describe('e2e: a far end that goes silent without a BYE is hung up (MEDIA_TIMEOU
     expect((await watching).counters.rtpIn).toBeGreaterThan(10);
     await expectMediaTimeout(n, 'outbound');
   });
+
+  peerTest(
+    'dial leg: the dialled party goes silent; its leg ends media_timeout, the caller goes on',
+    async () => {
+      const n = await mediaTimeoutNode();
+      const NUMBER = '+14155550162';
+      const { port, peer: dialled } = await callee(peers, 'outbound-answering.xml', { PCAP: briefPcap() });
+      const dial = dialWorkflow({ to: '+15551230000', ring_timeout_seconds: 10 });
+      await telephonyWorld(n, { number: NUMBER, termination: `sip:127.0.0.1:${port}`, graphs: { dial } });
+      // The caller talks all along (12 s of audio), so only the dialled party's silence counts.
+      const scenario = scenarioFile('inbound-media-timeout.xml', {
+        DOMAIN: n.sipDomain,
+        DIALLED: NUMBER,
+        CALLER: '+4930555000',
+        PCAP: briefPcap(12),
+      });
+      const caller = sipp(sippArgs(`127.0.0.1:${n.sipPort}`, scenario, await freeUdpPort()));
+      peers.push(caller);
+      const leg = await dialled.done;
+      expect(leg.code, leg.out.slice(-3000)).toBe(0); // our BYE reached the silent party
+      const callerDone = await caller.done;
+      expect(callerDone.code, callerDone.out.slice(-3000)).toBe(0);
+
+      const rows = await eventually(async () => {
+        const all = await n.store.db.selectFrom('calls').selectAll().execute();
+        return all.length === 2 && all.every((c) => c.ended_at !== null) ? all : null;
+      });
+      const parent = rows.find((c) => c.parent_call_id === null)!;
+      const legRow = rows.find((c) => c.parent_call_id !== null)!;
+      expect(legRow).toMatchObject({ status: 'completed', hangup_reason: 'media_timeout' });
+      // The caller was not silent: the workflow went on after the leg (answered → back → bye).
+      expect(parent).toMatchObject({ status: 'completed', hangup_reason: 'workflow_hangup' });
+      const events = await storedEvents(n);
+      const done = events.find((e) => e.type === 'workflow.completed');
+      expect(done?.data.path).toEqual(['start', 'dial', 'back', 'bye']);
+      const legEnded = events.filter((e) => e.type === 'call.ended' && e.data.id === legRow.id);
+      expect(legEnded.map((e) => e.data.hangup_reason)).toEqual(['media_timeout']);
+    },
+  );
 });
