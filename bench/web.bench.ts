@@ -215,7 +215,8 @@ async function step(n: number): Promise<StepResult> {
   let idleSkips = 0;
   for (const p of made) {
     sent += p.stats.packetsOut;
-    holes += p.stats.holeFrames;
+    // Frames the track dropped before it opened were never sent either.
+    holes += p.stats.holeFrames + p.stats.notOpenDrops;
     idleSkips += p.stats.skippedFrames - p.stats.holeFrames;
   }
   for (const c of channels.values()) await c.close();

@@ -23,7 +23,7 @@ export interface WebPeer extends CallMedia {
   answer(offerSdp: string): Promise<string>;
   /** A trickled candidate of the browser; null ends them. Throws WebPeerError before an offer. */
   addRemoteCandidate(candidate: string | null, sdpMid?: string): void;
-  /** True from the moment DTLS is up until the end. */
+  /** True from the moment DTLS is up and the audio track is open, until the end. */
   readonly connected: boolean;
   /** Resolves when the connection is up (true) or ended before it was (false). */
   whenConnected(): Promise<boolean>;

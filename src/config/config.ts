@@ -50,6 +50,11 @@ export interface Config {
      * media: `us` (440+480 Hz, 2 s on 4 s off; default), `uk`, `eu` or `off` (call-media/ringback.ts).
      */
     ringback: SipRingback;
+    /**
+     * `MEDIA_TIMEOUT_SECONDS`: an answered call whose far end sent no RTP or RTCP for this long is
+     * hung up (`media_timeout`); 0 turns it off. Not counted while the far end holds the call.
+     */
+    mediaTimeoutSeconds: number;
     /** `SIP_TRUNK_SYNC_SECONDS`: how often a SIP node re-reads which trunks register or are pinged. */
     trunkSyncSeconds: number;
     /** `SIP_OPTIONS_INTERVAL_SECONDS`: between two OPTIONS pings of a trunk with health_check on. */
@@ -401,6 +406,7 @@ function sipConfig(env: Env): Config['sip'] {
     mediaWorkers: int(env, 'MEDIA_WORKERS', os.availableParallelism(), 0, 64),
     mediaWorkerNice: int(env, 'MEDIA_WORKER_NICE', -10, -20, 19),
     ringback: ringback as SipRingback,
+    mediaTimeoutSeconds: int(env, 'MEDIA_TIMEOUT_SECONDS', 60, 0, 86_400),
     trunkSyncSeconds: int(env, 'SIP_TRUNK_SYNC_SECONDS', 15, 1, 3600),
     optionsIntervalSeconds: int(env, 'SIP_OPTIONS_INTERVAL_SECONDS', 30, 5, 3600),
     flood: {

@@ -140,7 +140,13 @@ function callInstruments(registers: Registers) {
     buckets: JITTER_BUCKETS,
     registers,
   });
-  return { callsTotal, setup, rtpExpected, rtpLost, jitter };
+  const mediaTimeouts = new Counter({
+    name: 'switchboard_calls_media_timeout_total',
+    help: 'Connected calls (and dialled legs) hung up because the far end sent no RTP or RTCP for MEDIA_TIMEOUT_SECONDS, by direction',
+    labelNames: ['direction'] as const,
+    registers,
+  });
+  return { callsTotal, setup, rtpExpected, rtpLost, jitter, mediaTimeouts };
 }
 
 /** The webhook queue's depth and age, read from the store at scrape time. */
@@ -248,6 +254,8 @@ function telemetryObserver(m: EventInstruments): (e: TelemetryEvent) => void {
         return;
       case 'call.ended':
         m.callsTotal.inc({ direction: e.direction, status: e.status });
+        // A rise here is peers vanishing without a BYE (crashes, NAT mappings that died).
+        if (e.reason === 'media_timeout') m.mediaTimeouts.inc({ direction: e.direction });
         return;
       case 'rtp.closed':
         m.rtpExpected.inc(e.expected);

@@ -90,6 +90,30 @@ describe('WebRtcPeer', () => {
     expect(server.stats.packetsIn).toBeGreaterThanOrEqual(10);
   });
 
+  it('holds audio queued while the connection is set up until the track is open, and sends it whole', async () => {
+    const heard: Int16Array[] = [];
+    const browser = new ClientPeer({ onAudio: (pcm) => heard.push(pcm) });
+    const server = new WebRtcPeer({ clock: systemClock, host: '127.0.0.1' });
+    open.push(browser, server);
+    const answer = await server.answer(await browser.offer());
+    // A greeting ready before the media path is (a cached prompt plays at once): one second.
+    server.play(tone(1000));
+    expect(server.connected).toBe(false);
+    browser.accept(answer);
+    for (const c of browser.candidates()) server.addRemoteCandidate(c, '0');
+    server.addRemoteCandidate(null);
+    await Promise.all([browser.connected(), server.whenConnected()]);
+    await waitFor<void>(
+      (check) => {
+        const t = setInterval(() => check(), 5);
+        open.push({ close: () => clearInterval(t) });
+      },
+      () => server.queuedMs === 0 && heard.filter((f) => rms(f) > 2000).length >= 45,
+    );
+    // Every one of its 50 frames went out, none was dropped on a track not yet open.
+    expect(server.stats).toMatchObject({ packetsOut: 50, notOpenDrops: 0 });
+  });
+
   it('chooses PCMU when the browser ranks it first', async () => {
     const browser = new ClientPeer({ prefer: 'PCMU' });
     const server = new WebRtcPeer({ clock: systemClock, host: '127.0.0.1' });

@@ -9,6 +9,11 @@
 // The track is made from the offer before the remote description is set: a track created by the
 // library from the offer copies the browser's stream id and the answer then has no a=ssrc, and
 // Chromium drops every packet of ours.
+//
+// The connection counts as up (media starts, and the pipeline's first prompt is played) only once
+// the connection is 'connected' AND the audio track is open: libdatachannel opens tracks on its
+// own thread after DTLS is up, and a packet sent on a track not yet open is dropped, so a prompt
+// started on 'connected' alone could lose its first words (a cached greeting starts at once).
 import nodeDataChannel, { type DataChannel, type PeerConnection, type Track } from 'node-datachannel';
 import type { AudioCodec } from '../audio/codecs/audio-codec.js';
 import { G711Codec } from '../audio/codecs/g711.js';
@@ -51,6 +56,8 @@ export interface WebRtcPeerStats {
   skippedFrames: number;
   /** Of those, the ones with audio to send: holes the browser hears (frames never sent). */
   holeFrames: number;
+  /** Frames dropped because the track was not open (never sent either; none expected). */
+  notOpenDrops: number;
   rtcpIn: number;
   malformed: number;
 }
@@ -73,11 +80,13 @@ export class WebRtcPeer implements WebPeer {
   private readonly digitListeners = new Listeners<string>();
   private readonly endListeners = new Set<(how: WebPeerEnd) => void>();
   private connectedValue = false;
+  /** The connection reported 'connected'; media waits for the track as well. */
+  private iceUp = false;
   private ssrc = 0;
   private readonly connectedWaiters: ((up: boolean) => void)[] = [];
   private graceTimer: TimerHandle | null = null;
   private closedByUs = false;
-  readonly counters = { packetsIn: 0, rtcpIn: 0, malformed: 0 };
+  readonly counters = { packetsIn: 0, rtcpIn: 0, malformed: 0, notOpenDrops: 0 };
 
   constructor(private readonly options: WebRtcPeerOptions) {}
 
@@ -89,9 +98,11 @@ export class WebRtcPeer implements WebPeer {
     const s = this.sender?.stats;
     return {
       packetsIn: this.counters.packetsIn,
-      packetsOut: s?.packets ?? 0,
+      // The sender counts what it handed over; a packet the track dropped never went out.
+      packetsOut: (s?.packets ?? 0) - this.counters.notOpenDrops,
       skippedFrames: s?.skippedFrames ?? 0,
       holeFrames: s?.holeFrames ?? 0,
+      notOpenDrops: this.counters.notOpenDrops,
       rtcpIn: this.counters.rtcpIn,
       malformed: this.counters.malformed,
     };
@@ -128,6 +139,7 @@ export class WebRtcPeer implements WebPeer {
     const codec = this.codecFor(offer.audio);
     this.track = pc.addTrack(this.describeTrack(offer.audio));
     this.track.onMessage((buf) => this.onPacket(buf));
+    this.track.onOpen(() => this.mediaUp());
     this.startMedia(codec, offer.audio);
     try {
       pc.setRemoteDescription(offer.sdp, 'offer');
@@ -249,8 +261,10 @@ export class WebRtcPeer implements WebPeer {
       idle: 'pause',
       // An answer's first frame leaves when it is queued, not at the next tick (up to 20 ms).
       startAtOnce: true,
+      // The sender starts only once the track is open (mediaUp); a drop here is counted.
       transmit: (packet) => {
         if (this.track?.isOpen()) this.track.sendMessageBinary(packet);
+        else this.counters.notOpenDrops++;
       },
       ...(pacer ? { pacer } : {}),
       onError: (err) => this.options.logger?.warn({ err }, 'webrtc: sending audio failed'),
@@ -309,12 +323,8 @@ export class WebRtcPeer implements WebPeer {
     if (this.state === 'ended') return;
     if (s === 'connected') {
       this.clearGrace();
-      if (!this.connectedValue) {
-        this.connectedValue = true;
-        this.sender?.start();
-        this.receiver?.start();
-        for (const w of this.connectedWaiters.splice(0)) w(true);
-      }
+      this.iceUp = true;
+      this.mediaUp();
     } else if (s === 'disconnected') {
       // Consent lost: a network change may bring it back; if not, it has failed.
       this.graceTimer ??= this.options.clock.setTimeout(() => {
@@ -326,6 +336,20 @@ export class WebRtcPeer implements WebPeer {
     } else if (s === 'closed') {
       this.end('closed');
     }
+  }
+
+  /**
+   * Media starts once both the connection and the track are up, whichever is told last: the
+   * track's open event reaches JavaScript after the fact (up to 100 ms after 'connected' measured
+   * here, with the track already open), so isOpen() is asked first rather than waiting for it.
+   */
+  private mediaUp(): void {
+    if (this.state === 'ended' || this.connectedValue || !this.iceUp) return;
+    if (!this.track?.isOpen()) return; // its onOpen calls again
+    this.connectedValue = true;
+    this.sender?.start();
+    this.receiver?.start();
+    for (const w of this.connectedWaiters.splice(0)) w(true);
   }
 
   private clearGrace(): void {
@@ -358,6 +382,7 @@ export class WebRtcPeer implements WebPeer {
     this.pc = null;
     this.track = null;
     this.connectedValue = false;
+    this.iceUp = false;
     try {
       pc?.close();
     } catch {

@@ -74,3 +74,61 @@ export async function forceRelayOnly(page: Page): Promise<void> {
     }`,
   });
 }
+
+/**
+ * Records, for every `node` and `assistant_interrupted` frame the page's realtime socket receives
+ * (a barge-in cuts a prompt short, which is not a loss), the audio packets the
+ * page's peer connections had received by then (getStats() inbound-rtp, read as the frame
+ * arrives): `window.__sbNodeAudio`, read back with nodeAudio(). What a prompt delivered to the
+ * browser is then the count at the next node's frame, when nothing else spoke in between. Wraps
+ * whatever RTCPeerConnection is in place (forceRelayOnly's, when added before it).
+ */
+export async function watchNodeAudio(page: Page): Promise<void> {
+  await page.addInitScript({
+    content: `{
+      const OriginalPc = window.RTCPeerConnection;
+      const peers = [];
+      window.RTCPeerConnection = class extends OriginalPc {
+        constructor(config) {
+          super(config);
+          peers.push(this);
+        }
+      };
+      const marks = (window.__sbNodeAudio = []);
+      const OriginalWs = window.WebSocket;
+      window.WebSocket = class extends OriginalWs {
+        constructor(...args) {
+          super(...args);
+          this.addEventListener('message', (e) => {
+            let frame;
+            try { frame = JSON.parse(e.data); } catch { return; }
+            if (frame?.type !== 'node' && frame?.type !== 'assistant_interrupted') return;
+            const mark = { type: frame.type, node: frame.node_id, event: frame.event, packets: null };
+            marks.push(mark);
+            (async () => {
+              let packets = 0;
+              for (const pc of peers)
+                for (const r of (await pc.getStats()).values())
+                  if (r.type === 'inbound-rtp' && r.kind === 'audio') packets += r.packetsReceived ?? 0;
+              mark.packets = packets;
+            })();
+          });
+        }
+      };
+    }`,
+  });
+}
+
+export interface NodeAudioMark {
+  type: 'node' | 'assistant_interrupted';
+  /** Of a node frame. */
+  node?: string;
+  event?: 'entered' | 'exited';
+  /** Inbound audio packets when the frame arrived (null while getStats() is still answering). */
+  packets: number | null;
+}
+
+/** What watchNodeAudio recorded so far. */
+export async function nodeAudio(page: Page): Promise<NodeAudioMark[]> {
+  return (await page.evaluate('window.__sbNodeAudio ?? []')) as NodeAudioMark[];
+}

@@ -5,32 +5,44 @@
 // by join-info): ICE and DTLS complete over a relay candidate, the fake microphone's "yes" is
 // heard by the service and routes the keypad node, and the answer it then speaks plays in the
 // browser (inbound packets and audio energy). coturn takes that credential and refuses the same
-// session's credential once its expiry has passed, and one signed with another secret.
+// session's credential once its expiry has passed, and one signed with another secret. The
+// greeting, spoken the moment the call is up, arrives whole: over a relay the media path takes
+// long enough to open that a greeting played on ICE's 'connected' alone lost most of its frames.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allocate, haveTurnserver, restCredential, startCoturn, type Coturn } from '../support/coturn.js';
 import { buildAll, chromiumPath, openBrowser, startServer, type Browser, type Server } from './support.js';
-import { espeak, fakeMicrophoneFlags, forceRelayOnly, micWav } from './microphone.js';
+import {
+  durationMs,
+  espeak,
+  fakeMicrophoneFlags,
+  forceRelayOnly,
+  micWav,
+  nodeAudio,
+  watchNodeAudio,
+} from './microphone.js';
 
 const executable = chromiumPath();
 const journey = (executable !== null && haveTurnserver()) || process.env.CI ? describe : describe.skip;
 const SECRET = 'turn-rest-test-secret';
 
+const GREETING =
+  'Welcome. This greeting starts the moment the call is up, and every word of it should reach you through the relay.';
 const THANKS = 'Thank you. Your answer came through the relay, and so does this sentence.';
 const GRAPH = {
   nodes: [
     { id: 'start', type: 'start', config: {} },
-    {
-      id: 'ask',
-      type: 'dtmf',
-      config: { prompt: 'Say yes to finish.', num_digits: 1, timeout_seconds: 60, save_to_variable: 'x' },
-    },
+    // Not cut short by the microphone's "yes": the whole greeting is played.
+    { id: 'greet', type: 'speak', config: { text: GREETING, barge_in: false } },
+    // No prompt: nothing is played between the greeting and the answer to "yes".
+    { id: 'ask', type: 'dtmf', config: { num_digits: 1, timeout_seconds: 60, save_to_variable: 'x' } },
     { id: 'route', type: 'condition', config: { branches: [{ handle: 'yes', expression: "x == 'yes'" }] } },
     { id: 'thanks', type: 'speak', config: { text: THANKS } },
     { id: 'other', type: 'speak', config: { text: 'Goodbye.' } },
     { id: 'bye', type: 'end', config: {} },
   ],
   edges: [
-    { source: 'start', target: 'ask' },
+    { source: 'start', target: 'greet' },
+    { source: 'greet', target: 'ask' },
     { source: 'ask', source_handle: 'success', target: 'route' },
     { source: 'ask', source_handle: 'timeout', target: 'other' },
     { source: 'route', source_handle: 'yes', target: 'thanks' },
@@ -79,6 +91,7 @@ journey('minted TURN credentials (coturn use-auth-secret, chromium relay-only)',
     );
     await browser.page.setViewportSize({ width: 520, height: 900 });
     await forceRelayOnly(browser.page);
+    await watchNodeAudio(browser.page);
   }, 300_000);
   afterAll(async () => {
     await browser?.close();
@@ -122,7 +135,7 @@ journey('minted TURN credentials (coturn use-auth-secret, chromium relay-only)',
     await page.goto(s.body.data.join_url);
     await page.getByRole('button', { name: 'Start call' }).click();
     await page.getByText('Connected: speak any time.').waitFor({ timeout: 60_000 });
-    await page.getByText('Say yes to finish.').waitFor();
+    await page.getByText(GREETING).waitFor();
     // The pair the peer connection selected: the browser's side is a relay candidate, and DTLS
     // completed over it (ICE checks and the handshake went through coturn with the credential).
     let pair: { local: string; dtls: string } | null = null;
@@ -146,8 +159,6 @@ journey('minted TURN credentials (coturn use-auth-secret, chromium relay-only)',
     // Audio both ways through the relay: the microphone's "yes" reaches the service's recogniser
     // and routes the keypad node (browser → service), and the answer it speaks then, once both
     // sides are long up, plays in the browser (service → browser: packets and audio energy).
-    // (The prompt alone proves little: it is spoken the moment the service's side is connected,
-    // and over a relay the browser may be ready to decode only its last words.)
     await page
       .getByText(THANKS)
       .waitFor({ timeout: 60_000 })
@@ -175,6 +186,18 @@ journey('minted TURN credentials (coturn use-auth-secret, chromium relay-only)',
         );
         throw err;
       });
+    // The greeting arrived whole: what the browser had received when the condition node started
+    // (after the greeting, before the answer; nothing is played in between) is at least 90% of
+    // the greeting's 20 ms frames.
+    const frames = Math.floor(durationMs(espeak(GREETING)) / 20);
+    let routed = (await nodeAudio(page)).find((m) => m.node === 'route' && m.event === 'entered');
+    for (let i = 0; i < 20 && routed?.packets === null; i++) {
+      await page.waitForTimeout(100); // getStats() still answering
+      routed = (await nodeAudio(page)).find((m) => m.node === 'route' && m.event === 'entered');
+    }
+    console.log(`relay-only chromium received ${routed?.packets} packets of a ${frames}-frame greeting`);
+    expect(routed?.packets).toBeGreaterThanOrEqual(Math.ceil(frames * 0.9));
+
     let heard = { packets: 0, energy: 0 };
     while (!(await page.getByText('Call ended').first().isVisible())) {
       const now = (await page.evaluate(`(async () => {

@@ -1,18 +1,21 @@
 // A browser call through the /join page in Debian's chromium, with a fake microphone playing an
 // espeak-ng WAV, against a real `switchboard serve`: the page hears the workflow (inbound RTP
 // packets and an audio level in getStats), a keypad press routes the branch, the transcript shows
-// both sides, and hang-up ends the session (client_ended).
+// both sides, and hang-up ends the session (client_ended). The greeting, played the moment the call
+// is up, arrives whole.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAll, chromiumPath, openBrowser, startServer, type Browser, type Server } from './support.js';
-import { espeak, fakeMicrophoneFlags, micWav } from './microphone.js';
+import { durationMs, espeak, fakeMicrophoneFlags, micWav, nodeAudio, watchNodeAudio } from './microphone.js';
 
 const executable = chromiumPath();
 const journey = executable !== null || process.env.CI ? describe : describe.skip;
 
+const GREETING = 'Welcome to the front desk. Every word of this greeting should reach you.';
 const GRAPH = {
   nodes: [
     { id: 'start', type: 'start', config: {} },
-    { id: 'hello', type: 'speak', config: { text: 'Welcome to the front desk.' } },
+    // Not cut short by the microphone's "hello": the whole greeting is played.
+    { id: 'hello', type: 'speak', config: { text: GREETING, barge_in: false } },
     {
       id: 'ask',
       type: 'dtmf',
@@ -82,6 +85,7 @@ journey('a browser call through /join (chromium, fake microphone)', () => {
         };
       }`,
     });
+    await watchNodeAudio(browser.page);
   }, 240_000);
   afterAll(async () => {
     await browser?.close();
@@ -120,6 +124,11 @@ journey('a browser call through /join (chromium, fake microphone)', () => {
     }
     expect(loudest).toBeGreaterThan(0.01);
     expect(stats.packets).toBeGreaterThan(20);
+    // The whole greeting had arrived when the keypad node started (its prompt comes after that).
+    const frames = Math.floor(durationMs(espeak(GREETING)) / 20);
+    const asked = (await nodeAudio(page)).find((m) => m.node === 'ask' && m.event === 'entered');
+    console.log(`chromium received ${asked?.packets} packets of a ${frames}-frame greeting`);
+    expect(asked?.packets).toBeGreaterThanOrEqual(Math.ceil(frames * 0.9));
 
     await page.getByRole('button', { name: 'Keypad' }).click();
     await page.getByRole('button', { name: 'Key 1' }).click();

@@ -121,6 +121,18 @@ describe.each(storeKinds())('GET /metrics on $name', (kind) => {
     expect(sample(text, 'switchboard_admission_loop_delay_seconds')).toBe(0.012);
   });
 
+  it('counts calls hung up by the media timeout, by direction, and no other ending', async () => {
+    const ended = (direction: string, reason: string) =>
+      emitTelemetry({ kind: 'call.ended', direction, status: 'completed', reason });
+    ended('inbound', 'media_timeout');
+    ended('inbound', 'media_timeout');
+    ended('outbound', 'media_timeout');
+    ended('outbound', 'callee_hangup');
+    const text = await scrape();
+    expect(sample(text, 'switchboard_calls_media_timeout_total{direction="inbound"}')).toBe(2);
+    expect(sample(text, 'switchboard_calls_media_timeout_total{direction="outbound"}')).toBe(1);
+  });
+
   it.runIf(promtool || process.env.CI === 'true')('passes promtool check metrics', async () => {
     const text = await scrape();
     const check = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });

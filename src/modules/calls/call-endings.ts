@@ -9,9 +9,10 @@ import type { CallStatus } from './calls.schema.js';
  * Who ended a call. `caller`/`callee` are the parties of the call as dialled; `remote` is the
  * phone party whichever direction (caller of an inbound call, callee of an outbound one);
  * `workflow` a hangup or end node; `transfer` a completed blind or warm transfer; `shutdown` the
- * drain limit of a shutting-down process.
+ * drain limit of a shutting-down process; `media_timeout` the far end sent no RTP or RTCP for
+ * MEDIA_TIMEOUT_SECONDS (it vanished without a BYE) and we hung up.
  */
-export type EndedBy = 'caller' | 'callee' | 'remote' | 'workflow' | 'transfer' | 'shutdown';
+export type EndedBy = 'caller' | 'callee' | 'remote' | 'workflow' | 'transfer' | 'shutdown' | 'media_timeout';
 
 const CONNECTED_REASON: Record<Exclude<EndedBy, 'remote'>, HangupReason> = {
   caller: 'caller_hangup',
@@ -19,6 +20,7 @@ const CONNECTED_REASON: Record<Exclude<EndedBy, 'remote'>, HangupReason> = {
   workflow: 'workflow_hangup',
   transfer: 'transferred',
   shutdown: 'shutdown',
+  media_timeout: 'media_timeout',
 };
 
 /** The session end reason that goes with each way of ending a call. */
@@ -29,6 +31,8 @@ export const SESSION_END_REASON: Readonly<Record<EndedBy, SessionEndReason>> = {
   workflow: 'completed',
   transfer: 'transferred',
   shutdown: 'client_disconnected',
+  // The phone party is gone, as after a BYE: nothing failed on our side.
+  media_timeout: 'caller_hangup',
 };
 
 /** The status and hangup_reason an ending by `by` gives a call that is in `status` now. */

@@ -17,6 +17,8 @@ describe('endingOf', () => {
     ['in_progress', 'inbound', 'workflow', 'completed', 'workflow_hangup'],
     ['in_progress', 'outbound', 'transfer', 'completed', 'transferred'],
     ['in_progress', 'inbound', 'shutdown', 'completed', 'shutdown'],
+    ['in_progress', 'inbound', 'media_timeout', 'completed', 'media_timeout'],
+    ['in_progress', 'outbound', 'media_timeout', 'completed', 'media_timeout'],
     ['ringing', 'inbound', 'remote', 'cancelled', 'caller_cancelled'],
     ['ringing', 'inbound', 'caller', 'cancelled', 'caller_cancelled'],
     ['queued', 'outbound', 'shutdown', 'cancelled', 'shutdown'],

@@ -19,6 +19,7 @@ import type { AudioCodec } from '../../audio/codecs/audio-codec.js';
 import { PipelineCodec } from '../../audio/codecs/pipeline-codec.js';
 import type { DigitEnd, DigitEvent } from './dtmf.js';
 import type { JitterBufferOptions } from './jitter-buffer.js';
+import { MediaTimeout } from './media-timeout.js';
 import { Latch, sendablePort, type MediaAddress } from './latch.js';
 import type { RtpPortAllocator } from './port-allocator.js';
 import type { SharedPacer } from './shared-pacer.js';
@@ -117,6 +118,9 @@ export class RtpSession {
   /** The session's half on a media worker, when it runs on one. */
   private worker: WorkerSession | null = null;
   private readonly initial: { sequence: number; timestamp: number };
+  /** The SDP direction as last applied (setDirection): ours, with the far end's hold folded in. */
+  private direction: SdpDirection = 'sendrecv';
+  private mediaTimeout: MediaTimeout | null = null;
 
   constructor(private readonly options: RtpSessionOptions) {
     const random = options.random ?? Math.random;
@@ -384,6 +388,7 @@ export class RtpSession {
   async close(reason?: string): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.unwatchMedia();
     this.sender.stop();
     this.receiver.stop();
     this.rtcp.stop();
@@ -427,8 +432,32 @@ export class RtpSession {
    * Applies the SDP direction (RFC 3264 hold): we send only for sendrecv and sendonly. Receiving
    * goes on whatever it says, as peers differ on what they send while held.
    */
-  setDirection(direction: 'sendrecv' | 'sendonly' | 'recvonly' | 'inactive'): void {
+  setDirection(direction: SdpDirection): void {
+    this.direction = direction;
     this.sender.paused = direction === 'recvonly' || direction === 'inactive';
+  }
+
+  /**
+   * Calls `onTimeout` once when nothing (RTP or RTCP) has arrived from the far end for
+   * `timeoutMs` (media-timeout.ts); 0 turns it off. The silence is not counted while the SDP
+   * says the far end holds the call or will not send (any direction but sendrecv): a held party
+   * may rightly send nothing for as long as the hold lasts. Stops with close() or unwatchMedia().
+   */
+  watchMedia(timeoutMs: number, onTimeout: () => void): void {
+    if (timeoutMs <= 0 || this.closed || this.mediaTimeout) return;
+    this.mediaTimeout = new MediaTimeout({
+      clock: this.options.clock,
+      timeoutMs,
+      activity: () => this.counters.rtpIn + this.counters.rtcpIn,
+      held: () => this.direction !== 'sendrecv',
+      onTimeout,
+    });
+    this.mediaTimeout.start();
+  }
+
+  unwatchMedia(): void {
+    this.mediaTimeout?.stop();
+    this.mediaTimeout = null;
   }
 
   private onDatagram(msg: Buffer, rinfo: Source, onRtcpPort: boolean): void {
@@ -472,6 +501,9 @@ export class RtpSession {
     return new Promise((resolve) => socket!.send(packet, dest.port, dest.address, () => resolve()));
   }
 }
+
+/** An SDP media direction (RFC 3264). */
+type SdpDirection = 'sendrecv' | 'sendonly' | 'recvonly' | 'inactive';
 
 /** Where a datagram came from. */
 interface Source {

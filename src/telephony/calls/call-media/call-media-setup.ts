@@ -54,6 +54,11 @@ export interface MediaEnv {
   onError?: (err: Error) => void;
   /** Our codec preference, most preferred first (SIP_CODECS); default CODEC_PREFERENCE. */
   codecs?: readonly CodecName[];
+  /**
+   * MEDIA_TIMEOUT_SECONDS in ms: an answered call (or a bridged second leg) whose far end sends
+   * nothing for this long is hung up (RtpSession.watchMedia); absent or 0: never.
+   */
+  mediaTimeoutMs?: number;
 }
 
 /** The node's codec preference. */

@@ -22,6 +22,21 @@ describe('LiveCall: one ending, then usage metered', () => {
     expect(t.counts()).toEqual({ rtpClosed: 1, channelClosed: 1 });
   });
 
+  it('watches the media from the answer and, on the media timeout, hangs up once as media_timeout', async () => {
+    const t = setup({ mediaTimeoutMs: 60_000 });
+    expect(t.mediaWatch()).toBeUndefined();
+    await t.run();
+    expect(t.mediaWatch()?.ms).toBe(60_000);
+    t.mediaWatch()!.onTimeout();
+    await t.call.closed;
+    expect(t.ends).toEqual(['media_timeout']);
+    // The phone party is gone, as after a BYE: its session ends caller_hangup.
+    expect(t.session.ends).toEqual(['caller_hangup']);
+    await t.call.remoteEnded();
+    expect(t.ends).toEqual(['media_timeout']);
+    expect(t.counts()).toEqual({ rtpClosed: 1, channelClosed: 1 });
+  });
+
   it("the caller's BYE records `remote` and ends the running session as caller_hangup", async () => {
     const t = setup();
     await t.run();

@@ -96,9 +96,10 @@ export interface CallHostDeps {
 
 /**
  * The ways our side ends a call (the far end's BYE is `remote`); `lost`: the dialog died under
- * the call (a session-timer refresh failed or never came), recorded completed / carrier_error.
+ * the call (a session-timer refresh failed or never came), recorded completed / carrier_error;
+ * `media_timeout`: the far end's media stopped (MEDIA_TIMEOUT_SECONDS), completed / media_timeout.
  */
-export type LocalEnding = Extract<EndedBy, 'workflow' | 'transfer' | 'shutdown'> | 'lost';
+export type LocalEnding = Extract<EndedBy, 'workflow' | 'transfer' | 'shutdown' | 'media_timeout'> | 'lost';
 
 export interface LiveCallOptions {
   call: CallRecord;
@@ -193,6 +194,8 @@ export class LiveCall {
       if (this.ended) return;
       // An outbound call's recording started at the answer already (call-recording.ts).
       ensureCallRecording(this.host.deps, run.call, this.o.rtp, this.o.media);
+      // From the answer on, a far end that vanished without a BYE is noticed by its silence.
+      this.o.rtp.watchMedia(this.host.media.mediaTimeoutMs ?? 0, () => this.mediaTimedOut());
       const channel = this.host.newChannel({ media: this.o.media, control, call: run.call });
       this.channel = channel;
       const session = await this.host.sessions.run(run.session, channel, {
@@ -217,7 +220,8 @@ export class LiveCall {
     this.ended = true;
     this.resolveOver();
     // A transfer still at work (a ringing human, a bridge) stops with the call.
-    if (by === 'shutdown' || by === 'lost') this.gone.abort(new Error(`the call ended (${by})`));
+    if (by === 'shutdown' || by === 'lost' || by === 'media_timeout')
+      this.gone.abort(new Error(`the call ended (${by})`));
     this.o.media.close();
     await this.o
       .end(by)
@@ -225,9 +229,20 @@ export class LiveCall {
         this.host.deps.logger.error({ err, call_id: this.id }, 'could not record the end of a call'),
       );
     if (by === 'shutdown') void this.session?.end('client_disconnected');
-    if (by === 'lost') void this.session?.end(CALLER_HANGUP);
+    if (by === 'lost' || by === 'media_timeout') void this.session?.end(CALLER_HANGUP);
     // Not awaited: a hangup node waits for this, and the session it runs in ends after it.
     void this.teardown();
+  }
+
+  /** Nothing arrived from the far end for MEDIA_TIMEOUT_SECONDS: it is gone; BYE and record it. */
+  private mediaTimedOut(): void {
+    const seconds = (this.host.media.mediaTimeoutMs ?? 0) / 1000;
+    const { rtpIn, rtcpIn } = this.o.rtp.counters;
+    this.host.deps.logger.warn(
+      { call_id: this.id, media_timeout_seconds: seconds, rtp_in: rtpIn, rtcp_in: rtcpIn },
+      'no RTP or RTCP from the far end: hanging up (media_timeout)',
+    );
+    void this.hangup('media_timeout');
   }
 
   /** The far end hung up (BYE) or the dialog died; the leg has answered it already. */
@@ -324,6 +339,7 @@ export class LiveCall {
       local: this.host.local,
       ports: this.host.media.ports,
       ...(this.host.media.pacer ? { pacer: this.host.media.pacer } : {}),
+      ...(this.host.media.mediaTimeoutMs ? { mediaTimeoutMs: this.host.media.mediaTimeoutMs } : {}),
       ...(this.host.pace ? { pace: this.host.pace } : {}),
       ...(this.host.resolve ? { resolve: this.host.resolve } : {}),
       callerGone: this.gone.signal,

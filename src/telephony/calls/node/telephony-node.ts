@@ -184,6 +184,7 @@ function mediaEnv(o: TelephonyNodeOptions, rtp: RtpResources, sipHost: string): 
     onError: (err) => deps.logger.debug?.({ err }, 'rtp error'),
     // SIP_CODECS: every offer and answer of this node's calls follows this order.
     codecs: deps.config.sip.codecs,
+    mediaTimeoutMs: deps.config.sip.mediaTimeoutSeconds * 1000,
   };
 }
 

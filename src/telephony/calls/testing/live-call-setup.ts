@@ -75,6 +75,8 @@ export function setup(
     timer?: { seconds: number; refresher: 'uac' | 'uas' };
     dialogTimer?: { seconds: number; weRefresh: boolean };
     uas?: boolean;
+    /** MediaEnv.mediaTimeoutMs (MEDIA_TIMEOUT_SECONDS); the fake RTP session keeps what it was asked. */
+    mediaTimeoutMs?: number;
   } = {},
 ) {
   const clock = new FakeClock();
@@ -120,7 +122,12 @@ export function setup(
     },
   } as unknown as SessionHost;
   const media = new RtpCallMedia(clock);
-  const rtp = { close: async () => void rtpClosed++ } as unknown as RtpSession;
+  let mediaWatch: { ms: number; onTimeout: () => void } | undefined;
+  const rtp = {
+    close: async () => void rtpClosed++,
+    watchMedia: (ms: number, onTimeout: () => void) => void (mediaWatch = { ms, onTimeout }),
+    counters: { rtpIn: 0, rtcpIn: 0 },
+  } as unknown as RtpSession;
   const call = new LiveCall(
     {
       deps,
@@ -134,7 +141,13 @@ export function setup(
       ...(options.dialler ? { dialler: options.dialler } : {}),
       stack: {} as SipStack,
       local: { host: '127.0.0.1', port: 5060 },
-      media: { clock, ports: {} as RtpPortAllocator, bindHost: '127.0.0.1', address: '127.0.0.1' },
+      media: {
+        clock,
+        ports: {} as RtpPortAllocator,
+        bindHost: '127.0.0.1',
+        address: '127.0.0.1',
+        ...(options.mediaTimeoutMs !== undefined ? { mediaTimeoutMs: options.mediaTimeoutMs } : {}),
+      },
     },
     {
       call: CALL,
@@ -171,6 +184,8 @@ export function setup(
     run,
     control: () => control!,
     counts: () => ({ rtpClosed, channelClosed }),
+    /** What the call asked the RTP session to watch for (RtpSession.watchMedia), if anything. */
+    mediaWatch: () => mediaWatch,
   };
 }
 

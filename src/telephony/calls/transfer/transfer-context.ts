@@ -43,6 +43,8 @@ export interface TransferContext {
   /** RTP ports and the node's frame timer, for the second leg's media. */
   ports: RtpPortAllocator;
   pacer?: SharedPacer;
+  /** MEDIA_TIMEOUT_SECONDS in ms: a bridged second leg whose party went silent is hung up (0: never). */
+  mediaTimeoutMs?: number;
   /**
    * Waits for the INVITE's slot to a carrier host that caps the call rate (carrier_a: 30 per
    * second), the node's one pacing shared with POST /calls; without it the leg is not paced.

@@ -145,6 +145,13 @@ export interface WarmTransferRequest {
   /** The caller hung up, or the process hung the call up. */
   callerGone: AbortSignal;
   logger?: Pick<Logger, 'info' | 'warn'>;
+  /**
+   * MEDIA_TIMEOUT_SECONDS in ms: once bridged, a human whose RTP and RTCP stopped for this long
+   * (gone without a BYE) is hung up as if they had hung up; absent or 0: never.
+   */
+  mediaTimeoutMs?: number;
+  /** The bridged human was hung up for their silence (the leg's record says media_timeout). */
+  onMediaTimeout?: () => void;
   /** Test hook: the human leg's media and bridge once they exist. */
   onBridge?: (bridge: MediaBridge, human: RtpSession) => void;
   /** Where a bridged party's REFER may hand the caller on to (transfer-route.ts warmTarget); without it REFER is declined. */
@@ -231,6 +238,7 @@ export function nextPartyRequest(
     beforeBridge: _p,
     onProvisional: _r,
     onAnswered: _n,
+    onMediaTimeout: _t,
     machineDetection: _d,
     ringing: _g,
     ...same
@@ -572,6 +580,7 @@ export class WarmTransfer {
     this.requests.toCaller = (digit) => callerTap.end.sendDigit(digit);
     this.requests.onRefer = this.onRefer;
     this.state = 'bridged';
+    this.rtp.watchMedia(w.mediaTimeoutMs ?? 0, this.mediaTimedOut);
     w.onBridge?.(bridge, this.rtp);
     w.logger?.info(this.log, 'warm transfer bridged');
     const bridged = new Promise<void>((r) => (this.endBridge = r));
@@ -616,6 +625,7 @@ export class WarmTransfer {
 
   private stopBridge(): void {
     this.sessionTimer.stop();
+    this.rtp.unwatchMedia();
     this.bridge?.stop();
     this.callerTap?.untap();
     this.requests.toCaller = null;
@@ -645,6 +655,18 @@ export class WarmTransfer {
       this.humanGone();
     } else this.fail('leg_failed', 'bye');
   }
+
+  /** The bridged human sent nothing for MEDIA_TIMEOUT_SECONDS: gone; BYE, as if they had hung up. */
+  private readonly mediaTimedOut = (): void => {
+    if (this.state !== 'bridged') return;
+    this.w.logger?.warn(
+      { ...this.log, media_timeout_seconds: (this.w.mediaTimeoutMs ?? 0) / 1000 },
+      'warm transfer: no RTP or RTCP from the human leg: hanging up (media_timeout)',
+    );
+    this.w.onMediaTimeout?.();
+    this.leg.bye();
+    this.humanGone();
+  };
 
   /** A REFER from the bridged human: the hand-on (transfer-handon.ts) dials the next party. */
   private readonly onRefer = (req: SipRequest, respond: Respond): void => {

@@ -107,6 +107,7 @@ export interface LegContext extends Pick<
   | 'local'
   | 'ports'
   | 'pacer'
+  | 'mediaTimeoutMs'
   | 'pace'
   | 'resolve'
   | 'callerGone'
@@ -201,6 +202,8 @@ function trunkDown(ctx: LegContext, trunk: TrunkRecord, destination: string): bo
 /** Answering-machine detection's verdict, once the leg answered (machineDetection only). */
 interface LegVerdict {
   answeredBy?: AnsweredBy;
+  /** The bridged party went silent and was hung up (MEDIA_TIMEOUT_SECONDS). */
+  mediaTimeout?: boolean;
 }
 
 /** What the warm transfer machine is asked for one second leg. */
@@ -226,6 +229,8 @@ function legRequest(ctx: LegContext, plan: LegPlan): WarmTransferRequest {
     newId: deps.newId,
     ports: ctx.ports,
     ...(ctx.pacer ? { pacer: ctx.pacer } : {}),
+    ...(ctx.mediaTimeoutMs ? { mediaTimeoutMs: ctx.mediaTimeoutMs } : {}),
+    onMediaTimeout: () => (verdict.mediaTimeout = true),
     target: route.target,
     auth: route.auth,
     from,
@@ -286,7 +291,12 @@ async function dialLeg(
   // Success is only reported once answered; the record may not have seen it if the 2xx and the
   // bridge came together.
   void record.answer();
-  const ended = () => record.end(legEnding(ctx.callerGone.aborted ? 'caller_hangup' : undefined, true));
+  const ended = () =>
+    record.end(
+      verdict.mediaTimeout
+        ? { status: 'completed', reason: 'media_timeout' }
+        : legEnding(ctx.callerGone.aborted ? 'caller_hangup' : undefined, true),
+    );
   return {
     ...result,
     callId,
