@@ -3,24 +3,30 @@
 // a 700 Hz tone (WAV); the workflow dials baresip through the trunk of its `from` number; baresip
 // answers with a 440 Hz sine and records what it decodes. The browser hears baresip's tone (its
 // decoded Opus, read from the remote track with an AnalyserNode), baresip's recording holds the
-// browser's tone, and hanging up in the browser ends the session and the leg (call.ended).
+// browser's tone, and hanging up in the browser ends the session and the leg (call.ended). And on
+// the /join page itself: a sipp callee presses 5 and # (RFC 4733, Debian's pcaps) and the page
+// shows each key ("The other party pressed 5"), then hangs up and the call ends.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBaresipCallee, toneShare, type RunningBaresip } from '../support/baresip.js';
 import { have } from '../support/media-harness.js';
+import { freeUdpPort, haveSipp, scenarioFile, sipp, sippUasArgs, type Peer } from '../support/sipp.js';
 import { buildAll, chromiumPath, openBrowser, startServer, type Browser, type Server } from './support.js';
 import { fakeMicrophoneFlags, micWav, toneSpeech } from './microphone.js';
 
 const executable = chromiumPath();
 const journey =
   (executable !== null && have('baresip') && have('openssl')) || process.env.CI ? describe : describe.skip;
+const sippJourney = haveSipp() || process.env.CI ? it : it.skip;
 
 const OUR_TONE_HZ = 700;
 const THEIR_TONE_HZ = 440;
 const NUMBER = '+14155550240';
 const CALLEE = '+15551230000';
+/** The number the keypad journey dials from (a trunk to the sipp callee). */
+const KEYS_NUMBER = '+14155550241';
 
 const GRAPH = {
   nodes: [
@@ -43,6 +49,7 @@ journey('a dial node on a browser voice session (chromium, baresip answering)', 
   let dir = '';
   let baresip: RunningBaresip | null = null;
   let sipPort = 0;
+  let keysCallee: Peer | null = null;
 
   beforeAll(async () => {
     if (!executable) throw new Error('chromium is not installed (apt-get install chromium)');
@@ -62,6 +69,7 @@ journey('a dial node on a browser voice session (chromium, baresip answering)', 
     await browser?.close();
     await server?.stop();
     baresip?.process.kill();
+    keysCallee?.kill();
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -179,4 +187,78 @@ journey('a dial node on a browser voice session (chromium, baresip answering)', 
     expect(theirs.loudMs).toBeGreaterThan(1000);
     expect(browser.problems).toEqual([]);
   }, 120_000);
+  sippJourney(
+    'the join page shows each key the dialled party presses',
+    async () => {
+      type Id = { data: { id: string } };
+      const must = async <T>(r: Promise<{ status: number; body: T }>, status: number) => {
+        const res = await r;
+        expect(res.status, JSON.stringify(res.body)).toBe(status);
+        return res.body;
+      };
+      // sipp answers, presses 5 then # about a second after the leg is up, and hangs up.
+      const port = await freeUdpPort();
+      const scenario = scenarioFile('outbound-answer-keys.xml', { DIGIT: 5 });
+      keysCallee = sipp(sippUasArgs(scenario, port, await freeUdpPort()));
+      const project = (await must(server.api<Id>('POST', '/projects', { name: 'Party keys' }), 201)).data.id;
+      const graph = {
+        ...GRAPH,
+        nodes: GRAPH.nodes.map((n) =>
+          n.id === 'dial' ? { ...n, config: { ...n.config, from: KEYS_NUMBER } } : n,
+        ),
+      };
+      const wf = (
+        await must(server.api<Id>('POST', '/workflows', { project_id: project, name: 'Keys', graph }), 201)
+      ).data.id;
+      await must(server.api('POST', `/workflows/${wf}/publish`), 200);
+      const trunk = (
+        await must(
+          server.api<Id>('POST', '/sip-trunks', {
+            name: 'sipp',
+            provider: 'generic',
+            termination_uri: `sip:127.0.0.1:${port}`,
+            auth_username: 'switchboard',
+            auth_password: 'sipp-secret-1',
+            transport: 'udp',
+          }),
+          201,
+        )
+      ).data.id;
+      await must(
+        server.api('POST', '/phone-numbers', {
+          number: KEYS_NUMBER,
+          sip_trunk_id: trunk,
+          project_id: project,
+        }),
+        201,
+      );
+      const session = (
+        await must(
+          server.api<{ data: { id: string; join_url: string } }>('POST', '/sessions', {
+            project_id: project,
+            workflow_id: wf,
+          }),
+          201,
+        )
+      ).data;
+
+      const { page } = browser;
+      // A fresh document: the join page reads its token from the fragment once, as it loads.
+      await page.goto('about:blank');
+      await page.goto(session.join_url);
+      await page.getByRole('button', { name: 'Start call' }).click();
+      await page.getByText('The other party pressed 5').waitFor({ timeout: 60_000 });
+      await page.getByText('The other party pressed #').waitFor();
+      // Shown as the leg's events, in the order pressed.
+      const lines = await page.getByText(/^The other party pressed /).allTextContents();
+      expect(lines).toEqual(['The other party pressed 5', 'The other party pressed #']);
+      await browser.shot('join-party-keys', 390);
+      // sipp hangs up; the workflow goes on by `answered` to its end and the call ends.
+      await page.getByText('Call ended').first().waitFor({ timeout: 60_000 });
+      expect((await keysCallee.done).code).toBe(0);
+      keysCallee = null;
+      expect(browser.problems).toEqual([]);
+    },
+    120_000,
+  );
 });
