@@ -10,11 +10,4 @@ export const longFunctionFiles = [
   // A migration is the record of one schema step, a list of tables run once; it is not edited
   // after it ships, so it is not split either.
   'src/store/migrations/*.ts',
-  // The dashboard's components still over the limit, longest first; each is to be split into
-  // sub-components named for what they show, as the rest were.
-  // EditorInner: the workflow editor's state and handlers (step edits, publish, versions) in one
-  // place; its header, banners, canvas, side panel and undo history are split out already.
-  'web/src/pages/workflows/editor/Editor.tsx',
-  // CallPage (the call's timeline, steps, legs and events) and UsagePage (charts and tables by day,
-  // project and provider): rewritten since the other pages were split; to be split the same way.
 ];
