@@ -35,6 +35,14 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads MEDIA_TIMEOUT_SECONDS: 0 turns the media timeout off; a negative or a fraction stops the start', () => {
+    expect(loadConfig({ MEDIA_TIMEOUT_SECONDS: '0' }).sip.mediaTimeoutSeconds).toBe(0);
+    expect(loadConfig({ MEDIA_TIMEOUT_SECONDS: '300' }).sip.mediaTimeoutSeconds).toBe(300);
+    for (const value of ['-1', '1.5', 'never', '86401']) {
+      expect(() => loadConfig({ MEDIA_TIMEOUT_SECONDS: value }), value).toThrow(ConfigError);
+    }
+  });
+
   it('has the defaults the README lists', () => {
     const c = loadConfig({});
     expect(c).toMatchObject({
@@ -54,6 +62,7 @@ describe('loadConfig', () => {
         rtpPortMax: 30000,
         codecs: ['PCMU', 'PCMA', 'opus'],
         ringback: 'us',
+        mediaTimeoutSeconds: 60,
       },
       rateLimitPerMinute: 120,
       webhookAllowedCidrs: [],

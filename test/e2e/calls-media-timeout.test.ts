@@ -2,7 +2,8 @@
 // sends about a second of PCMA and then nothing, without a BYE, as a crashed phone or a dead NAT
 // mapping would. The workflow waits 30 s for a digit, so only the media timeout
 // (MEDIA_TIMEOUT_SECONDS=2 here) can end the call first: it must end completed / media_timeout,
-// with call.ended saying so, and sipp must receive our BYE. A dial node's bridged leg whose party
+// with call.ended saying so, and sipp must receive our BYE. A caller that holds the call (and
+// sends nothing) for three timeouts is not hung up until it resumes. A dial node's bridged leg whose party
 // goes silent the same way ends media_timeout too, and the caller (still talking) gets the
 // workflow back. Under CI a missing sipp fails.
 import { mkdtempSync } from 'node:fs';
@@ -93,6 +94,27 @@ describe('e2e: a far end that goes silent without a BYE is hung up (MEDIA_TIMEOU
     expect((await watching).counters.rtpIn).toBeGreaterThan(10);
     await expectMediaTimeout(n, 'inbound');
   });
+
+  peerTest(
+    'hold: a caller silent on hold for three timeouts is not hung up; after its resume it is',
+    async () => {
+      const n = await mediaTimeoutNode();
+      await telephonyWorld(n, { number: '+14155550163', graphs: { wait: WAIT } });
+      const scenario = scenarioFile('inbound-media-hold.xml', {
+        DOMAIN: n.sipDomain,
+        DIALLED: '+14155550163',
+        CALLER: '+4930555000',
+        PCAP: briefPcap(),
+        HOLD_MS: 6000,
+      });
+      const peer = sipp(sippArgs(`127.0.0.1:${n.sipPort}`, scenario, await freeUdpPort()));
+      peers.push(peer);
+      // sipp fails if our BYE comes while it holds (it waits for the 200 of its resume instead).
+      const result = await peer.done;
+      expect(result.code, result.out.slice(-3000)).toBe(0);
+      await expectMediaTimeout(n, 'inbound');
+    },
+  );
 
   peerTest('outbound: sipp answers, plays a second of audio, then nothing; we send BYE', async () => {
     const n = await mediaTimeoutNode();
