@@ -6,7 +6,8 @@
 //   greeting plays ─► "yes" (6 s) ─► the model answers at length (about 30 s of speech) ─► "yes"
 //   again (19.5 s), a third of the way into the answer ─► playback stops (the browser's inbound
 //   RTP stops growing, far short of the answer's length) and the transcript marks the answer as
-//   interrupted (on the page, in the realtime frames and in the stored conversation) ─► the model,
+//   interrupted (on the page, in the realtime frames and in the stored conversation), the words not
+//   heard greyed out, as many as the browser did not receive ─► the model,
 //   asked with the turn that barged in, takes the agent's `done` exit ─► the workflow ends ─► a
 //   signed `session.ended` webhook with end_reason `completed` reaches the customer's endpoint.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -163,12 +164,25 @@ journey('an agent on a browser call, with barge-in (chromium, fake LLM server)',
     expect(await inbound()).toBeGreaterThanOrEqual(afterGreeting + 50); // a second of it arrived
 
     // The next "yes" speaks over it: the page marks the answer as cut short, and its audio stops.
-    await page
-      .locator('li.assistant', { hasText: ANSWER })
-      .getByText('(interrupted)')
-      .waitFor({ timeout: 60_000 });
+    // (The greeting's line, then the answer's: once split into heard and not heard, the answer's
+    // line no longer holds its text in one piece.)
+    const cut = page.locator('li.assistant').nth(1);
+    await cut.getByText('(interrupted)').waitFor({ timeout: 60_000 });
     const afterAnswer = await quiet();
     expect(afterAnswer - afterGreeting).toBeLessThan((answerMs / 20) * 0.6);
+    // The words not heard are greyed out and read out as such; what stays plain is what played
+    // (the service's estimate: the share of the audio it sent, cut back to a whole word).
+    // The plain words: the line's own text nodes (the unheard rest is in a span of its own).
+    const heardText = (await page.evaluate(`(() => {
+      const li = document.querySelectorAll('li.assistant')[1];
+      return [...li.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join('');
+    })()`)) as string;
+    expect(heardText.length).toBeGreaterThan(0);
+    expect(ANSWER.startsWith(heardText)).toBe(true);
+    expect(await cut.locator('.unheard').textContent()).toBe(` Not heard: ${ANSWER.slice(heardText.length)}`);
+    // Cut in partway: some of it heard, some not (the microphone's second "yes" comes some way in).
+    console.log(`heard ${heardText.length} of ${ANSWER.length} characters of the answer`);
+    expect(heardText.length).toBeLessThan(ANSWER.length * 0.9);
     await browser.shot('agent-interrupted');
 
     // The barge-in was a turn of its own: the model got it, took the exit, and the session ended.
@@ -194,7 +208,9 @@ journey('an agent on a browser call, with barge-in (chromium, fake LLM server)',
       `/conversations?session_id=${sessionId}`,
     );
     const full = await server.api<{
-      data: { messages: { role: string; content: string; interrupted: boolean }[] };
+      data: {
+        messages: { role: string; content: string; interrupted: boolean; heard_chars: number | null }[];
+      };
     }>('GET', `/conversations/${conv.body.data[0]!.id}`);
     const messages = full.body.data.messages.map((m) => [m.role, m.interrupted]);
     expect(messages).toEqual([
@@ -204,6 +220,7 @@ journey('an agent on a browser call, with barge-in (chromium, fake LLM server)',
       ['user', false],
     ]);
     expect(full.body.data.messages[2]!.content).toBe(ANSWER);
+    expect(full.body.data.messages[2]!.heard_chars).toBe(heardText.length);
     expect(browser.problems).toEqual([]);
   }, 180_000);
 });
