@@ -145,7 +145,13 @@ journey('the workflow editor in chromium', () => {
     await nodeEl('dtmf').locator('.step-badge-error').waitFor();
     await pick('dtmf');
     const field = panel().locator('[data-config-field="save_to_variable"]');
-    await field.locator('.field-error', { hasText: 'save_to_variable' }).waitFor();
+    // Beside its field the message does not repeat the field's name; the step's list of findings
+    // names the field once, then the message.
+    await field.locator('.field-error', { hasText: 'Required (the variable to save to).' }).waitFor();
+    expect(await field.locator('.field-error').textContent()).not.toContain('save_to_variable');
+    expect(await panel().getByRole('list', { name: 'Findings on this step' }).textContent()).toContain(
+      'save_to_variable: Required (the variable to save to).',
+    );
     expect(await panel().getByLabel('Save to variable').getAttribute('aria-invalid')).toBe('true');
     expect(await seriousViolations(page)).toEqual([]);
     await page.locator('.react-flow__controls-fitview').click();

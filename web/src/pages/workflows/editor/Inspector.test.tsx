@@ -1,7 +1,7 @@
 import { render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import { toFlow } from './graph';
+import { toFlow, type Finding } from './graph';
 import { Inspector } from './Inspector';
 
 const { nodes, edges } = toFlow({
@@ -13,7 +13,7 @@ const { nodes, edges } = toFlow({
   edges: [{ source: 'menu', source_handle: 'success', target: 'bye' }],
 } as never);
 
-function renderStep(id: string, readOnly = false) {
+function renderStep(id: string, readOnly = false, findings: Finding[] = []) {
   const connected: [string, string, string | null][] = [];
   render(
     <Inspector
@@ -21,7 +21,7 @@ function renderStep(id: string, readOnly = false) {
       nodes={nodes}
       edges={edges}
       schemas={null}
-      findings={[]}
+      findings={findings}
       pickers={{} as never}
       readOnly={readOnly}
       onConfig={() => {}}
@@ -56,5 +56,23 @@ describe('Inspector', () => {
     renderStep('start', true);
     expect(screen.getByRole<HTMLFieldSetElement>('group', { name: 'Exits' }).disabled).toBe(true);
     expect(screen.getByLabelText('When next, go to')).toBeTruthy();
+  });
+
+  it("lists a step's findings naming the field once, and a finding on the whole step as it came", () => {
+    renderStep('menu', false, [
+      {
+        node_id: 'menu',
+        field: 'save_to_variable',
+        message: '`save_to_variable` is required.',
+      },
+      { node_id: 'menu', field: '', message: 'Step is not reachable from start.', severity: 'warning' },
+    ]);
+    const items = within(screen.getByRole('list', { name: 'Findings on this step' })).getAllByRole(
+      'listitem',
+    );
+    expect(items.map((li) => li.textContent)).toEqual([
+      'Error: save_to_variable: Required.',
+      'Warning: Step is not reachable from start.',
+    ]);
   });
 });

@@ -6,6 +6,7 @@ import { useState, type FormEvent } from 'react';
 import { handleLabel, isNodeType, NODE_KINDS } from './node-catalog';
 import { exitsOf, type Finding, type LinkEdge, type StepNode } from './graph';
 import { SchemaForm, type FormContext, type JsonSchema } from './schema-form';
+import { besideField } from './findings';
 
 interface Props {
   node: StepNode | undefined;
@@ -43,7 +44,7 @@ export function Inspector(p: Props) {
           {own.map((f, i) => (
             <li key={i} className={f.severity === 'warning' ? 'finding-warning' : 'finding-error'}>
               {f.severity === 'warning' ? 'Warning: ' : 'Error: '}
-              {f.field && <code>{f.field}</code>} {f.message}
+              <FindingText field={f.field} message={f.message} />
             </li>
           ))}
         </ul>
@@ -160,6 +161,20 @@ function RenameStep({ id, onRename }: { id: string; onRename: Props['onRename'] 
   );
 }
 
+/**
+ * A finding in a list: the field it names once, in code, then the message without that name
+ * leading it again ("`save_to_variable`: Required (…)", not "save_to_variable `save_to_variable` is
+ * required").
+ */
+function FindingText({ field, message }: { field: string; message: string }) {
+  if (!field) return <>{message}</>;
+  return (
+    <>
+      <code>{field}</code>: {besideField(message, field)}
+    </>
+  );
+}
+
 function FindingsList({ findings, onSelect, nodes }: Props) {
   return (
     <section className="inspector" aria-label="Findings">
@@ -182,7 +197,8 @@ function FindingsList({ findings, onSelect, nodes }: Props) {
               ) : (
                 <strong>Workflow</strong>
               )}
-              {f.field && <code> {f.field}</code>}: {f.message}
+              {f.field ? ' ' : ': '}
+              <FindingText field={f.field} message={f.message} />
             </li>
           ))}
         </ul>

@@ -34,7 +34,31 @@ export function fieldUnder(field: string, path: string): boolean {
   return field === path || field.startsWith(path + '.') || field.startsWith(path + '[');
 }
 
-/** Messages for one form field of one node. */
+/**
+ * Messages for one form field of one node. A message about the field itself is shown beside its
+ * label, so the field's name leading it ("`timeout_seconds` must be …") is dropped: "Must be …".
+ * One about a field below it keeps its full text, as the name says which part is meant.
+ */
 export function messagesFor(findings: Finding[], nodeId: string, path: string): string[] {
-  return findings.filter((f) => f.node_id === nodeId && fieldUnder(f.field, path)).map((f) => f.message);
+  return findings
+    .filter((f) => f.node_id === nodeId && fieldUnder(f.field, path))
+    .map((f) => (f.field === path ? besideField(f.message, path) : f.message));
+}
+
+/**
+ * A message without the field's name leading it: its path (`auth.type`) or its last part
+ * (`secret_variable` for `auth.secret_variable`), quoted in backticks or not; a following "is"
+ * goes too ("is required" reads "Required"). A message that does not start with the name is kept.
+ */
+export function besideField(message: string, field: string): string {
+  const last = /[^.[\]]+$/.exec(field)?.[0];
+  for (const name of new Set([field, last])) {
+    if (!name) continue;
+    for (const lead of [`\`${name}\` `, `${name} `]) {
+      if (!message.startsWith(lead)) continue;
+      const rest = message.slice(lead.length).replace(/^is /, '');
+      if (rest) return rest[0]!.toUpperCase() + rest.slice(1);
+    }
+  }
+  return message;
 }

@@ -147,6 +147,34 @@ describe('findings', () => {
     expect(messagesFor(f, 'a', 'variables')).toEqual(['bad']);
     expect(messagesFor(f, 'b', 'variables')).toEqual([]);
   });
+
+  it('drops the field’s own name from a message shown beside it, and keeps a sub-field’s', () => {
+    const f = [
+      {
+        node_id: 'w',
+        field: 'timeout_seconds',
+        message: '`timeout_seconds` must be a positive number of seconds.',
+      },
+      { node_id: 'w', field: 'url', message: '`url` is required (the URL to call).' },
+      { node_id: 'w', field: 'auth.type', message: "`auth.type` must be 'none', 'bearer' or 'hmac'." },
+      { node_id: 'w', field: 'auth.secret_variable', message: '`secret_variable` must name the variable.' },
+      { node_id: 'w', field: 'headers.X-Bad', message: 'A header value must be a string (template).' },
+      { node_id: 'w', field: 'method', message: 'method must be one of GET, POST.' },
+      { node_id: 'w', field: 'body', message: '`bodyguard` is not this field.' },
+    ];
+    expect(messagesFor(f, 'w', 'timeout_seconds')).toEqual(['Must be a positive number of seconds.']);
+    expect(messagesFor(f, 'w', 'url')).toEqual(['Required (the URL to call).']);
+    expect(messagesFor(f, 'w', 'auth.type')).toEqual(["Must be 'none', 'bearer' or 'hmac'."]);
+    expect(messagesFor(f, 'w', 'auth.secret_variable')).toEqual(['Must name the variable.']);
+    expect(messagesFor(f, 'w', 'method')).toEqual(['Must be one of GET, POST.']);
+    expect(messagesFor(f, 'w', 'body')).toEqual(['`bodyguard` is not this field.']);
+    // Beside the group, a sub-field's message keeps the name that says which part is meant.
+    expect(messagesFor(f, 'w', 'auth')).toEqual([
+      "`auth.type` must be 'none', 'bearer' or 'hmac'.",
+      '`secret_variable` must name the variable.',
+    ]);
+    expect(messagesFor(f, 'w', 'headers')).toEqual(['A header value must be a string (template).']);
+  });
 });
 
 describe('diff', () => {

@@ -66,7 +66,7 @@ describe('schema forms', () => {
     expect(variable.getAttribute('aria-invalid')).toBe('true');
     expect(
       document.getElementById(variable.getAttribute('aria-describedby')!.split(' ').at(-1)!)?.textContent,
-    ).toBe('`save_to_variable` is required.');
+    ).toBe('Required.');
     expect(screen.getByLabelText('Timeout seconds').getAttribute('aria-invalid')).toBeNull();
   });
 
