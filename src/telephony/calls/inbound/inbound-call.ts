@@ -49,6 +49,12 @@ export class InboundCall {
   private call: LiveCall | null = null;
   private callerLeft = false;
   private answered = false;
+  /**
+   * The answer's write (in_progress, call.started), from the ACK until it is stored. An ending
+   * waits for it: read before the answer committed, the end would find the status changed under
+   * it and write nothing (the call left in_progress), or end as never answered a call that was.
+   */
+  private answering: Promise<unknown> | null = null;
   /** Runs on the caller's (first) ACK: the call is up. */
   private connect: ((ack: SipRequest) => void) | null = null;
   /** The call's trace, from the INVITE to its end: admission, then the workflow's nodes, under it. */
@@ -262,8 +268,10 @@ export class InboundCall {
       callOptions.rtp.start();
     }
     this.answered = true;
-    void this.host.records
-      .answered(id)
+    const answering = this.host.records.answered(id);
+    // Only the write is waited for by an ending: the workflow that follows may itself end the call.
+    this.answering = answering.catch(() => undefined);
+    void answering
       .then((run) => (run ? call.run(run) : call.hangup('workflow')))
       .catch((err: unknown) => deps.logger.error({ err, call_id: id }, 'could not start an answered call'));
   }
@@ -273,6 +281,8 @@ export class InboundCall {
     this.span.set({ 'switchboard.ended_by': by });
     this.span.end();
     if (by !== 'remote') this.leg.bye();
+    // The caller's BYE can come on the heels of its ACK (both queued while the node was busy).
+    await this.answering;
     if (by === 'lost') return this.failed(this.answered);
     await this.host.records.ended(this.callId!, by);
   }
