@@ -1,6 +1,6 @@
 // The dashboard in a real browser against a real server: sign in with the key the first start
 // printed; telephony set up through the pages and a sipp call answered by a published workflow
-// showing in Calls with its transcript; a webhook endpoint whose secret shows once, whose failed
+// showing in Calls with its transcript and the signed call events it sent; a webhook endpoint whose secret shows once, whose failed
 // delivery shows its response and is redelivered; a key created and revoked, refused at once.
 // Every page visited is checked with axe-core (no serious or critical violations) and for
 // Content-Security-Policy violations; screenshots go to a temp folder (printed).
@@ -8,6 +8,8 @@ import http from 'node:http';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
+import { verifyWebhook } from '../../src/events/verify-webhook.js';
+import { startReceiver as startRecorder, type Receiver as Recorder } from '../support/receiver.js';
 import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
 import {
   buildAll,
@@ -86,6 +88,7 @@ journey('dashboard journeys in chromium', () => {
   let page: Page;
   let projectId = '';
   let workflowId = '';
+  let callHooks: Recorder | undefined;
 
   beforeAll(async () => {
     if (!executable) throw new Error('chromium is not installed (apt-get install chromium); CI needs it');
@@ -99,6 +102,7 @@ journey('dashboard journeys in chromium', () => {
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
+    await callHooks?.close();
   });
 
   /** Checks the page as it is with axe-core and for CSP violations, then saves a screenshot. */
@@ -220,6 +224,15 @@ journey('dashboard journeys in chromium', () => {
       { workflow_id: workflowId, priority: 100, variables: { name: 'Ann' } },
     ]);
 
+    // The project's call events go to a receiver that takes them (200) and keeps what it got.
+    callHooks = await startRecorder((_req, res) => res.writeHead(200).end());
+    const hook = await server.api<{ data: { secret: string } }>('POST', '/webhook-endpoints', {
+      project_id: projectId,
+      url: `${callHooks.url}/hooks/calls`,
+      events: ['call.started', 'call.ended'],
+    });
+    expect(hook.status).toBe(201);
+
     // The carrier calls the number: the published menu answers, the caller presses 2, it hangs up.
     const host = origination.replace(/^sip:|;.*$/g, '');
     const scenario = scenarioFile('inbound-in-dialog.xml', {
@@ -246,6 +259,26 @@ journey('dashboard journeys in chromium', () => {
     // The row links to the call (its time) and to the workflow that ran ("Menu · v1").
     await row.locator('a[href^="/calls/"]').click();
     await heading('Inbound call +4930123456 → +14155550100');
+    const callId = /\/calls\/([^/?#]+)/.exec(page.url())![1]!;
+    // Both call events, delivered at the first attempt, with the receiver's answer.
+    const events = page.getByRole('region', { name: 'Webhook events' });
+    await until(
+      async () => (await events.getByText('Succeeded').count()) === 2 || (await page.reload(), false),
+      'both call events delivered',
+    );
+    const eventRows =
+      (await page.evaluate(`[...document.querySelectorAll('section[aria-labelledby="events-title"] tbody tr')]
+      .map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent).join(' | '))`)) as string[];
+    expect(eventRows.sort()).toEqual([
+      'call.ended | Succeeded1 attempt | 200',
+      'call.started | Succeeded1 attempt | 200',
+    ]);
+    // What the receiver got is signed with the endpoint's secret and names this call.
+    const got = callHooks.received.map((r) => verifyWebhook(r.body, r.headers, hook.body.data.secret));
+    expect(got.map((e) => [e.type, e.data.id]).sort()).toEqual([
+      ['call.ended', callId],
+      ['call.started', callId],
+    ]);
     // The transcript's line (the timeline quotes it too).
     await page.getByText('You chose 2.', { exact: true }).waitFor();
     // The key the caller pressed is in the transcript, between the prompt and the answer, as a key.
@@ -270,7 +303,10 @@ journey('dashboard journeys in chromium', () => {
       async () => (await entries()).some((e) => e.startsWith('End | bye')) || (await page.reload(), false),
       'the last step in the timeline',
     );
-    expect(await entries()).toEqual([
+    // The webhooks sit by the answer and the end; where exactly within the same second is not fixed.
+    const hooksOnTimeline = (await entries()).filter((e) => e.startsWith('Webhook '));
+    expect(hooksOnTimeline).toEqual(['Webhook call.started |  | ', 'Webhook call.ended |  | ']);
+    expect((await entries()).filter((e) => !e.startsWith('Webhook '))).toEqual([
       'Call arrived |  | ',
       'Answered |  | ',
       'Workflow started |  | ',
@@ -288,6 +324,14 @@ journey('dashboard journeys in chromium', () => {
       .getByRole('region', { name: 'Details' })
       .getByRole('link', { name: 'Menu · version 1' })
       .waitFor();
+    // The events table fits its card in the side column and on a phone.
+    for (const width of [1360, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      expect(await page.evaluate(overflowingTables), `tables wider than their card at ${width} px`).toEqual(
+        [],
+      );
+    }
+    await page.setViewportSize({ width: 1360, height: 900 });
     await check('call');
 
     // The call's session, and from it the conversation: the same transcript, each on its own page.

@@ -152,7 +152,6 @@ export class DecoderWorker {
   private thread(): Worker {
     if (this.worker) return this.worker;
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: this.model });
-    worker.unref();
     worker.on('message', (m: { id: number; text?: string; decodeMs?: number; error?: string }) => {
       const job = this.running;
       if (!job || job.id !== m.id) return;
@@ -169,6 +168,9 @@ export class DecoderWorker {
     };
     worker.on('error', lost);
     worker.on('exit', (code) => lost(new Error(`the decoder thread exited (${code})`)));
+    // After the listeners: adding a 'message' listener refs the thread again, and an idle thread
+    // that holds a reference keeps a stopped service's process from exiting.
+    worker.unref();
     this.worker = worker;
     return worker;
   }

@@ -63,7 +63,10 @@ export function CallDetails({
   );
 }
 
-/** The deliveries about the call: event, how the delivery went (to its endpoint), attempts, last answer. */
+/**
+ * The deliveries about the call: event, how the delivery went (to its endpoint) with its attempts
+ * under it, last answer. Three narrow columns, so the table fits the side column and a phone.
+ */
 export function CallEvents({ events }: { events: Loaded<WebhookDelivery[]> }) {
   return (
     <Section title="Webhook events" id="events">
@@ -72,12 +75,11 @@ export function CallEvents({ events }: { events: Loaded<WebhookDelivery[]> }) {
         <p className="muted">No webhook endpoint of this project received an event about this call.</p>
       )}
       {events.data && events.data.length > 0 && (
-        <table className="table">
+        <table className="table table-compact call-events">
           <thead>
             <tr>
               <th scope="col">Event</th>
               <th scope="col">Delivery</th>
-              <th scope="col">Attempts</th>
               <th scope="col">Last answer</th>
             </tr>
           </thead>
@@ -89,8 +91,10 @@ export function CallEvents({ events }: { events: Loaded<WebhookDelivery[]> }) {
                   <Link to={`/webhooks/${d.endpoint_id}`}>
                     <Badge value={d.status} />
                   </Link>
+                  <span className="attempts">
+                    {d.attempt_count === 1 ? '1 attempt' : `${d.attempt_count} attempts`}
+                  </span>
                 </td>
-                <td>{d.attempt_count}</td>
                 <td>{d.last_status_code ?? d.last_error ?? '—'}</td>
               </tr>
             ))}

@@ -206,7 +206,11 @@ describe('CallPage', () => {
       within(events)
         .getAllByRole('row')
         .map((r) => r.textContent),
-    ).toEqual(['EventDeliveryAttemptsLast answer', 'call.endedSucceeded1200', 'call.startedSucceeded1200']);
+    ).toEqual([
+      'EventDeliveryLast answer',
+      'call.endedSucceeded1 attempt200',
+      'call.startedSucceeded1 attempt200',
+    ]);
   });
 
   it('cancels an outbound call still ringing, and names the call it was dialled from', async () => {
