@@ -56,9 +56,9 @@ describe('parseOffer', () => {
     expect(parseOffer(offer('8 111')).audio).toMatchObject({ codec: 'PCMA', payloadType: 8 });
   });
 
-  it('hands the connection an offer whose actpass is active, so we answer passive', () => {
+  it('hands the connection an offer whose actpass is passive, so we answer active', () => {
     const { sdp } = parseOffer(offer());
-    expect(sdp).toContain('a=setup:active\r\n');
+    expect(sdp).toContain('a=setup:passive\r\n');
     expect(sdp).not.toContain('actpass');
   });
 

@@ -24,11 +24,13 @@ export interface ParsedOffer {
   /** The mid of the data channel's m-line, or null when the offer has none. */
   dataMid: string | null;
   /**
-   * The offer as the peer connection gets it. `a=setup:actpass` becomes `a=setup:active`, so we
-   * answer `passive` and the browser starts DTLS. Why: the answerer's ICE is up before the
-   * offerer has the answer; as DTLS client it would send its ClientHello to a browser with no
-   * DTLS transport yet, and the retransmission comes a full second later. The browser sees only
-   * our `passive` answer, which RFC 5763 allows for its actpass offer.
+   * The offer as the peer connection gets it. `a=setup:actpass` becomes `a=setup:passive`, so we
+   * answer `active` (as RFC 5763 advises) and send the ClientHello ourselves. Why: the browser's
+   * ICE comes up first (its check is answered at once; ours waits for our next check), so as DTLS
+   * client it sent its ClientHello before our DTLS transport existed, libdatachannel dropped it,
+   * and the handshake waited for the retransmission (50 ms in Chromium, a second in
+   * libdatachannel). Our ClientHello leaves when our ICE is up, later; a browser that is not
+   * ready for it yet keeps it (Chromium caches an early ClientHello).
    */
   sdp: string;
 }
@@ -104,6 +106,6 @@ export function parseOffer(sdp: unknown): ParsedOffer {
       telephoneEventPayloadType: event ? event.payload : null,
     },
     dataMid: data?.mid !== undefined ? String(data.mid) : null,
-    sdp: sdp.replace(/^a=setup:actpass(\r?)$/gm, 'a=setup:active$1'),
+    sdp: sdp.replace(/^a=setup:actpass(\r?)$/gm, 'a=setup:passive$1'),
   };
 }

@@ -53,14 +53,14 @@ async function connect(options: ConstructorParameters<typeof ClientPeer>[0] = {}
 }
 
 describe('WebRtcPeer', () => {
-  it('answers with a host candidate and a=ssrc, as passive DTLS, in Opus', async () => {
+  it('answers with a host candidate and a=ssrc, as active DTLS, in Opus', async () => {
     const browser = new ClientPeer();
     const server = new WebRtcPeer({ clock: systemClock, host: '127.0.0.1', publicIp: '203.0.113.9' });
     open.push(browser, server);
     const answer = await server.answer(await browser.offer());
     expect(answer).toMatch(/^m=audio \d+ UDP\/TLS\/RTP\/SAVPF 111/m);
     expect(answer).toMatch(/^a=ssrc:\d+ cname:switchboard-/m);
-    expect(answer).toMatch(/^a=setup:passive/m);
+    expect(answer).toMatch(/^a=setup:active/m);
     expect(answer).toMatch(/^a=candidate:\S+ 1 UDP \d+ 127\.0\.0\.1 \d+ typ host/m);
     expect(answer).toMatch(/^a=candidate:p\S+ 1 UDP \d+ 203\.0\.113\.9 \d+ typ host/m);
     expect(answer).toMatch(/^m=application /m);
