@@ -57,6 +57,11 @@ export interface SayOptions {
 export interface SayResult {
   /** True when the user interrupted the playback before it finished. */
   bargedIn: boolean;
+  /**
+   * When interrupted: how many characters of the text (a prefix ending on a whole word) the user
+   * heard, estimated from the share of the speech's audio sent; absent when that is not known.
+   */
+  heardChars?: number;
 }
 
 export interface ListenOptions {

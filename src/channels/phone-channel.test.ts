@@ -66,6 +66,7 @@ describe('PhoneChannel.say', () => {
     media.pushDigit('7');
     expect(media.stops).toEqual([{ at: 150, droppedMs: 150 }]);
     await drain();
+    // Still being made, the speech's length is unknown, and so is how much of it was heard.
     expect(said.value()).toEqual({ bargedIn: true });
     // The stuck vendor finally answers: nothing more reaches the caller, and its stream is ended.
     const played = media.playedSamples;
@@ -74,6 +75,30 @@ describe('PhoneChannel.say', () => {
     expect(media.playedSamples).toBe(played);
     expect(tts.returned).toBe(1);
     await expect(channel.nextDigit({ signal, timeoutMs: 0 })).resolves.toBe('7');
+  });
+
+  it('a barge-in tells how much of the text was heard: the share of its audio sent, to a whole word', async () => {
+    const { clock, media, channel, signal } = setup();
+    // 31 characters × 50 ms = 1550 ms of speech, all of it made at once.
+    const said = track(channel.say('Hello there, how are you today?', { bargeIn: true, signal }));
+    await drain();
+    clock.advance(800);
+    media.pushDigit('1');
+    await drain();
+    expect(media.stops).toEqual([{ at: 800, droppedMs: 750 }]);
+    // 800 / 1550 of 31 characters is 16: "Hello there, how", which ends on a whole word.
+    expect(said.value()).toEqual({ bargedIn: true, heardChars: 16 });
+
+    const again = setup({ tts: {} });
+    const cut = track(
+      again.channel.say('Hello there, how are you today?', { bargeIn: true, signal: again.signal }),
+    );
+    await drain();
+    again.clock.advance(700);
+    again.media.pushDigit('1');
+    await drain();
+    // 700 / 1550 of 31 is 14, inside "how": the word cut in half counts as not heard.
+    expect(cut.value()).toEqual({ bargedIn: true, heardChars: 12 });
   });
 
   it('speech barges in: voice activity or an interim with words, but not an empty interim', async () => {
@@ -88,7 +113,8 @@ describe('PhoneChannel.say', () => {
       if (how === 'speech_started') stt.session.speechStarted(300);
       else stt.session.interim('actually');
       await drain();
-      expect(said.value()).toEqual({ bargedIn: true });
+      // Cut in before any of it went out: none of it was heard.
+      expect(said.value()).toEqual({ bargedIn: true, heardChars: 0 });
       expect(media.stops).toHaveLength(1);
     }
   });

@@ -76,12 +76,17 @@ describe('TextChannel', () => {
     const { clock, channel, signal, outs } = make({ playbackMsPerChar: 10 });
     const barged = channel.say('0123456789', { bargeIn: true, signal });
     channel.pushText('stop');
-    expect(await barged).toEqual({ bargedIn: true });
+    // Cut in at once: none of it was heard.
+    expect(await barged).toEqual({ bargedIn: true, heardChars: 0 });
+    const half = channel.say('one two three four', { bargeIn: true, signal });
+    clock.advance(95); // 95 of 180 ms: "one two th…"
+    channel.pushText('stop');
+    expect(await half).toEqual({ bargedIn: true, heardChars: 7 });
     const full = channel.say('0123456789', { bargeIn: false, signal });
     channel.pushText('stop');
     clock.advance(100);
     expect(await full).toEqual({ bargedIn: false });
-    expect(outs.filter((o) => o.type === 'assistant_text')).toHaveLength(2);
+    expect(outs.filter((o) => o.type === 'assistant_text')).toHaveLength(3);
   });
 
   it('simulates transfer and dial outcomes, defaulting to success and answered', async () => {

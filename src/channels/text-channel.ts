@@ -9,6 +9,7 @@
 // is what lets tests barge into a prompt on a FakeClock.
 import type { Clock } from '../shared/clock.js';
 import { InputWaiters } from '../shared/input-wait.js';
+import { heardChars } from './voice/heard.js';
 import {
   abortError,
   type Channel,
@@ -134,11 +135,18 @@ export class TextChannel implements Channel {
     const playMs = this.msPerChar * text.length;
     if (playMs <= 0) return { bargedIn: false };
     const startSeq = this.inputSeq;
+    const startedAt = this.clock.monotonic();
     const barged = await this.waiters.waitFor(
       () => (options.bargeIn && this.inputSeq > startSeq ? true : undefined),
       { signal: options.signal, timeoutMs: playMs },
     );
-    return { bargedIn: barged === true };
+    if (barged !== true) return { bargedIn: false };
+    // The simulated playback ran at an even pace: what was heard is the share of it played.
+    const sentMs = this.clock.monotonic() - startedAt;
+    return {
+      bargedIn: true,
+      heardChars: heardChars(text, { queuedMs: playMs, synthesized: true, sentMs }) ?? 0,
+    };
   }
 
   listen(options: ListenOptions): Promise<UserTurn | null> {

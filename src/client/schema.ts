@@ -6234,6 +6234,7 @@ export interface components {
         "def-4": {
             agent_name?: string | null;
             content: string;
+            heard_chars: number | null;
             /** @description Assistant messages: true when the user cut it short (speech, a key or text during its playback), so not all of content was heard */
             interrupted: boolean;
             latency: components["schemas"]["def-5"] | null;

@@ -163,15 +163,18 @@ for (const kind of storeKinds()) {
         .executeTakeFirstOrThrow();
       const msgs = await store.db
         .selectFrom('messages')
-        .select(['role', 'content', 'interrupted'])
+        .select(['role', 'content', 'interrupted', 'heard_chars'])
         .where('conversation_id', '=', conv.id)
         .orderBy('sequence')
         .execute();
-      expect(msgs.map((m) => [m.role, m.content, Number(m.interrupted)])).toEqual([
-        ['assistant', 'Hello there.', 0],
-        ['user', 'when are you open', 0],
-        ['assistant', 'Our opening hours are nine to five on weekdays.', 1],
-        ['user', 'thanks, bye', 0],
+      const heard = (m: { heard_chars?: number | null }) =>
+        m.heard_chars == null ? null : Number(m.heard_chars);
+      expect(msgs.map((m) => [m.role, m.content, Number(m.interrupted), heard(m)])).toEqual([
+        ['assistant', 'Hello there.', 0, null],
+        ['user', 'when are you open', 0, null],
+        // A fifth of it played: "Our" whole, "opening" cut in the middle.
+        ['assistant', 'Our opening hours are nine to five on weekdays.', 1, 3],
+        ['user', 'thanks, bye', 0, null],
       ]);
     });
 

@@ -161,7 +161,8 @@ export class ConversationRecorder {
     if (event.type === 'message.interrupted') {
       const sequence = this.lastAssistant;
       if (sequence === null) return;
-      this.queue.push(() => repo.markInterrupted(this.options.db, this.conversationId!, sequence));
+      const heard = event.heard_chars ?? null;
+      this.queue.push(() => repo.markInterrupted(this.options.db, this.conversationId!, sequence, heard));
       return;
     }
     if (event.type !== 'message') return;

@@ -44,9 +44,11 @@ export type EngineEvent =
     }
   /**
    * The user cut the assistant's last message short (speech, a key or text during its playback):
-   * what was said is in the transcript, but not all of it was heard.
+   * what was said is in the transcript, but not all of it was heard. `heard_chars`: the length of
+   * the prefix of it the user heard (ending on a whole word), estimated from the audio sent; absent
+   * when not known.
    */
-  | { type: 'message.interrupted'; at: number; node_id?: string }
+  | { type: 'message.interrupted'; at: number; node_id?: string; heard_chars?: number }
   | { type: 'variables.changed'; at: number; changes: Record<string, unknown>; node_id?: string }
   | {
       type: 'usage';

@@ -91,7 +91,10 @@ export function createNodeContext(deps: NodeContextDeps): MutableNodeContext {
         .then((result) => {
           // Emitted first: the interruption must follow the message it cuts short.
           emit({});
-          if (result.bargedIn) events.emit({ type: 'message.interrupted', node_id: nodeId });
+          if (result.bargedIn) {
+            const heard = result.heardChars !== undefined ? { heard_chars: result.heardChars } : {};
+            events.emit({ type: 'message.interrupted', node_id: nodeId, ...heard });
+          }
           return result;
         })
         .finally(() => emit({}));

@@ -135,6 +135,11 @@ describe('RealtimeConnection', () => {
     expect(toServerMessage({ type: 'message.interrupted', at: 0, node_id: 'ask' })).toEqual({
       type: 'assistant_interrupted',
     });
+    // With how much of it was heard, when the channel could tell.
+    expect(toServerMessage({ type: 'message.interrupted', at: 0, node_id: 'ask', heard_chars: 16 })).toEqual({
+      type: 'assistant_interrupted',
+      heard_chars: 16,
+    });
   });
 
   it("shows the client the keys a dial node's party pressed, with the leg's call id", () => {

@@ -46,8 +46,11 @@ export type ServerMessage =
       latency?: LatencyBreakdown;
     }
   | { type: 'user_text'; text: string }
-  /** The user cut the last assistant_text short: not all of it was heard. */
-  | { type: 'assistant_interrupted' }
+  /**
+   * The user cut the last assistant_text short: not all of it was heard. `heard_chars`: its first
+   * that many characters were (an estimate from the audio sent), when known.
+   */
+  | { type: 'assistant_interrupted'; heard_chars?: number }
   | { type: 'node'; event: 'entered' | 'exited'; node_id: string; node_type: string; handle?: string }
   /** The party a `dial` node bridged to the browser pressed keys (the leg's call id). */
   | DialDtmfMessage
@@ -145,7 +148,9 @@ export function toServerMessage(event: EngineEvent): ServerMessage | null {
       }
       return event.role === 'user' ? { type: 'user_text', text: event.content } : null;
     case 'message.interrupted':
-      return { type: 'assistant_interrupted' };
+      return event.heard_chars === undefined
+        ? { type: 'assistant_interrupted' }
+        : { type: 'assistant_interrupted', heard_chars: event.heard_chars };
     case 'node.entered':
       return { type: 'node', event: 'entered', node_id: event.node_id, node_type: event.node_type };
     case 'node.exited':

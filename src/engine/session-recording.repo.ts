@@ -44,11 +44,16 @@ export const sessionRecordingRepo = {
     await queryExecute(ex, INSERT_MESSAGE, params);
   },
 
-  /** Marks a message the user cut short. */
-  async markInterrupted(ex: Executor, conversationId: string, sequence: number): Promise<void> {
+  /** Marks a message the user cut short, with how much of it was heard when that is known. */
+  async markInterrupted(
+    ex: Executor,
+    conversationId: string,
+    sequence: number,
+    heardChars: number | null,
+  ): Promise<void> {
     await ex
       .updateTable('messages')
-      .set({ interrupted: 1 })
+      .set({ interrupted: 1, heard_chars: heardChars })
       .where('conversation_id', '=', conversationId)
       .where('sequence', '=', sequence)
       .execute();

@@ -201,6 +201,8 @@ export interface MessageTable {
   latency: string | null;
   /** 1 when the user cut the (assistant) message short; 0 (the default) otherwise. */
   interrupted?: number;
+  /** Of an interrupted message: the length of the prefix the user heard (estimated); null when unknown. */
+  heard_chars?: number | null;
 }
 
 export interface UsageEventTable {

@@ -4,9 +4,11 @@
 // espeak-ng WAV in a loop: six seconds of silence, "yes", six seconds of silence. So:
 //
 //   greeting plays ─► "yes" (6 s) ─► the model answers at length (about 30 s of speech) ─► "yes"
-//   again (19.5 s), a third of the way into the answer ─► playback stops (the browser's inbound
-//   RTP stops growing, far short of the answer's length) and the transcript marks the answer as
-//   interrupted (on the page, in the realtime frames and in the stored conversation) ─► the model,
+//   again (19.5 s), some way into the answer ─► playback stops (what the browser had received
+//   when the barge-in was announced is far short of the answer's length) and the transcript marks
+//   the answer as interrupted (on the page, in the realtime frames and in the stored
+//   conversation), the words not heard greyed out: the service's estimate of the share heard
+//   within a tenth of the share of the answer's frames the browser received ─► the model,
 //   asked with the turn that barged in, takes the agent's `done` exit ─► the workflow ends ─► a
 //   signed `session.ended` webhook with end_reason `completed` reaches the customer's endpoint.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +16,7 @@ import { verifyWebhook } from '../../src/events/verify-webhook.js';
 import { startFakeLlmServer, type FakeLlmServer } from '../support/fake-llm-servers/index.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { buildAll, chromiumPath, openBrowser, startServer, type Browser, type Server } from './support.js';
-import { durationMs, espeak, fakeMicrophoneFlags, micWav } from './microphone.js';
+import { durationMs, espeak, fakeMicrophoneFlags, micWav, nodeAudio, watchNodeAudio } from './microphone.js';
 
 const executable = chromiumPath();
 const journey = executable !== null || process.env.CI ? describe : describe.skip;
@@ -108,6 +110,8 @@ journey('an agent on a browser call, with barge-in (chromium, fake LLM server)',
         };
       }`,
     });
+    // The packets received when the assistant_interrupted frame arrives.
+    await watchNodeAudio(browser.page);
   }, 240_000);
   afterAll(async () => {
     await browser?.close();
@@ -163,12 +167,39 @@ journey('an agent on a browser call, with barge-in (chromium, fake LLM server)',
     expect(await inbound()).toBeGreaterThanOrEqual(afterGreeting + 50); // a second of it arrived
 
     // The next "yes" speaks over it: the page marks the answer as cut short, and its audio stops.
-    await page
-      .locator('li.assistant', { hasText: ANSWER })
-      .getByText('(interrupted)')
-      .waitFor({ timeout: 60_000 });
-    const afterAnswer = await quiet();
-    expect(afterAnswer - afterGreeting).toBeLessThan((answerMs / 20) * 0.6);
+    // (The greeting's line, then the answer's: once split into heard and not heard, the answer's
+    // line no longer holds its text in one piece.)
+    const cut = page.locator('li.assistant').nth(1);
+    await cut.getByText('(interrupted)').waitFor({ timeout: 60_000 });
+    // What the browser had received of the answer when the service announced the barge-in (the
+    // call ends soon after, taking its stats with it): well short of its length.
+    let interrupted = (await nodeAudio(page)).find((m) => m.type === 'assistant_interrupted');
+    for (let i = 0; i < 20 && interrupted?.packets === null; i++) {
+      await page.waitForTimeout(100); // getStats() still answering
+      interrupted = (await nodeAudio(page)).find((m) => m.type === 'assistant_interrupted');
+    }
+    const answerFrames = answerMs / 20;
+    const received = interrupted!.packets! - afterGreeting;
+    expect(received).toBeGreaterThanOrEqual(50);
+    expect(received).toBeLessThan(answerFrames * 0.6);
+    // The words not heard are greyed out and read out as such; what stays plain is what played
+    // (the service's estimate: the share of the audio it sent, cut back to a whole word).
+    // The plain words: the line's own text nodes (the unheard rest is in a span of its own).
+    const heardText = (await page.evaluate(`(() => {
+      const li = document.querySelectorAll('li.assistant')[1];
+      return [...li.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join('');
+    })()`)) as string;
+    expect(heardText.length).toBeGreaterThan(0);
+    expect(ANSWER.startsWith(heardText)).toBe(true);
+    expect(await cut.locator('.unheard').textContent()).toBe(` Not heard: ${ANSWER.slice(heardText.length)}`);
+    // The estimate agrees with the share of the answer's 20 ms frames the browser had received,
+    // within a tenth of the answer.
+    const [heardShare, receivedShare] = [heardText.length / ANSWER.length, received / answerFrames];
+    console.log(
+      `heard ${heardText.length} of ${ANSWER.length} characters (${heardShare.toFixed(2)}); the browser ` +
+        `had received ${received} of the answer's ${Math.round(answerFrames)} frames (${receivedShare.toFixed(2)})`,
+    );
+    expect(Math.abs(heardShare - receivedShare)).toBeLessThan(0.1);
     await browser.shot('agent-interrupted');
 
     // The barge-in was a turn of its own: the model got it, took the exit, and the session ended.
@@ -194,7 +225,9 @@ journey('an agent on a browser call, with barge-in (chromium, fake LLM server)',
       `/conversations?session_id=${sessionId}`,
     );
     const full = await server.api<{
-      data: { messages: { role: string; content: string; interrupted: boolean }[] };
+      data: {
+        messages: { role: string; content: string; interrupted: boolean; heard_chars: number | null }[];
+      };
     }>('GET', `/conversations/${conv.body.data[0]!.id}`);
     const messages = full.body.data.messages.map((m) => [m.role, m.interrupted]);
     expect(messages).toEqual([
@@ -204,6 +237,7 @@ journey('an agent on a browser call, with barge-in (chromium, fake LLM server)',
       ['user', false],
     ]);
     expect(full.body.data.messages[2]!.content).toBe(ANSWER);
+    expect(full.body.data.messages[2]!.heard_chars).toBe(heardText.length);
     expect(browser.problems).toEqual([]);
   }, 180_000);
 });

@@ -10,6 +10,7 @@ interface Msg {
   latency_ms?: number | null;
   latency?: Record<string, number | null>;
   interrupted?: boolean;
+  heard_chars?: number | null;
 }
 
 describe.each(storeKinds())('conversations on $name', (kind) => {
@@ -55,6 +56,7 @@ describe.each(storeKinds())('conversations on $name', (kind) => {
           latency_ms: m.latency_ms ?? null,
           latency: m.latency ? JSON.stringify(m.latency) : null,
           interrupted: m.interrupted ? 1 : 0,
+          heard_chars: m.heard_chars ?? null,
         })
         .execute();
     }
@@ -72,6 +74,7 @@ describe.each(storeKinds())('conversations on $name', (kind) => {
           agent_name: 'Front desk',
           latency_ms: 0,
           interrupted: true,
+          heard_chars: 5,
         },
         { role: 'user', content: 'My order is late.' },
         {
@@ -108,6 +111,7 @@ describe.each(storeKinds())('conversations on $name', (kind) => {
             latency_ms: 0,
             latency: null,
             interrupted: true,
+            heard_chars: 5,
           },
           {
             sequence: 2,
@@ -117,6 +121,7 @@ describe.each(storeKinds())('conversations on $name', (kind) => {
             latency_ms: null,
             latency: null,
             interrupted: false,
+            heard_chars: null,
           },
           {
             sequence: 3,
@@ -132,6 +137,7 @@ describe.each(storeKinds())('conversations on $name', (kind) => {
               first_packet_ms: 12,
             },
             interrupted: false,
+            heard_chars: null,
           },
         ],
         steps: [],

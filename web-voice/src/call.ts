@@ -60,6 +60,11 @@ export interface TranscriptEntry {
   agentName?: string;
   /** The assistant's words the user cut short (spoke, pressed a key): not all were heard. */
   interrupted?: boolean;
+  /**
+   * Of an interrupted entry, when the service could tell: the user heard the first `heardChars`
+   * characters of `text` (ending on a whole word; an estimate from the share of its audio played).
+   */
+  heardChars?: number;
 }
 
 export interface CallEvents {
@@ -305,6 +310,7 @@ export class WebVoiceCall {
         const entry = this.transcript.findLast((e) => e.role === 'assistant');
         if (!entry || entry.interrupted) return;
         entry.interrupted = true;
+        if (typeof frame.heard_chars === 'number') entry.heardChars = frame.heard_chars;
         this.emit('interrupted', entry);
         return;
       }

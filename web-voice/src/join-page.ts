@@ -3,6 +3,7 @@
 // transcript of both sides, a keypad, mute and hang-up. The call button is a click so the browser
 // lets the page play audio and ask for the microphone.
 import { JoinError, joinCall, fetchJoinInfo, type WebVoiceCall } from './call.js';
+import { markCut } from './transcript-line.js';
 import { tokenFromFragment } from './fragment.js';
 
 const KEYS = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '*', '0', '#'];
@@ -123,13 +124,9 @@ function main(): void {
       });
       c.on('transcript', (t) => line(t.role, t.text));
       c.on('partyKeys', (k) => line('event', `The other party pressed ${k.digits}`));
-      c.on('interrupted', () => {
+      c.on('interrupted', (entry) => {
         const last = [...list.querySelectorAll('li.assistant')].at(-1);
-        if (!last) return;
-        const cut = document.createElement('span');
-        cut.className = 'cut';
-        cut.textContent = ' (interrupted)';
-        last.append(cut);
+        if (last) markCut(last, entry);
       });
       c.on('error', (e) => {
         if (e.code === 'autoplay_blocked') {

@@ -8,6 +8,7 @@
 // same module as the /join page, from a panel in a shadow root (the site's styles do not leak in,
 // and constructed style sheets pass a strict CSP on the host page).
 import { JoinError, joinCall, type WebVoiceCall } from './call.js';
+import { markCut } from './transcript-line.js';
 
 const STYLE = `
 :host { all: initial; position: fixed; z-index: 2147483000; right: 20px; bottom: 20px; font-family: system-ui, sans-serif; }
@@ -24,6 +25,8 @@ li.user { background: var(--sb-color, #4f46e5); color: #fff; align-self: flex-en
 .keypad { display: grid; grid-template-columns: repeat(3, 1fr); gap: 6px; }
 .keypad button, .row button { border: 1px solid #e2e4ea; background: #f4f5f8; border-radius: 10px; padding: 8px 0; }
 .row { display: flex; gap: 8px; } .row button { flex: 1; }
+.unheard { color: #5d6270; text-decoration: line-through dotted; } .cut { font-style: italic; }
+.sr-only { position: absolute; width: 1px; height: 1px; margin: -1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;
 
 interface TokenReply {
@@ -125,9 +128,9 @@ function mount(script: HTMLScriptElement): void {
         list.append(item);
         list.scrollTop = list.scrollHeight;
       });
-      c.on('interrupted', () => {
+      c.on('interrupted', (entry) => {
         const last = [...list.querySelectorAll('li.assistant')].at(-1);
-        if (last) last.append(' (interrupted)');
+        if (last) markCut(last, entry);
       });
       c.on('ended', () => idle('Call ended.'));
     } catch (err) {

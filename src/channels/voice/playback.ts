@@ -20,6 +20,17 @@ export interface SpeechRequest {
   signal: AbortSignal;
   /** Once, when the first packet of the speech has left (see watchFirstPacket). */
   onFirstPacket?: (timing: { firstAudioAt: number; firstPacketAt: number }) => void;
+  /** Kept up while the speech plays, so a barge-in can tell how much of it went out. */
+  progress?: PlaybackProgress;
+}
+
+export interface PlaybackProgress {
+  /** Milliseconds of speech queued so far. */
+  queuedMs: number;
+  /** True once the provider has made the whole text (the speech's length is known). */
+  synthesized: boolean;
+  /** Set when playback stops early: the milliseconds of it that had gone out. */
+  sentMs: number | null;
 }
 
 /** Longest wait between two looks at the send queue (a queue emptied elsewhere is noticed soon). */
@@ -34,7 +45,11 @@ export async function playSpeech(deps: PlaybackDeps, request: SpeechRequest): Pr
   const { media } = deps;
   const { signal } = request;
   if (signal.aborted) throw abortError(signal);
-  const stop = (): void => media.stopPlayback();
+  const stop = (): void => {
+    // What was queued and not sent yet is what the caller never hears.
+    if (request.progress) request.progress.sentMs = Math.max(0, request.progress.queuedMs - media.queuedMs);
+    media.stopPlayback();
+  };
   signal.addEventListener('abort', stop, { once: true });
   try {
     await pump(deps, request);
@@ -74,13 +89,17 @@ async function pump(deps: PlaybackDeps, request: SpeechRequest): Promise<void> {
   try {
     for (;;) {
       const step = await Promise.race([iterator.next(), aborted]);
-      if (step.done) return;
+      if (step.done) {
+        if (request.progress) request.progress.synthesized = true;
+        return;
+      }
       if (signal.aborted) throw abortError(signal);
       const pcm = step.value;
       if (pcm.length === 0) continue;
       if (watch) watch.laterMs += (pcm.length * 1000) / CALL_PCM_RATE;
       else if (request.onFirstPacket) watch = watchFirstPacket(deps, signal, request.onFirstPacket);
       deps.media.play(pcm);
+      if (request.progress) request.progress.queuedMs += (pcm.length * 1000) / CALL_PCM_RATE;
     }
   } catch (err) {
     // Ends the provider's stream (kills espeak-ng, drops the HTTP body); its own outcome is moot.

@@ -24,7 +24,8 @@ import type { Clock, TimerHandle } from '../../shared/clock.js';
 import type { Logger } from '../../shared/logger.js';
 import { DigitBuffer } from './digit-buffer.js';
 import { SpeechListener } from './listener.js';
-import { playSpeech } from './playback.js';
+import { heardChars } from './heard.js';
+import { playSpeech, type PlaybackProgress } from './playback.js';
 
 /** The pipeline's side of a line: 16 kHz PCM both ways and key presses (see call-media.ts). */
 export type MediaPort = CallMedia;
@@ -113,6 +114,7 @@ export class VoicePipeline {
     }
     if (text.trim()) this.ttsCharacters += text.length;
     let started = false;
+    const progress: PlaybackProgress = { queuedMs: 0, synthesized: false, sentMs: null };
     try {
       await playSpeech(
         { clock: this.options.clock, media: this.options.media, tts: this.options.tts },
@@ -121,6 +123,7 @@ export class VoicePipeline {
           voice: this.voice,
           ...(this.language !== undefined ? { language: this.language } : {}),
           signal: playing.signal,
+          progress,
           onFirstPacket: (timing) => {
             started = true;
             options.onStarted?.(timing);
@@ -130,7 +133,10 @@ export class VoicePipeline {
       return { bargedIn: false };
     } catch (err) {
       if (signal.aborted) throw abortError(signal);
-      if (playing.signal.reason === BARGE_IN) return { bargedIn: true };
+      if (playing.signal.reason === BARGE_IN) {
+        const heard = heardChars(text, progress);
+        return heard === undefined ? { bargedIn: true } : { bargedIn: true, heardChars: heard };
+      }
       // No speech output on this machine (espeak-ng missing): the words are in the transcript,
       // the log says why nobody heard them, and the workflow goes on as if they had been said.
       if (err instanceof TtsError && err.kind === 'config') {

@@ -54,6 +54,13 @@ export const Message = Type.Object(
       description:
         'Assistant messages: true when the user cut it short (speech, a key or text during its playback), so not all of content was heard',
     }),
+    heard_chars: Nullable(
+      Type.Integer({
+        minimum: 0,
+        description:
+          'Interrupted messages: the user heard the first heard_chars characters of content (ending on a whole word), an estimate from the share of its audio played; null when not known (not interrupted, text sessions, or speech still being made when cut short)',
+      }),
+    ),
   },
   { $id: 'Message' },
 );

@@ -45,6 +45,7 @@ export function toMessages(rows: MessageTable[]): Message[] {
     latency_ms: m.latency_ms === null ? null : Math.round(Number(m.latency_ms)),
     latency: m.latency === null || m.latency === undefined ? null : (JSON.parse(m.latency) as MessageLatency),
     interrupted: Number(m.interrupted ?? 0) === 1,
+    heard_chars: m.heard_chars === null || m.heard_chars === undefined ? null : Number(m.heard_chars),
   }));
 }
 

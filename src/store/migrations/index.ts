@@ -14,6 +14,7 @@ import * as m011 from './011-call-parent.js';
 import * as m012 from './012-message-interrupted.js';
 import * as m013 from './013-conversation-steps.js';
 import * as m014 from './014-call-parent-index.js';
+import * as m015 from './015-message-heard.js';
 
 // No 008: the trunk registration migration was written as 008 but landed after 009, so it was
 // renumbered 010 before any release, keeping the names in the order they run.
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   '012-message-interrupted': m012,
   '013-conversation-steps': m013,
   '014-call-parent-index': m014,
+  '015-message-heard': m015,
 };

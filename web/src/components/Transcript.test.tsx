@@ -45,3 +45,36 @@ describe('Transcript', () => {
     expect(document.querySelectorAll('kbd')).toHaveLength(0);
   });
 });
+
+describe('Transcript: a prompt the caller cut short', () => {
+  const cut = (heard: number | null): Message =>
+    ({
+      ...message(1, 'assistant', 'We are open from nine until five, Monday to Friday.'),
+      interrupted: true,
+      heard_chars: heard,
+    }) as Message;
+
+  it('greys out what was not heard, and reads it out as not heard', () => {
+    render(<Transcript messages={[cut(16)]} />);
+    const turn = within(screen.getByRole('list', { name: 'Transcript' })).getByRole('listitem');
+    const unheard = turn.querySelector('.unheard')!;
+    expect(unheard.textContent).toBe(' Not heard:  nine until five, Monday to Friday.');
+    expect(unheard.querySelector('.sr-only')!.textContent).toBe(' Not heard: ');
+    // The heard words stay as they were said, then the mark of the interruption.
+    expect(turn.textContent).toContain('We are open from Not heard:');
+    expect(turn.querySelector('.cut')!.textContent).toBe(' (interrupted)');
+  });
+
+  it('marks it interrupted, all of it as said, when nobody could tell what was heard', () => {
+    render(<Transcript messages={[cut(null)]} />);
+    const turn = within(screen.getByRole('list', { name: 'Transcript' })).getByRole('listitem');
+    expect(turn.querySelector('.unheard')).toBeNull();
+    expect(turn.textContent).toContain('We are open from nine until five, Monday to Friday. (interrupted)');
+  });
+
+  it('shows an uninterrupted message whole, with no mark', () => {
+    render(<Transcript messages={[{ ...cut(16), interrupted: false } as Message]} />);
+    expect(document.querySelector('.unheard')).toBeNull();
+    expect(document.querySelector('.cut')).toBeNull();
+  });
+});

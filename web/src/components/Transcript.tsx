@@ -1,9 +1,11 @@
 // A conversation's messages as a chat, in spoken order, each with who spoke, when, and how long
 // the reply took (latency_ms, the per-turn latency). Keys the caller pressed ("Pressed 12#", as
-// the transcript records them) show as keypad keys.
+// the transcript records them) show as keypad keys. An assistant message the caller cut short is
+// marked so; when the service could tell how much of it was heard (heard_chars, an estimate from
+// the audio played), the rest is greyed out and read out as not heard.
 import type { Message } from '../api/types';
 
-type Said = { role: string; content: string };
+type Said = { role: string; content: string; interrupted?: boolean; heard_chars?: number | null };
 
 /** The keys of a recorded keypress turn, or null for words. */
 export function pressedKeys(m: Said): string[] | null {
@@ -14,7 +16,7 @@ export function pressedKeys(m: Said): string[] | null {
 /** What a turn said: its words, or the keys pressed as keypad keys (read out as recorded). */
 export function TurnContent({ message }: { message: Said }) {
   const keys = pressedKeys(message);
-  if (!keys) return <div>{message.content}</div>;
+  if (!keys) return message.interrupted ? <CutShort message={message} /> : <div>{message.content}</div>;
   return (
     <div className="turn-keys">
       <span className="sr-only">{message.content}</span>
@@ -24,6 +26,24 @@ export function TurnContent({ message }: { message: Said }) {
           {k}
         </kbd>
       ))}
+    </div>
+  );
+}
+
+/** Words the caller cut short: the heard part as said, the rest (when known) greyed out. */
+function CutShort({ message }: { message: Said }) {
+  const { content, heard_chars: heard } = message;
+  const known = typeof heard === 'number' && heard < content.length;
+  return (
+    <div>
+      {known ? content.slice(0, heard) : content}
+      {known && (
+        <span className="unheard">
+          <span className="sr-only"> Not heard: </span>
+          {content.slice(heard)}
+        </span>
+      )}
+      <span className="cut"> (interrupted)</span>
     </div>
   );
 }
