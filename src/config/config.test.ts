@@ -35,6 +35,16 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads SIP_DNS_SERVERS: addresses with optional ports; unset is the system resolver; a name stops the start', () => {
+    expect(loadConfig({}).sip.dnsServers).toEqual([]);
+    expect(
+      loadConfig({ SIP_DNS_SERVERS: '127.0.0.1:5353, 10.0.0.2,::1,[2001:db8::53]:53' }).sip.dnsServers,
+    ).toEqual(['127.0.0.1:5353', '10.0.0.2', '::1', '[2001:db8::53]:53']);
+    for (const value of ['dns.local', '127.0.0.1:0', '127.0.0.1:70000', '[::1]:x']) {
+      expect(() => loadConfig({ SIP_DNS_SERVERS: value }), value).toThrow(ConfigError);
+    }
+  });
+
   it('reads MEDIA_TIMEOUT_SECONDS: 0 turns the media timeout off; a negative or a fraction stops the start', () => {
     expect(loadConfig({ MEDIA_TIMEOUT_SECONDS: '0' }).sip.mediaTimeoutSeconds).toBe(0);
     expect(loadConfig({ MEDIA_TIMEOUT_SECONDS: '300' }).sip.mediaTimeoutSeconds).toBe(300);

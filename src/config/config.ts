@@ -67,6 +67,11 @@ export interface Config {
     flood: { ratePerSecond: number; burst: number; exempt: string[] };
     /** `SIP_MAX_WRITE_QUEUE_BYTES`: queued for one TCP/TLS peer that stopped reading, at most. */
     maxWriteQueueBytes: number;
+    /**
+     * `SIP_DNS_SERVERS`: the DNS servers (`address` or `address:port`, IPv6 in brackets with a port)
+     * that termination hosts given by name are looked up on (RFC 3263); empty: the system's.
+     */
+    dnsServers: string[];
   };
   /**
    * Overload control: `MAX_CONCURRENT_CALLS` and `MAX_CALLS_PER_SECOND`, each derived from the
@@ -191,6 +196,28 @@ function addressRanges(env: Env, name: string): string[] {
     const okBits = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= max);
     if (version === 0 || !okBits || extra !== undefined) {
       throw new ConfigError(`${name} must be addresses or CIDR ranges separated by commas, got "${item}"`);
+    }
+  }
+  return items;
+}
+
+/**
+ * Comma-separated DNS servers as `dns.Resolver#setServers` takes them: `1.2.3.4`, `1.2.3.4:5353`,
+ * `::1` or `[::1]:5353`. A bad one stops the start rather than failing every lookup later.
+ */
+function dnsServers(env: Env, name: string): string[] {
+  const items = (env[name] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const item of items) {
+    const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(item) ?? /^([^:]+)(?::(\d+))?$/.exec(item);
+    const [addr, port] = m ? [m[1]!, m[2]] : [item, undefined];
+    const okPort = port === undefined || (Number(port) >= 1 && Number(port) <= 65535);
+    if (isIP(addr) === 0 || !okPort) {
+      throw new ConfigError(
+        `${name} must be IP addresses with optional ports separated by commas, got "${item}"`,
+      );
     }
   }
   return items;
@@ -415,6 +442,7 @@ function sipConfig(env: Env): Config['sip'] {
       exempt: addressRanges(env, 'SIP_FLOOD_EXEMPT'),
     },
     maxWriteQueueBytes: int(env, 'SIP_MAX_WRITE_QUEUE_BYTES', 1024 * 1024, 1024),
+    dnsServers: dnsServers(env, 'SIP_DNS_SERVERS'),
   };
 }
 

@@ -1,7 +1,8 @@
 // The dashboard in a real browser against a real server: sign in with the key the first start
 // printed; telephony set up through the pages and a sipp call answered by a published workflow
-// showing in Calls with its transcript and the signed call events it sent; a webhook endpoint whose secret shows once, whose failed
-// delivery shows its response and is redelivered; a key created and revoked, refused at once.
+// that dials a second sipp, showing in Calls with its transcript, its leg and the signed call
+// events it sent; a webhook endpoint whose secret shows once, whose failed delivery shows its
+// response and is redelivered; a key created and revoked, refused at once.
 // Every page visited is checked with axe-core (no serious or critical violations) and for
 // Content-Security-Policy violations; screenshots go to a temp folder (printed).
 import http from 'node:http';
@@ -10,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { verifyWebhook } from '../../src/events/verify-webhook.js';
 import { startReceiver as startRecorder, type Receiver as Recorder } from '../support/receiver.js';
-import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
+import { freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs, sippUasArgs } from '../support/sipp.js';
 import {
   buildAll,
   chromiumPath,
@@ -26,9 +27,24 @@ const haveChromium = executable !== null;
 // Under CI a missing chromium (or sipp) fails the suite instead of skipping it.
 const journey = (haveChromium && haveSipp()) || process.env.CI ? describe : describe.skip;
 
-const MENU = JSON.parse(
+const PIN_MENU = JSON.parse(
   fs.readFileSync(new URL('../fixtures/graphs/pin-menu.json', import.meta.url), 'utf8'),
-) as unknown;
+) as { nodes: unknown[]; edges: Array<{ source: string; target: string }> };
+/** The number the menu dials after its answer (through the trunk, to a sipp that answers). */
+const DESK = '+15551230000';
+/** The PIN menu, whose "other" branch then dials the desk: the call's page shows the leg too. */
+const MENU = {
+  nodes: [...PIN_MENU.nodes, { id: 'desk', type: 'dial', config: { to: DESK, ring_timeout_seconds: 20 } }],
+  edges: [
+    ...PIN_MENU.edges.filter((e) => e.source !== 'other'),
+    { source: 'other', target: 'desk' },
+    ...['answered', 'no_answer', 'busy', 'failed'].map((h) => ({
+      source: 'desk',
+      source_handle: h,
+      target: 'bye',
+    })),
+  ],
+};
 
 interface Receiver {
   url: string;
@@ -88,6 +104,8 @@ journey('dashboard journeys in chromium', () => {
   let page: Page;
   let projectId = '';
   let workflowId = '';
+  /** Where the trunk sends calls: the desk's sipp. */
+  let deskPort = 0;
   let callHooks: Recorder | undefined;
 
   beforeAll(async () => {
@@ -95,6 +113,7 @@ journey('dashboard journeys in chromium', () => {
     if (!haveSipp()) throw new Error('sipp is not installed (apt-get install sip-tester); CI needs it');
     await buildAll();
     server = await startServer();
+    deskPort = await freeUdpPort();
     browser = await openBrowser(executable, 'dashboard');
     page = browser.page;
   }, 420_000);
@@ -191,7 +210,7 @@ journey('dashboard journeys in chromium', () => {
     expect(await trunkForm.getByLabel('Termination URI').getAttribute('aria-invalid')).toBe('true');
     expect(await trunkForm.getByLabel('Name', { exact: true }).inputValue()).toBe('Carrier');
     await check('trunk-validation');
-    await trunkForm.getByLabel('Termination URI').fill('sip:127.0.0.1:5070');
+    await trunkForm.getByLabel('Termination URI').fill(`sip:127.0.0.1:${deskPort}`);
     await trunkForm.getByRole('button', { name: 'Create trunk' }).click();
     await heading('Carrier');
     const origination = (await page.getByTestId('origination-uri').textContent())!;
@@ -233,7 +252,15 @@ journey('dashboard journeys in chromium', () => {
     });
     expect(hook.status).toBe(201);
 
-    // The carrier calls the number: the published menu answers, the caller presses 2, it hangs up.
+    // The carrier calls the number: the published menu answers, the caller presses 2, the menu
+    // dials the desk through the trunk, the desk answers and hangs up, and the menu hangs up.
+    const desk = sipp(
+      sippUasArgs(
+        scenarioFile('outbound-ring-answer.xml', { RING_MS: 1000, TALK_MS: 1500 }),
+        deskPort,
+        await freeUdpPort(),
+      ),
+    );
     const host = origination.replace(/^sip:|;.*$/g, '');
     const scenario = scenarioFile('inbound-in-dialog.xml', {
       DIALLED: '+14155550100',
@@ -248,10 +275,13 @@ journey('dashboard journeys in chromium', () => {
     );
     const result = await peer.done;
     expect(result.code, result.out).toBe(0);
+    const deskResult = await desk.done;
+    expect(deskResult.code, deskResult.out).toBe(0);
 
     await nav('Calls');
     await heading('Calls');
-    const row = page.getByRole('row').filter({ hasText: '+4930123456' });
+    // The caller's call (its leg to the desk is a row of its own).
+    const row = page.getByRole('row').filter({ hasText: '+4930123456' }).filter({ hasText: '+14155550100' });
     await until(
       async () => (await row.getByText('completed').count()) > 0 || (await page.reload(), false),
       'the call to show completed',
@@ -260,10 +290,11 @@ journey('dashboard journeys in chromium', () => {
     await row.locator('a[href^="/calls/"]').click();
     await heading('Inbound call +4930123456 → +14155550100');
     const callId = /\/calls\/([^/?#]+)/.exec(page.url())![1]!;
-    // Both call events, delivered at the first attempt, with the receiver's answer.
+    // Both call events, delivered at the first attempt, with the receiver's answer (the leg's own
+    // events are on the leg's page).
     const events = page.getByRole('region', { name: 'Webhook events' });
     await until(
-      async () => (await events.getByText('Succeeded').count()) === 2 || (await page.reload(), false),
+      async () => (await events.getByText('Succeeded').count()) >= 2 || (await page.reload(), false),
       'both call events delivered',
     );
     const eventRows =
@@ -273,22 +304,34 @@ journey('dashboard journeys in chromium', () => {
       'call.ended | Succeeded1 attempt | 200',
       'call.started | Succeeded1 attempt | 200',
     ]);
-    // What the receiver got is signed with the endpoint's secret and names this call.
+    // What the receiver got is signed with the endpoint's secret: this call's events and its leg's.
     const got = callHooks.received.map((r) => verifyWebhook(r.body, r.headers, hook.body.data.secret));
-    expect(got.map((e) => [e.type, e.data.id]).sort()).toEqual([
+    // (The leg's are marked by this call as their parent.)
+    expect(got.map((e) => [e.type, e.data.id === callId ? 'call' : e.data.parent_call_id]).sort()).toEqual([
       ['call.ended', callId],
+      ['call.ended', 'call'],
       ['call.started', callId],
+      ['call.started', 'call'],
     ]);
     // The transcript's line (the timeline quotes it too).
     await page.getByText('You chose 2.', { exact: true }).waitFor();
     // The key the caller pressed is in the transcript, between the prompt and the answer, as a key.
+    // The caller's sipp presses it about a second in, so the prompt is usually cut short: marked
+    // so, however much of it was heard (the words as seen, without what is only read out).
     // (A string: the test's own types know no DOM.)
     expect(
       await page.evaluate(`[...document.querySelectorAll('ol.transcript > li')].map((li) => {
         const keys = [...li.querySelectorAll('kbd')].map((k) => k.textContent);
-        return keys.length ? 'keys ' + keys.join(' ') : li.lastElementChild.textContent;
+        if (keys.length) return 'keys ' + keys.join(' ');
+        const seen = li.lastElementChild.cloneNode(true);
+        seen.querySelectorAll('.sr-only').forEach((e) => e.remove());
+        return seen.textContent;
       })`),
-    ).toEqual(['Press 1 for sales, 2 for support', 'keys 2', 'You chose 2.']);
+    ).toEqual([
+      expect.stringMatching(/^Press 1 for sales, 2 for support(?: \(interrupted\))?$/),
+      'keys 2',
+      'You chose 2.',
+    ]);
     await page.getByText('workflow hangup').first().waitFor();
     // The timeline tells the call's story: its states, and each step of the workflow with what it
     // said and the key pressed in it, read from the conversation's steps.
@@ -306,7 +349,11 @@ journey('dashboard journeys in chromium', () => {
     // The webhooks sit by the answer and the end; where exactly within the same second is not fixed.
     const hooksOnTimeline = (await entries()).filter((e) => e.startsWith('Webhook '));
     expect(hooksOnTimeline).toEqual(['Webhook call.started |  | ', 'Webhook call.ended |  | ']);
-    expect((await entries()).filter((e) => !e.startsWith('Webhook '))).toEqual([
+    // The leg the menu dialled, answered by the desk, which hung up.
+    expect((await entries()).filter((e) => e.startsWith('Dialled '))).toEqual([
+      expect.stringMatching(/^Dialled \+15551230000 \|/),
+    ]);
+    expect((await entries()).filter((e) => !/^(Webhook|Dialled) /.test(e))).toEqual([
       'Call arrived |  | ',
       'Answered |  | ',
       'Workflow started |  | ',
@@ -316,6 +363,7 @@ journey('dashboard journeys in chromium', () => {
       expect.stringMatching(/^Condition \| route \| {2}\| Left by next$/),
       // The speak step's template as it was said (the conversation's line), not as written.
       expect.stringMatching(/^Speak \| other \| {2}\| “You chose 2\.” \| Left by next/),
+      expect.stringMatching(/^Dial \| desk \| {2}\| /),
       'End | bye | ',
       expect.stringMatching(/^Ended: completed \| {2}\| {2}\| workflow hangup/),
     ]);

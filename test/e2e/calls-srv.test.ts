@@ -5,12 +5,16 @@
 // listens on) and the higher-priority one at sipp. sipp calls in, the workflow's dial node dials
 // through the trunk, and the INVITE must reach the callee sipp (priority 10 before 20; the other
 // would wait out Timer B and the callee sipp would time out). Everything but DNS is real. The
-// second test asks a real DNS server over the wire instead (dnsmasq with the same records).
+// second test asks a real DNS server over the wire instead (dnsmasq with the same records). The
+// last two place a POST /calls through a trunk at `sip:carrier.test` with the node pointed at
+// dnsmasq the way an operator points it (SIP_DNS_SERVERS, no injected client): answered by the
+// sipp at the priority-10 target, and, with that target down, by the priority-20 one after
+// Timer B (RFC 3263 4.3; over UDP nothing reports the dead port, so short SIP timers).
 import { Resolver } from 'node:dns/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DnsClient, SrvAnswer } from '../../src/telephony/sip/transport/resolve.js';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
-import { eventually, storedEvents } from './testing/call-reads.js';
+import { callById, eventually, storedEvents } from './testing/call-reads.js';
 import { haveDnsmasq, startDnsmasq, type DnsServer } from './testing/dnsmasq.js';
 import {
   freeUdpPort,
@@ -152,4 +156,102 @@ describe('e2e: a dial leg to a trunk found by DNS SRV', () => {
     expect(server.log()).toMatch(/query\[A\] sbc1\.carrier\.test/);
     // (backup's address is asked too: the resolver builds the whole fail-over list, RFC 3263 4.3.)
   });
+});
+
+const FROM = '+14155550310';
+// Speaks, then waits for a key long enough for the callee sipp to hang up first.
+const TALK = {
+  nodes: [
+    { id: 'start', type: 'start', config: {} },
+    {
+      id: 'ask',
+      type: 'dtmf',
+      config: { prompt: 'Press any key.', num_digits: 1, timeout_seconds: 60, save_to_variable: 'key' },
+    },
+    { id: 'bye', type: 'end', config: {} },
+  ],
+  edges: [
+    { source: 'start', target: 'ask' },
+    { source: 'ask', source_handle: 'success', target: 'bye' },
+    { source: 'ask', source_handle: 'timeout', target: 'bye' },
+  ],
+};
+
+/**
+ * dnsmasq serving `carrier.test`: a NAPTR record (only for TCP, which a udp trunk must not follow),
+ * SRV `_sip._udp` with `first` at priority 10 and `second` at 20, both targets on 127.0.0.1.
+ */
+async function carrierZone(first: number, second: number): Promise<DnsServer> {
+  const server = await startDnsmasq([
+    '--naptr-record=carrier.test,10,10,S,SIP+D2T,,_sip._tcp.carrier.test',
+    `--srv-host=_sip._tcp.carrier.test,tcp.carrier.test,${second},10,50`,
+    `--srv-host=_sip._udp.carrier.test,sbc1.carrier.test,${first},10,50`,
+    `--srv-host=_sip._udp.carrier.test,sbc2.carrier.test,${second},20,50`,
+    '--host-record=sbc1.carrier.test,127.0.0.1',
+    '--host-record=sbc2.carrier.test,127.0.0.1',
+    '--host-record=tcp.carrier.test,127.0.0.1',
+  ]);
+  dnsServers.push(server);
+  return server;
+}
+
+/** POST /calls from a number whose trunk terminates at `sip:carrier.test`, the sipp UAS on `sippPort`; the call once ended. */
+async function postCallByName(server: DnsServer, sippPort: number, timers?: { T1: number }) {
+  const n = await startCallNode({
+    config: { SIP_DNS_SERVERS: `127.0.0.1:${server.port}` },
+    ...(timers ? { timers } : {}),
+  });
+  nodes.push(n);
+  const callee = sipp(sippUasArgs(scenarioFile('outbound-answer.xml'), sippPort, await freeUdpPort()));
+  peers.push(callee);
+  const world = await telephonyWorld(n, {
+    number: FROM,
+    termination: 'sip:carrier.test',
+    graphs: { talk: TALK },
+  });
+  const res = await n.api('POST', '/calls', {
+    project_id: world.projectId,
+    workflow_id: world.workflows.talk,
+    from: FROM,
+    to: '+15551230000',
+  });
+  expect(res.status, JSON.stringify(res.data)).toBe(201);
+  const id = res.data.data.id as string;
+  const done = await callee.done;
+  expect(done.code, done.out.slice(-3000)).toBe(0);
+  return eventually(async () => {
+    const row = await callById(n, id);
+    return row && !['queued', 'ringing', 'in_progress'].includes(row.status) ? row : undefined;
+  });
+}
+
+describe('e2e: POST /calls to a trunk found through a real DNS server (SIP_DNS_SERVERS)', () => {
+  dnsTest(
+    'SRV priority 10 answers: sipp there takes the call, which completes',
+    async () => {
+      const sippPort = await freeUdpPort();
+      const server = await carrierZone(sippPort, await freeUdpPort());
+      const call = await postCallByName(server, sippPort);
+      expect(call).toMatchObject({ status: 'completed', hangup_reason: 'callee_hangup', from_number: FROM });
+      expect(server.log()).toMatch(/query\[SRV\] _sip\._udp\.carrier\.test/);
+      expect(server.log()).toMatch(/query\[A\] sbc1\.carrier\.test/);
+      // The trunk names its transport (udp), so NAPTR is not asked (RFC 3263 4.1): its TCP record is ignored.
+      expect(server.log()).not.toMatch(/query\[NAPTR\]/);
+      expect(server.log()).not.toMatch(/_sip\._tcp/);
+    },
+    120_000,
+  );
+
+  dnsTest(
+    'SRV priority 10 down (nothing listens): after Timer B the INVITE goes to priority 20',
+    async () => {
+      const sippPort = await freeUdpPort();
+      const server = await carrierZone(await freeUdpPort(), sippPort);
+      // T1 50 ms: Timer B (64*T1) ends the dead attempt in 3.2 s instead of 32 s.
+      const call = await postCallByName(server, sippPort, { T1: 50 });
+      expect(call).toMatchObject({ status: 'completed', hangup_reason: 'callee_hangup' });
+      expect(server.log()).toMatch(/query\[A\] sbc2\.carrier\.test/);
+    },
+    120_000,
+  );
 });

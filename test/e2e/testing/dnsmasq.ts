@@ -57,6 +57,8 @@ export async function startDnsmasq(records: string[]): Promise<DnsServer> {
       exited,
     ]);
     if (answered) return server;
+    // A refusal comes back at once while dnsmasq is still binding: pause, or the tries run out first.
+    await new Promise((r) => setTimeout(r, 50));
   }
   server.stop();
   throw new Error(`dnsmasq never answered on port ${port}: ${log}`);

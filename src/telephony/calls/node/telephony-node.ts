@@ -5,6 +5,7 @@
 // transfers (REFER and warm) and the dial node's second legs, the SipDialer for POST /calls, and
 // the drain that SIGTERM runs. main.ts and the e2e tests both start calls through this, so the
 // tests run the wiring the service runs.
+import dns, { Resolver } from 'node:dns/promises';
 import { PhoneChannel } from '../../../channels/phone-channel.js';
 import type { ServiceDeps } from '../../../modules/context.js';
 import { emitTelemetry } from '../../../shared/telemetry.js';
@@ -79,10 +80,18 @@ export interface TelephonyNodeOptions {
    * priority and weight, then A/AAAA) over `dns`. Tests point a carrier's name at sipp.
    */
   resolve?: CallHostDeps['resolve'];
-  /** The DNS client of the default resolver (default node:dns/promises). */
+  /** The DNS client of the default resolver (default: SIP_DNS_SERVERS, else node:dns/promises). */
   dns?: DnsClient;
   /** Trunk registration and OPTIONS pings (trunks/trunk-manager.ts); false: none (tests). */
   trunks?: Pick<TrunkManagerOptions, 'syncMs' | 'ping' | 'binding'> | false;
+}
+
+/** The servers of SIP_DNS_SERVERS, or the system's (node:dns/promises) when none is set. */
+function dnsClient(servers: readonly string[]): DnsClient {
+  if (servers.length === 0) return dns;
+  const resolver = new Resolver();
+  resolver.setServers([...servers]);
+  return resolver;
 }
 
 /** stt_vendor_1 as configured, or the embedded recogniser standing in for it. */
@@ -250,7 +259,7 @@ export class TelephonyNode {
       ...(listening.tcp ? { tcp: listening.tcp } : {}),
       ...(listening.tls ? { tls: listening.tls } : {}),
     };
-    const resolver = new SipResolver(o.dns ? { dns: o.dns } : {});
+    const resolver = new SipResolver({ dns: o.dns ?? dnsClient(deps.config.sip.dnsServers) });
     const resolve: NonNullable<CallHostDeps['resolve']> = o.resolve ?? ((t) => resolver.resolve(t));
     const trunks =
       o.trunks === false

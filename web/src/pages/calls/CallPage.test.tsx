@@ -156,6 +156,21 @@ describe('CallPage', () => {
                 event: { id: 'ev1', type: 'call.started', created_at: '2026-11-02T10:00:01Z' },
                 attempts: [{ request: { body: '{"data":{"id":"c1"}}' } }],
               },
+              // The dialled leg's own event, naming this call as its parent: on the leg's page only.
+              {
+                id: 'd3',
+                endpoint_id: 'e1',
+                status: 'pending',
+                attempt_count: 1,
+                last_status_code: 500,
+                last_error: null,
+                event: { id: 'ev3', type: 'call.started', created_at: '2026-11-02T10:00:06Z' },
+                attempts: [
+                  {
+                    request: { body: '{"data":{"id":"leg1","parent_call_id":"c1","session_id":"s1"}}' },
+                  },
+                ],
+              },
             ]),
           ),
       },

@@ -70,12 +70,26 @@ async function eventsOf(c: Call): Promise<WebhookDelivery[]> {
         }),
       )
     ).data;
-    for (const d of deliveries) {
-      const body = d.attempts[0]?.request.body ?? '';
-      if (body.includes(c.id) || (c.session_id && body.includes(c.session_id))) found.push(d);
-    }
+    for (const d of deliveries)
+      if (isAbout(c, d.event.type, d.attempts[0]?.request.body ?? '')) found.push(d);
   }
   return found;
+}
+
+/**
+ * Whether an event's body is about the call: a call event only when it is this call's (a leg it
+ * dialled shares its session and names it as parent, but its events belong on the leg's own page),
+ * any other event when it names the call or its session.
+ */
+function isAbout(c: Call, type: string, body: string): boolean {
+  if (type.startsWith('call.')) {
+    try {
+      return (JSON.parse(body) as { data?: { id?: unknown } }).data?.id === c.id;
+    } catch {
+      return false;
+    }
+  }
+  return body.includes(c.id) || (c.session_id !== null && body.includes(c.session_id));
 }
 
 /** The nodes of the workflow version that ran, for what each step said or asked. */
