@@ -229,4 +229,24 @@ describe('RtpSender', () => {
     expect(sender.stats.encodeErrors).toBe(1);
     expect(sent).toHaveLength(5);
   });
+
+  it('reports a transport that throws and keeps pacing, counting only what went out', () => {
+    const errors: Error[] = [];
+    const sent: RtpPacket[] = [];
+    let n = 0;
+    const { clock, sender } = setup({
+      onError: (e) => errors.push(e),
+      transmit: (b) => {
+        if (++n === 2) throw new Error('Track is closed');
+        sent.push(parseRtp(b));
+      },
+    });
+    sender.start();
+    expect(() => clock.advance(100)).not.toThrow();
+    expect(errors.map((e) => e.message)).toEqual(['Track is closed']);
+    expect(sent).toHaveLength(5);
+    expect(sender.stats.packets).toBe(5);
+    // The lost packet took its sequence number: the far end sees a gap, as for any loss.
+    expect((sent[1]!.sequenceNumber - sent[0]!.sequenceNumber) & 0xffff).toBe(2);
+  });
 });

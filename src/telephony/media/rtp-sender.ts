@@ -313,8 +313,15 @@ export class RtpSender {
     );
     if (isAudio) this.talkspurt = false;
     this.sequence = (this.sequence + 1) & 0xffff;
+    try {
+      this.options.transmit(packet);
+    } catch (err) {
+      // A transport that closed under us (a WebRTC track closes on its own thread, between an
+      // isOpen() check and the send) costs this packet, never the pacer's timer and the process.
+      this.options.onError?.(err as Error);
+      return;
+    }
     this.stats.packets++;
     this.stats.octets += payload.length;
-    this.options.transmit(packet);
   }
 }
