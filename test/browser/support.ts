@@ -233,3 +233,48 @@ export async function seriousViolations(page: Page): Promise<string[]> {
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
+
+/** The ids of a project and the workflow published in it. */
+export interface Published {
+  project: string;
+  workflow: string;
+}
+
+/** A project and a workflow of `graph` in it, published, as a user makes them through the API. */
+export async function publishedWorkflow(
+  server: Server,
+  names: { project: string; workflow: string },
+  graph: unknown,
+): Promise<Published> {
+  const p = await server.api<{ data: { id: string } }>('POST', '/projects', { name: names.project });
+  const w = await server.api<{ data: { id: string } }>('POST', '/workflows', {
+    project_id: p.body.data.id,
+    name: names.workflow,
+    graph,
+  });
+  const published = await server.api('POST', `/workflows/${w.body.data.id}/publish`);
+  if (published.status !== 200) throw new Error(`publish answered ${published.status}`);
+  return { project: p.body.data.id, workflow: w.body.data.id };
+}
+
+/**
+ * A web session of the workflow, joined on its join page: Start call pressed and the page saying
+ * it is connected. Resolves with the session's id.
+ */
+export async function joinCall(
+  page: Page,
+  server: Server,
+  ids: Published,
+  connectTimeoutMs?: number,
+): Promise<string> {
+  const s = await server.api<{ data: { id: string; join_url: string } }>('POST', '/sessions', {
+    project_id: ids.project,
+    workflow_id: ids.workflow,
+  });
+  await page.goto(s.body.data.join_url);
+  await page.getByRole('button', { name: 'Start call' }).click();
+  await page
+    .getByText('Connected: speak any time.')
+    .waitFor(connectTimeoutMs ? { timeout: connectTimeoutMs } : {});
+  return s.body.data.id;
+}

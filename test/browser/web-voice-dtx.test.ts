@@ -13,7 +13,17 @@
 //   VAD only the frames that came (a few a second in the pause, not 50) never lets its 500 ms
 //   hangover run out before the next "yes": run so, this journey never routes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildAll, chromiumPath, openBrowser, startServer, type Browser, type Server } from './support.js';
+import {
+  buildAll,
+  chromiumPath,
+  openBrowser,
+  startServer,
+  type Browser,
+  type Server,
+  joinCall,
+  publishedWorkflow,
+  type Published,
+} from './support.js';
 import { espeak, fakeMicrophoneFlags, micWav } from './microphone.js';
 
 const executable = chromiumPath();
@@ -157,21 +167,13 @@ function burstsBetween(samples: Sample[], from: number, to: number): number {
 journey('a browser sending with Opus DTX (chromium, usedtx=1, embedded recogniser)', () => {
   let server: Server;
   let browser: Browser;
-  let project = '';
-  let workflow = '';
+  let ids: Published;
 
   beforeAll(async () => {
     if (!executable) throw new Error('chromium is not installed (apt-get install chromium)');
     if (!process.env.SB_NO_BUILD) await buildAll();
     server = await startServer({ WEBRTC_HOST: '127.0.0.1' });
-    const p = await server.api<{ data: { id: string } }>('POST', '/projects', { name: 'Dtx' });
-    const w = await server.api<{ data: { id: string } }>('POST', '/workflows', {
-      project_id: p.body.data.id,
-      name: 'Yes after a pause',
-      graph: GRAPH,
-    });
-    expect((await server.api('POST', `/workflows/${w.body.data.id}/publish`)).status).toBe(200);
-    [project, workflow] = [p.body.data.id, w.body.data.id];
+    ids = await publishedWorkflow(server, { project: 'Dtx', workflow: 'Yes after a pause' }, GRAPH);
     browser = await openBrowser(
       executable,
       'web-voice-dtx',
@@ -187,13 +189,7 @@ journey('a browser sending with Opus DTX (chromium, usedtx=1, embedded recognise
 
   it('sends little in silence, and a "yes" after the pause is heard, ends its turn and routes', async () => {
     const { page } = browser;
-    const s = await server.api<{ data: { id: string; join_url: string } }>('POST', '/sessions', {
-      project_id: project,
-      workflow_id: workflow,
-    });
-    await page.goto(s.body.data.join_url);
-    await page.getByRole('button', { name: 'Start call' }).click();
-    await page.getByText('Connected: speak any time.').waitFor();
+    await joinCall(page, server, ids);
     await page.getByText(THANKS).waitFor({ timeout: 60_000 });
 
     // The answer the browser applied asked for DTX.

@@ -6,7 +6,17 @@
 // shows the pair the media took: a relay candidate on the browser's side.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { haveTurnserver, startCoturn, type Coturn } from '../support/coturn.js';
-import { buildAll, chromiumPath, openBrowser, startServer, type Browser, type Server } from './support.js';
+import {
+  buildAll,
+  chromiumPath,
+  openBrowser,
+  startServer,
+  type Browser,
+  type Server,
+  joinCall,
+  publishedWorkflow,
+  type Published,
+} from './support.js';
 import { espeak, fakeMicrophoneFlags, forceRelayOnly, micWav } from './microphone.js';
 
 const executable = chromiumPath();
@@ -49,8 +59,7 @@ journey('a spoken answer from chromium through a TURN relay (coturn)', () => {
   let turn: Coturn;
   let server: Server;
   let browser: Browser;
-  let project = '';
-  let workflow = '';
+  let ids: Published;
 
   beforeAll(async () => {
     if (!executable) throw new Error('chromium is not installed (apt-get install chromium)');
@@ -61,14 +70,7 @@ journey('a spoken answer from chromium through a TURN relay (coturn)', () => {
       WEBRTC_HOST: '127.0.0.1',
       WEBRTC_ICE_SERVERS: JSON.stringify([turn.iceServer]),
     });
-    const p = await server.api<{ data: { id: string } }>('POST', '/projects', { name: 'Relay' });
-    const w = await server.api<{ data: { id: string } }>('POST', '/workflows', {
-      project_id: p.body.data.id,
-      name: 'Spoken menu',
-      graph: GRAPH,
-    });
-    expect((await server.api('POST', `/workflows/${w.body.data.id}/publish`)).status).toBe(200);
-    [project, workflow] = [p.body.data.id, w.body.data.id];
+    ids = await publishedWorkflow(server, { project: 'Relay', workflow: 'Spoken menu' }, GRAPH);
     browser = await openBrowser(
       executable,
       'web-voice-relay',
@@ -85,13 +87,7 @@ journey('a spoken answer from chromium through a TURN relay (coturn)', () => {
 
   it('connects through the relay, and a spoken "yes" routes the keypad node', async () => {
     const { page } = browser;
-    const s = await server.api<{ data: { id: string; join_url: string } }>('POST', '/sessions', {
-      project_id: project,
-      workflow_id: workflow,
-    });
-    await page.goto(s.body.data.join_url);
-    await page.getByRole('button', { name: 'Start call' }).click();
-    await page.getByText('Connected: speak any time.').waitFor();
+    const sessionId = await joinCall(page, server, ids);
     await page.getByText('Say yes for sales.').waitFor();
     // The pair the media runs on: the browser's side is a relay candidate.
     const pair = (await page.evaluate(`(async () => {
@@ -132,7 +128,7 @@ journey('a spoken answer from chromium through a TURN relay (coturn)', () => {
     // The ended frame waits for the stored end: read once, the session is ended.
     const ended = await server.api<{ data: { status: string; end_reason: string } }>(
       'GET',
-      `/sessions/${s.body.data.id}`,
+      `/sessions/${sessionId}`,
     );
     expect(ended.body.data).toMatchObject({ status: 'ended', end_reason: 'completed' });
     expect(browser.problems).toEqual([]);

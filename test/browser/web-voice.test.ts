@@ -4,7 +4,17 @@
 // both sides, and hang-up ends the session (client_ended). The greeting, played the moment the call
 // is up, arrives whole.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildAll, chromiumPath, openBrowser, startServer, type Browser, type Server } from './support.js';
+import {
+  buildAll,
+  chromiumPath,
+  openBrowser,
+  startServer,
+  type Browser,
+  type Server,
+  joinCall,
+  publishedWorkflow,
+  type Published,
+} from './support.js';
 import { durationMs, espeak, fakeMicrophoneFlags, micWav, nodeAudio, watchNodeAudio } from './microphone.js';
 
 const executable = chromiumPath();
@@ -57,21 +67,13 @@ const GRAPH = {
 journey('a browser call through /join (chromium, fake microphone)', () => {
   let server: Server;
   let browser: Browser;
-  let project = '';
-  let workflow = '';
+  let ids: Published;
 
   beforeAll(async () => {
     if (!executable) throw new Error('chromium is not installed (apt-get install chromium)');
     await buildAll();
     server = await startServer({ WEBRTC_HOST: '127.0.0.1' });
-    const p = await server.api<{ data: { id: string } }>('POST', '/projects', { name: 'Web' });
-    const w = await server.api<{ data: { id: string } }>('POST', '/workflows', {
-      project_id: p.body.data.id,
-      name: 'Front desk',
-      graph: GRAPH,
-    });
-    expect((await server.api('POST', `/workflows/${w.body.data.id}/publish`)).status).toBe(200);
-    [project, workflow] = [p.body.data.id, w.body.data.id];
+    ids = await publishedWorkflow(server, { project: 'Web', workflow: 'Front desk' }, GRAPH);
     browser = await openBrowser(executable, 'web-voice', fakeMicrophoneFlags(micWav(espeak('hello'))));
     await browser.page.setViewportSize({ width: 520, height: 900 });
     // Keeps every peer connection the page makes, for getStats() (added by the DevTools protocol,
@@ -94,13 +96,7 @@ journey('a browser call through /join (chromium, fake microphone)', () => {
 
   it('hears the workflow, routes a keypad press, shows both sides and hangs up', async () => {
     const { page } = browser;
-    const s = await server.api<{ data: { id: string; join_url: string } }>('POST', '/sessions', {
-      project_id: project,
-      workflow_id: workflow,
-    });
-    await page.goto(s.body.data.join_url);
-    await page.getByRole('button', { name: 'Start call' }).click();
-    await page.getByText('Connected: speak any time.').waitFor();
+    const sessionId = await joinCall(page, server, ids);
     await page.getByText('Press 1 for sales.').waitFor();
 
     // The prompt's audio arrives: packets in and a level above silence.
@@ -141,7 +137,7 @@ journey('a browser call through /join (chromium, fake microphone)', () => {
     // The session's end is written as the socket's last frame goes out: read until it shows.
     let ended = { status: '', end_reason: '' };
     for (let i = 0; i < 40 && ended.status !== 'ended'; i++) {
-      ended = (await server.api<{ data: typeof ended }>('GET', `/sessions/${s.body.data.id}`)).body.data;
+      ended = (await server.api<{ data: typeof ended }>('GET', `/sessions/${sessionId}`)).body.data;
       if (ended.status !== 'ended') await page.waitForTimeout(250);
     }
     expect(ended).toMatchObject({ status: 'ended', end_reason: 'client_ended' });
