@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { isFresh, SERVER_SOURCES } from '../support/fresh-build.js';
-import { freeTcpPort, freeUdpPort } from '../support/sipp.js';
+import { freeSipPort, freeTcpPort } from '../support/sipp.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -66,11 +66,25 @@ export interface Server {
   stop(): Promise<void>;
 }
 
-/** `node bin/switchboard.js serve` on fresh ports and a fresh data directory; resolves once it listens. */
+/**
+ * `node bin/switchboard.js serve` on fresh ports and a fresh data directory; resolves once it listens.
+ * A port taken between the check and serve's own bind (another process on the machine) costs one
+ * more try on other ports, not the journey.
+ */
 export async function startServer(extraEnv: Record<string, string> = {}): Promise<Server> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startServerOnce(extraEnv);
+    } catch (e) {
+      if (attempt >= 3 || !/EADDRINUSE/.test(String(e))) throw e;
+    }
+  }
+}
+
+async function startServerOnce(extraEnv: Record<string, string>): Promise<Server> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-journey-'));
   const port = await freeTcpPort();
-  const sipPort = await freeUdpPort();
+  const sipPort = await freeSipPort();
   const base = `http://127.0.0.1:${port}`;
   const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'bin/switchboard.js'), 'serve'], {
     cwd: ROOT,
@@ -104,6 +118,10 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
       }
     });
     child.on('exit', (code) => reject(new Error(`serve exited ${code}:\n${out}\n${err}`)));
+  }).catch((e: unknown) => {
+    child.kill('SIGKILL');
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    throw e;
   });
   const key = /^\s+(pk_live_\S+)$/m.exec(banner)?.[1];
   const signInLink = /Sign in:\s+(\S+)/.exec(banner)?.[1];

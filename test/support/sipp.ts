@@ -1,11 +1,10 @@
 // sipp for the e2e suites: a sipp process and its output, whether sipp is installed, the scenarios
 // of test/interop/calls (and /transfers) filled in, the common arguments, free UDP and TCP ports.
 import { spawn, spawnSync } from 'node:child_process';
-import { createSocket } from 'node:dgram';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { pickPort } from './ports.js';
 
 export interface Peer {
   done: Promise<{ code: number | null; out: string }>;
@@ -89,35 +88,15 @@ function common(scenario: string, mediaPort: number, calls: number): string[] {
 
 /** A TCP port free on 127.0.0.1 right now (for an HTTP server the test starts). */
 export async function freeTcpPort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as net.AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
+  return pickPort(['tcp']);
 }
 
 /** A UDP port nobody listens on right now (bound and released). */
 export async function freeUdpPort(): Promise<number> {
-  const s = createSocket('udp4');
-  await new Promise<void>((r) => s.bind(0, '127.0.0.1', () => r()));
-  const port = s.address().port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
+  return pickPort(['udp']);
 }
 
 /** A port free for both UDP and TCP on `host` right now (SIP_PORT binds both). */
 export async function freeSipPort(host = '127.0.0.1'): Promise<number> {
-  for (;;) {
-    const tcp = net.createServer();
-    await new Promise<void>((r) => tcp.listen(0, host, r));
-    const { port } = tcp.address() as net.AddressInfo;
-    const udp = createSocket('udp4');
-    const ok = await new Promise<boolean>((r) => {
-      udp.once('error', () => r(false));
-      udp.bind(port, host, () => r(true));
-    });
-    await new Promise<void>((r) => tcp.close(() => r()));
-    if (ok) await new Promise<void>((r) => udp.close(() => r()));
-    if (ok) return port;
-  }
+  return pickPort(['udp', 'tcp'], host);
 }
