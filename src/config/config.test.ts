@@ -53,6 +53,15 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads MEDIA_HOLD_TIMEOUT_SECONDS: 30 minutes by default, 0 turns it off, bounded like the media timeout', () => {
+    expect(loadConfig({}).sip.mediaHoldTimeoutSeconds).toBe(1800);
+    expect(loadConfig({ MEDIA_HOLD_TIMEOUT_SECONDS: '0' }).sip.mediaHoldTimeoutSeconds).toBe(0);
+    expect(loadConfig({ MEDIA_HOLD_TIMEOUT_SECONDS: '300' }).sip.mediaHoldTimeoutSeconds).toBe(300);
+    for (const value of ['-1', '1.5', 'never', '86401']) {
+      expect(() => loadConfig({ MEDIA_HOLD_TIMEOUT_SECONDS: value }), value).toThrow(ConfigError);
+    }
+  });
+
   it('has the defaults the README lists', () => {
     const c = loadConfig({});
     expect(c).toMatchObject({
@@ -73,6 +82,7 @@ describe('loadConfig', () => {
         codecs: ['PCMU', 'PCMA', 'opus'],
         ringback: 'us',
         mediaTimeoutSeconds: 60,
+        mediaHoldTimeoutSeconds: 1800,
       },
       rateLimitPerMinute: 120,
       webhookAllowedCidrs: [],

@@ -55,6 +55,11 @@ export interface Config {
      * hung up (`media_timeout`); 0 turns it off. Not counted while the far end holds the call.
      */
     mediaTimeoutSeconds: number;
+    /**
+     * `MEDIA_HOLD_TIMEOUT_SECONDS`: the same, for a far end that holds the call (it may rightly
+     * send nothing for long, so the bound is longer); 0 turns it off.
+     */
+    mediaHoldTimeoutSeconds: number;
     /** `SIP_TRUNK_SYNC_SECONDS`: how often a SIP node re-reads which trunks register or are pinged. */
     trunkSyncSeconds: number;
     /** `SIP_OPTIONS_INTERVAL_SECONDS`: between two OPTIONS pings of a trunk with health_check on. */
@@ -434,6 +439,7 @@ function sipConfig(env: Env): Config['sip'] {
     mediaWorkerNice: int(env, 'MEDIA_WORKER_NICE', -10, -20, 19),
     ringback: ringback as SipRingback,
     mediaTimeoutSeconds: int(env, 'MEDIA_TIMEOUT_SECONDS', 60, 0, 86_400),
+    mediaHoldTimeoutSeconds: int(env, 'MEDIA_HOLD_TIMEOUT_SECONDS', 1800, 0, 86_400),
     trunkSyncSeconds: int(env, 'SIP_TRUNK_SYNC_SECONDS', 15, 1, 3600),
     optionsIntervalSeconds: int(env, 'SIP_OPTIONS_INTERVAL_SECONDS', 30, 5, 3600),
     flood: {

@@ -142,7 +142,7 @@ function callInstruments(registers: Registers) {
   });
   const mediaTimeouts = new Counter({
     name: 'switchboard_calls_media_timeout_total',
-    help: 'Connected calls (and dialled legs) hung up because the far end sent no RTP or RTCP for MEDIA_TIMEOUT_SECONDS, by direction',
+    help: 'Connected calls (and dialled legs) hung up because the far end sent no RTP or RTCP for MEDIA_TIMEOUT_SECONDS (MEDIA_HOLD_TIMEOUT_SECONDS while it held the call), by direction',
     labelNames: ['direction'] as const,
     registers,
   });

@@ -3,12 +3,14 @@
 // mapping would. The workflow waits 30 s for a digit, so only the media timeout
 // (MEDIA_TIMEOUT_SECONDS=2 here) can end the call first: it must end completed / media_timeout,
 // with call.ended saying so, and sipp must receive our BYE. A caller that holds the call (and
-// sends nothing) for three timeouts is not hung up until it resumes. A dial node's bridged leg whose party
+// sends nothing) for three timeouts is not hung up until it resumes; one that dies while holding
+// (no RTP, no RTCP) is hung up by the hold bound (MEDIA_HOLD_TIMEOUT_SECONDS). A dial node's bridged leg whose party
 // goes silent the same way ends media_timeout too, and the caller (still talking) gets the
 // workflow back. Under CI a missing sipp fails.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCallNode, telephonyWorld, type CallNode } from '../support/call-node.js';
 import { writePcmaPcap } from '../support/rtp-pcap.js';
@@ -115,6 +117,35 @@ describe('e2e: a far end that goes silent without a BYE is hung up (MEDIA_TIMEOU
       await expectMediaTimeout(n, 'inbound');
     },
   );
+
+  peerTest('hold: a caller that dies while holding is hung up by the hold bound, not left open', async () => {
+    // The media timeout is off: only MEDIA_HOLD_TIMEOUT_SECONDS can end this call.
+    const warnings: { msg: string; media_hold_timeout_seconds?: number }[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line)) });
+    const n = await startCallNode({
+      config: { MEDIA_TIMEOUT_SECONDS: '0', MEDIA_HOLD_TIMEOUT_SECONDS: '2' },
+      logger,
+    });
+    nodes.push(n);
+    await telephonyWorld(n, { number: '+14155550164', graphs: { wait: WAIT } });
+    const scenario = scenarioFile('inbound-media-hold-dies.xml', {
+      DOMAIN: n.sipDomain,
+      DIALLED: '+14155550164',
+      CALLER: '+4930555000',
+      PCAP: briefPcap(),
+    });
+    const peer = sipp(sippArgs(`127.0.0.1:${n.sipPort}`, scenario, await freeUdpPort()));
+    peers.push(peer);
+    const result = await peer.done; // sipp fails unless our BYE reaches it while it holds
+    expect(result.code, result.out.slice(-3000)).toBe(0);
+    await expectMediaTimeout(n, 'inbound');
+    expect(warnings.filter((w) => w.msg.includes('media_timeout'))).toEqual([
+      expect.objectContaining({
+        msg: 'no RTP or RTCP from the far end while it held the call: hanging up (media_timeout)',
+        media_hold_timeout_seconds: 2,
+      }),
+    ]);
+  });
 
   peerTest('outbound: sipp answers, plays a second of audio, then nothing; we send BYE', async () => {
     const n = await mediaTimeoutNode();

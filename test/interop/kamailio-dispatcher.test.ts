@@ -17,13 +17,13 @@
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { startReceiver, type Receiver } from '../support/receiver.js';
+import { pickPort } from '../support/ports.js';
 import { freeSipPort, freeUdpPort, haveSipp, scenarioFile, sipp, sippArgs } from '../support/sipp.js';
 import { switchboardCommand } from '../support/fresh-build.js';
 
@@ -166,12 +166,8 @@ async function until<T>(
   }
 }
 
-async function freeTcpPortOn(host: string): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, host, r));
-  const { port } = s.address() as net.AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
+function freeTcpPortOn(host: string): Promise<number> {
+  return pickPort(['tcp'], host);
 }
 
 const run = promisify(execFile);

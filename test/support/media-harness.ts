@@ -3,7 +3,6 @@
 // tests drive the call through the returned objects and look at what both sides saw.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createSocket } from 'node:dgram';
 import { systemClock } from '../../src/shared/clock.js';
 import { createCodec } from '../../src/audio/codecs/registry.js';
 import type { DigitEnd, DigitEvent } from '../../src/telephony/media/dtmf.js';
@@ -19,6 +18,7 @@ import { SipStack } from '../../src/telephony/sip/stack.js';
 import type { Source } from '../../src/telephony/sip/transport/routing.js';
 import { UasLeg } from '../../src/telephony/sip/uas-leg.js';
 import { sdesKeys } from '../../src/telephony/calls/call-media/call-media-setup.js';
+import { pickPort } from './ports.js';
 
 export const have = (bin: string): boolean => spawnSync('sh', ['-c', `command -v ${bin}`]).status === 0;
 
@@ -44,12 +44,8 @@ export function run(
 }
 
 /** A UDP port nobody held a moment ago (peers like sipp take a port number, not 0). */
-export async function freeUdpPort(): Promise<number> {
-  const s = createSocket('udp4');
-  await new Promise<void>((r) => s.bind(0, '127.0.0.1', () => r()));
-  const port = s.address().port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
+export function freeUdpPort(): Promise<number> {
+  return pickPort(['udp']);
 }
 
 /** Resolves once `cond` holds, checking every 20 ms; the test's own timeout is the only bound. */

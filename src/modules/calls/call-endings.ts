@@ -10,7 +10,8 @@ import type { CallStatus } from './calls.schema.js';
  * phone party whichever direction (caller of an inbound call, callee of an outbound one);
  * `workflow` a hangup or end node; `transfer` a completed blind or warm transfer; `shutdown` the
  * drain limit of a shutting-down process; `media_timeout` the far end sent no RTP or RTCP for
- * MEDIA_TIMEOUT_SECONDS (it vanished without a BYE) and we hung up.
+ * MEDIA_TIMEOUT_SECONDS (MEDIA_HOLD_TIMEOUT_SECONDS while it held the call: it vanished without a
+ * BYE) and we hung up.
  */
 export type EndedBy = 'caller' | 'callee' | 'remote' | 'workflow' | 'transfer' | 'shutdown' | 'media_timeout';
 

@@ -40,7 +40,7 @@ export const HANGUP_REASONS = [
   'source_not_allowed', // inbound, registered number: the source is not in its trunk's allowed_ips (403)
   'media_unsupported', // inbound, registered number: no format of the offer can be carried (488)
   'no_route', // a dialled leg (dial node, warm transfer): no trunk to carry its tel: destination
-  'media_timeout', // connected: no RTP or RTCP from the far end for MEDIA_TIMEOUT_SECONDS; we sent BYE
+  'media_timeout', // connected: no RTP or RTCP from the far end for MEDIA_TIMEOUT_SECONDS (MEDIA_HOLD_TIMEOUT_SECONDS held); we sent BYE
 ] as const;
 export type HangupReason = (typeof HANGUP_REASONS)[number];
 

@@ -19,7 +19,7 @@ import type { AudioCodec } from '../../audio/codecs/audio-codec.js';
 import { PipelineCodec } from '../../audio/codecs/pipeline-codec.js';
 import type { DigitEnd, DigitEvent } from './dtmf.js';
 import type { JitterBufferOptions } from './jitter-buffer.js';
-import { MediaTimeout } from './media-timeout.js';
+import { MediaTimeout, type MediaTimeoutBounds } from './media-timeout.js';
 import { Latch, sendablePort, type MediaAddress } from './latch.js';
 import type { RtpPortAllocator } from './port-allocator.js';
 import type { SharedPacer } from './shared-pacer.js';
@@ -439,15 +439,17 @@ export class RtpSession {
 
   /**
    * Calls `onTimeout` once when nothing (RTP or RTCP) has arrived from the far end for
-   * `timeoutMs` (media-timeout.ts); 0 turns it off. The silence is not counted while the SDP
-   * says the far end holds the call or will not send (any direction but sendrecv): a held party
-   * may rightly send nothing for as long as the hold lasts. Stops with close() or unwatchMedia().
+   * `bounds.timeoutMs` (media-timeout.ts); 0 turns it off. While the SDP says the far end holds
+   * the call or will not send (any direction but sendrecv) it may rightly send nothing for long:
+   * its silence is measured against `bounds.holdTimeoutMs` instead (absent or 0: not counted),
+   * and `onTimeout` is told so. Stops with close() or unwatchMedia().
    */
-  watchMedia(timeoutMs: number, onTimeout: () => void): void {
-    if (timeoutMs <= 0 || this.closed || this.mediaTimeout) return;
+  watchMedia(bounds: MediaTimeoutBounds, onTimeout: (held: boolean) => void): void {
+    if (this.closed || this.mediaTimeout) return;
+    if (bounds.timeoutMs <= 0 && !(bounds.holdTimeoutMs && bounds.holdTimeoutMs > 0)) return;
     this.mediaTimeout = new MediaTimeout({
       clock: this.options.clock,
-      timeoutMs,
+      ...bounds,
       activity: () => this.counters.rtpIn + this.counters.rtcpIn,
       held: () => this.direction !== 'sendrecv',
       onTimeout,

@@ -59,6 +59,8 @@ export interface MediaEnv {
    * nothing for this long is hung up (RtpSession.watchMedia); absent or 0: never.
    */
   mediaTimeoutMs?: number;
+  /** MEDIA_HOLD_TIMEOUT_SECONDS in ms: the same while the far end holds the call; absent or 0: never. */
+  mediaHoldTimeoutMs?: number;
 }
 
 /** The node's codec preference. */

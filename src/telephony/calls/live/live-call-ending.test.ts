@@ -26,15 +26,34 @@ describe('LiveCall: one ending, then usage metered', () => {
     const t = setup({ mediaTimeoutMs: 60_000 });
     expect(t.mediaWatch()).toBeUndefined();
     await t.run();
-    expect(t.mediaWatch()?.ms).toBe(60_000);
-    t.mediaWatch()!.onTimeout();
+    expect(t.mediaWatch()?.bounds).toEqual({ timeoutMs: 60_000, holdTimeoutMs: 0 });
+    t.mediaWatch()!.onTimeout(false);
     await t.call.closed;
     expect(t.ends).toEqual(['media_timeout']);
+    expect(t.warnings.map((w) => w.message)).toEqual([
+      'no RTP or RTCP from the far end: hanging up (media_timeout)',
+    ]);
     // The phone party is gone, as after a BYE: its session ends caller_hangup.
     expect(t.session.ends).toEqual(['caller_hangup']);
     await t.call.remoteEnded();
     expect(t.ends).toEqual(['media_timeout']);
     expect(t.counts()).toEqual({ rtpClosed: 1, channelClosed: 1 });
+  });
+
+  it('ends a call whose far end died while holding it as media_timeout too, saying it was held', async () => {
+    const t = setup({ mediaTimeoutMs: 60_000, mediaHoldTimeoutMs: 1_800_000 });
+    await t.run();
+    expect(t.mediaWatch()?.bounds).toEqual({ timeoutMs: 60_000, holdTimeoutMs: 1_800_000 });
+    t.mediaWatch()!.onTimeout(true);
+    await t.call.closed;
+    expect(t.ends).toEqual(['media_timeout']);
+    expect(t.session.ends).toEqual(['caller_hangup']);
+    expect(t.warnings).toEqual([
+      {
+        fields: expect.objectContaining({ call_id: t.call.id, media_hold_timeout_seconds: 1800 }),
+        message: 'no RTP or RTCP from the far end while it held the call: hanging up (media_timeout)',
+      },
+    ]);
   });
 
   it("the caller's BYE records `remote` and ends the running session as caller_hangup", async () => {

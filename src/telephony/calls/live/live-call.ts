@@ -195,7 +195,13 @@ export class LiveCall {
       // An outbound call's recording started at the answer already (call-recording.ts).
       ensureCallRecording(this.host.deps, run.call, this.o.rtp, this.o.media);
       // From the answer on, a far end that vanished without a BYE is noticed by its silence.
-      this.o.rtp.watchMedia(this.host.media.mediaTimeoutMs ?? 0, () => this.mediaTimedOut());
+      this.o.rtp.watchMedia(
+        {
+          timeoutMs: this.host.media.mediaTimeoutMs ?? 0,
+          holdTimeoutMs: this.host.media.mediaHoldTimeoutMs ?? 0,
+        },
+        (held) => this.mediaTimedOut(held),
+      );
       const channel = this.host.newChannel({ media: this.o.media, control, call: run.call });
       this.channel = channel;
       const session = await this.host.sessions.run(run.session, channel, {
@@ -234,14 +240,23 @@ export class LiveCall {
     void this.teardown();
   }
 
-  /** Nothing arrived from the far end for MEDIA_TIMEOUT_SECONDS: it is gone; BYE and record it. */
-  private mediaTimedOut(): void {
-    const seconds = (this.host.media.mediaTimeoutMs ?? 0) / 1000;
+  /**
+   * Nothing arrived from the far end for MEDIA_TIMEOUT_SECONDS (MEDIA_HOLD_TIMEOUT_SECONDS while
+   * it held the call): it is gone; BYE and record it.
+   */
+  private mediaTimedOut(held: boolean): void {
     const { rtpIn, rtcpIn } = this.o.rtp.counters;
-    this.host.deps.logger.warn(
-      { call_id: this.id, media_timeout_seconds: seconds, rtp_in: rtpIn, rtcp_in: rtcpIn },
-      'no RTP or RTCP from the far end: hanging up (media_timeout)',
-    );
+    const counted = { call_id: this.id, rtp_in: rtpIn, rtcp_in: rtcpIn };
+    if (held)
+      this.host.deps.logger.warn(
+        { ...counted, media_hold_timeout_seconds: (this.host.media.mediaHoldTimeoutMs ?? 0) / 1000 },
+        'no RTP or RTCP from the far end while it held the call: hanging up (media_timeout)',
+      );
+    else
+      this.host.deps.logger.warn(
+        { ...counted, media_timeout_seconds: (this.host.media.mediaTimeoutMs ?? 0) / 1000 },
+        'no RTP or RTCP from the far end: hanging up (media_timeout)',
+      );
     void this.hangup('media_timeout');
   }
 
@@ -340,6 +355,9 @@ export class LiveCall {
       ports: this.host.media.ports,
       ...(this.host.media.pacer ? { pacer: this.host.media.pacer } : {}),
       ...(this.host.media.mediaTimeoutMs ? { mediaTimeoutMs: this.host.media.mediaTimeoutMs } : {}),
+      ...(this.host.media.mediaHoldTimeoutMs
+        ? { mediaHoldTimeoutMs: this.host.media.mediaHoldTimeoutMs }
+        : {}),
       ...(this.host.pace ? { pace: this.host.pace } : {}),
       ...(this.host.resolve ? { resolve: this.host.resolve } : {}),
       callerGone: this.gone.signal,

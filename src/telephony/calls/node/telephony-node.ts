@@ -194,6 +194,7 @@ function mediaEnv(o: TelephonyNodeOptions, rtp: RtpResources, sipHost: string): 
     // SIP_CODECS: every offer and answer of this node's calls follows this order.
     codecs: deps.config.sip.codecs,
     mediaTimeoutMs: deps.config.sip.mediaTimeoutSeconds * 1000,
+    mediaHoldTimeoutMs: deps.config.sip.mediaHoldTimeoutSeconds * 1000,
   };
 }
 

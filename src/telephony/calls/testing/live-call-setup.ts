@@ -11,6 +11,7 @@ import type {
   CallRecord as CallTable,
   SessionRecord as SessionTable,
 } from '../../../modules/calls/call-records.service.js';
+import type { MediaTimeoutBounds } from '../../media/media-timeout.js';
 import type { RtpPortAllocator } from '../../media/port-allocator.js';
 import type { RtpSession } from '../../media/rtp-session.js';
 import type { InDialogHandler, InDialogSend } from '../../sip/dialog-requests.js';
@@ -77,6 +78,8 @@ export function setup(
     uas?: boolean;
     /** MediaEnv.mediaTimeoutMs (MEDIA_TIMEOUT_SECONDS); the fake RTP session keeps what it was asked. */
     mediaTimeoutMs?: number;
+    /** MediaEnv.mediaHoldTimeoutMs (MEDIA_HOLD_TIMEOUT_SECONDS). */
+    mediaHoldTimeoutMs?: number;
   } = {},
 ) {
   const clock = new FakeClock();
@@ -113,7 +116,10 @@ export function setup(
         fn({ isTransaction: true, ...usageSink(usage) }),
     }),
   };
-  const deps = { clock, logger: silentLogger(), db, newId: () => 'id' } as unknown as ServiceDeps;
+  const logger = silentLogger();
+  const warnings: { fields: object; message: string }[] = [];
+  logger.warn = ((fields: object, message: string) => void warnings.push({ fields, message })) as never;
+  const deps = { clock, logger, db, newId: () => 'id' } as unknown as ServiceDeps;
   const sessions = {
     run: async (_row: SessionTable, _channel: Channel, o: { onFinished?: () => void }) => {
       onFinished = o.onFinished;
@@ -122,10 +128,11 @@ export function setup(
     },
   } as unknown as SessionHost;
   const media = new RtpCallMedia(clock);
-  let mediaWatch: { ms: number; onTimeout: () => void } | undefined;
+  let mediaWatch: { bounds: MediaTimeoutBounds; onTimeout: (held: boolean) => void } | undefined;
   const rtp = {
     close: async () => void rtpClosed++,
-    watchMedia: (ms: number, onTimeout: () => void) => void (mediaWatch = { ms, onTimeout }),
+    watchMedia: (bounds: MediaTimeoutBounds, onTimeout: (held: boolean) => void) =>
+      void (mediaWatch = { bounds, onTimeout }),
     counters: { rtpIn: 0, rtcpIn: 0 },
   } as unknown as RtpSession;
   const call = new LiveCall(
@@ -147,6 +154,9 @@ export function setup(
         bindHost: '127.0.0.1',
         address: '127.0.0.1',
         ...(options.mediaTimeoutMs !== undefined ? { mediaTimeoutMs: options.mediaTimeoutMs } : {}),
+        ...(options.mediaHoldTimeoutMs !== undefined
+          ? { mediaHoldTimeoutMs: options.mediaHoldTimeoutMs }
+          : {}),
       },
     },
     {
@@ -186,6 +196,8 @@ export function setup(
     counts: () => ({ rtpClosed, channelClosed }),
     /** What the call asked the RTP session to watch for (RtpSession.watchMedia), if anything. */
     mediaWatch: () => mediaWatch,
+    /** What the call logged at warn level. */
+    warnings,
   };
 }
 

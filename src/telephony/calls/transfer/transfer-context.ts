@@ -45,6 +45,8 @@ export interface TransferContext {
   pacer?: SharedPacer;
   /** MEDIA_TIMEOUT_SECONDS in ms: a bridged second leg whose party went silent is hung up (0: never). */
   mediaTimeoutMs?: number;
+  /** MEDIA_HOLD_TIMEOUT_SECONDS in ms: the same while that party holds the call (0: never). */
+  mediaHoldTimeoutMs?: number;
   /**
    * Waits for the INVITE's slot to a carrier host that caps the call rate (carrier_a: 30 per
    * second), the node's one pacing shared with POST /calls; without it the leg is not paced.

@@ -150,6 +150,8 @@ export interface WarmTransferRequest {
    * (gone without a BYE) is hung up as if they had hung up; absent or 0: never.
    */
   mediaTimeoutMs?: number;
+  /** MEDIA_HOLD_TIMEOUT_SECONDS in ms: the same while the human holds the call; absent or 0: never. */
+  mediaHoldTimeoutMs?: number;
   /** The bridged human was hung up for their silence (the leg's record says media_timeout). */
   onMediaTimeout?: () => void;
   /** Test hook: the human leg's media and bridge once they exist. */
@@ -580,7 +582,10 @@ export class WarmTransfer {
     this.requests.toCaller = (digit) => callerTap.end.sendDigit(digit);
     this.requests.onRefer = this.onRefer;
     this.state = 'bridged';
-    this.rtp.watchMedia(w.mediaTimeoutMs ?? 0, this.mediaTimedOut);
+    this.rtp.watchMedia(
+      { timeoutMs: w.mediaTimeoutMs ?? 0, holdTimeoutMs: w.mediaHoldTimeoutMs ?? 0 },
+      this.mediaTimedOut,
+    );
     w.onBridge?.(bridge, this.rtp);
     w.logger?.info(this.log, 'warm transfer bridged');
     const bridged = new Promise<void>((r) => (this.endBridge = r));
@@ -656,13 +661,22 @@ export class WarmTransfer {
     } else this.fail('leg_failed', 'bye');
   }
 
-  /** The bridged human sent nothing for MEDIA_TIMEOUT_SECONDS: gone; BYE, as if they had hung up. */
-  private readonly mediaTimedOut = (): void => {
+  /**
+   * The bridged human sent nothing for MEDIA_TIMEOUT_SECONDS (MEDIA_HOLD_TIMEOUT_SECONDS while
+   * holding the call): gone; BYE, as if they had hung up.
+   */
+  private readonly mediaTimedOut = (held: boolean): void => {
     if (this.state !== 'bridged') return;
-    this.w.logger?.warn(
-      { ...this.log, media_timeout_seconds: (this.w.mediaTimeoutMs ?? 0) / 1000 },
-      'warm transfer: no RTP or RTCP from the human leg: hanging up (media_timeout)',
-    );
+    if (held)
+      this.w.logger?.warn(
+        { ...this.log, media_hold_timeout_seconds: (this.w.mediaHoldTimeoutMs ?? 0) / 1000 },
+        'warm transfer: no RTP or RTCP from the human leg while it held the call: hanging up (media_timeout)',
+      );
+    else
+      this.w.logger?.warn(
+        { ...this.log, media_timeout_seconds: (this.w.mediaTimeoutMs ?? 0) / 1000 },
+        'warm transfer: no RTP or RTCP from the human leg: hanging up (media_timeout)',
+      );
     this.w.onMediaTimeout?.();
     this.leg.bye();
     this.humanGone();

@@ -108,6 +108,7 @@ export interface LegContext extends Pick<
   | 'ports'
   | 'pacer'
   | 'mediaTimeoutMs'
+  | 'mediaHoldTimeoutMs'
   | 'pace'
   | 'resolve'
   | 'callerGone'
@@ -230,6 +231,7 @@ function legRequest(ctx: LegContext, plan: LegPlan): WarmTransferRequest {
     ports: ctx.ports,
     ...(ctx.pacer ? { pacer: ctx.pacer } : {}),
     ...(ctx.mediaTimeoutMs ? { mediaTimeoutMs: ctx.mediaTimeoutMs } : {}),
+    ...(ctx.mediaHoldTimeoutMs ? { mediaHoldTimeoutMs: ctx.mediaHoldTimeoutMs } : {}),
     onMediaTimeout: () => (verdict.mediaTimeout = true),
     target: route.target,
     auth: route.auth,

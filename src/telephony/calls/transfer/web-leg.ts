@@ -85,6 +85,7 @@ export function createWebLegs(host: CallHostDeps & { records: CallRecords }): We
         ports: host.media.ports,
         ...(host.media.pacer ? { pacer: host.media.pacer } : {}),
         ...(host.media.mediaTimeoutMs ? { mediaTimeoutMs: host.media.mediaTimeoutMs } : {}),
+        ...(host.media.mediaHoldTimeoutMs ? { mediaHoldTimeoutMs: host.media.mediaHoldTimeoutMs } : {}),
         ...(host.pace ? { pace: host.pace } : {}),
         ...(host.resolve ? { resolve: host.resolve } : {}),
         callerGone: AbortSignal.any([req.gone, stopping.signal]),
