@@ -25,6 +25,7 @@ import { registerFastPath } from './prepared.js';
 import { statementCache } from './sqlite-statements.js';
 import { SchemaScopedPostgresDialect } from './pg-introspector.js';
 import { kyselyQuerySpans } from './query-spans.js';
+import { WalCheckpointer } from './wal-checkpointer.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -105,6 +106,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
+  // A file's WAL is checkpointed on a thread of its own, off the event loop (wal-checkpointer.ts).
+  const checkpointer = file === ':memory:' ? null : await WalCheckpointer.start(sqlite, file);
   const prepare = statementCache(sqlite);
   const database: SqliteDatabase = {
     close: () => sqlite.close(),
@@ -116,7 +119,12 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     ...(log ? { log } : {}),
   });
   registerFastPath(db, { kind: 'sqlite', database: sqlite, prepare });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  const close = async () => {
+    // The thread's connection first: the store's, closing last, runs the final checkpoint.
+    await checkpointer?.close();
+    await db.destroy();
+  };
+  return { db, dialect: 'sqlite', close };
 }
 
 /** The migrator over every migration, its bookkeeping tables in the connection's own schema. */
