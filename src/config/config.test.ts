@@ -92,6 +92,7 @@ describe('loadConfig', () => {
         ringback: 'us',
         mediaTimeoutSeconds: 60,
         mediaHoldTimeoutSeconds: 1800,
+        failoverSeconds: 4,
       },
       rateLimitPerMinute: 120,
       webhookAllowedCidrs: [],
