@@ -11,8 +11,13 @@ afterEach(() => {
   for (const p of open.splice(0)) p.close();
 });
 
-/** A far side that answers `offer` (audio only: the application section refused), trickling back. */
-async function answerWithoutData(browser: ClientPeer, offer: string): Promise<string> {
+/**
+ * A far side for `browser`'s offer whose answer (audio only: the application section refused) goes
+ * without candidates, which are trickled both ways once each side has the other's description, as
+ * the stand-in's own offer does (candidates inside a description race its processing).
+ */
+async function answerWithoutData(browser: ClientPeer): Promise<void> {
+  const offer = await browser.offer();
   const far = new nodeDataChannel.PeerConnection('far', { iceServers: [], bindAddress: '127.0.0.1' });
   open.push(far);
   const gathered = new Promise<void>((resolve) =>
@@ -23,17 +28,22 @@ async function answerWithoutData(browser: ClientPeer, offer: string): Promise<st
   far.addTrack(audio);
   far.setRemoteDescription(offer, 'offer');
   await gathered;
-  const sdp = far.localDescription()!.sdp;
+  const lines = far.localDescription()!.sdp.split(/\r?\n/);
+  const candidates = lines.filter((l) => l.startsWith('a=candidate:')).map((l) => l.slice(2));
+  const answer = lines
+    .filter((l) => !l.startsWith('a=candidate:') && l !== 'a=end-of-candidates')
+    .join('\r\n')
+    .replace(/^m=application \d+/m, 'm=application 0');
+  browser.accept(answer);
   for (const c of browser.candidates()) far.addRemoteCandidate(c, '0');
-  return sdp.replace(/^m=application \d+/m, 'm=application 0');
+  for (const c of candidates) browser.pc.addRemoteCandidate(c, '0');
 }
 
 describe('ClientPeer.connected', () => {
   it('rejects when the connection closes before its data channel opens', async () => {
     const browser = new ClientPeer();
     open.push(browser);
-    const answer = await answerWithoutData(browser, await browser.offer());
-    browser.accept(answer);
+    await answerWithoutData(browser);
     const connected = browser.connected();
     let settled = false;
     connected.then(
