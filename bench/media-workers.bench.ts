@@ -10,6 +10,9 @@
 // against it.
 //   npm run bench:media-workers    (MEDIA_LOAD_CALLS=400 MEDIA_LOAD_S=10 MEDIA_LOAD_WORKERS=1)
 // MEDIA_LOAD_LISTEN=0: no session has onAudio (nothing on the main thread listens); default both.
+// MEDIA_LOAD_AUDIO=1: every session plays a tone all along (queued a second at a time), so both
+// resamplings and the codec work on real samples; by default the sessions send idle silence,
+// which the resampler passes at almost no cost.
 // Run with node --cpu-prof --cpu-prof-dir=DIR to profile the worker threads as well (each thread
 // writes its own .cpuprofile; bench/cpu-profile-summary.js reads them).
 import { readlinkSync } from 'node:fs';
@@ -25,6 +28,11 @@ const CALLS = 2 * Math.round(Number(process.env.MEDIA_LOAD_CALLS ?? 400) / 2);
 const HOLD_S = Number(process.env.MEDIA_LOAD_S ?? 10);
 const WORKERS = Number(process.env.MEDIA_LOAD_WORKERS ?? 1);
 const LISTEN = process.env.MEDIA_LOAD_LISTEN;
+const AUDIO = process.env.MEDIA_LOAD_AUDIO === '1';
+/** One second of a 440 Hz tone at the pipeline's 16 kHz. */
+const TONE = Int16Array.from({ length: 16000 }, (_, i) =>
+  Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / 16000)),
+);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -117,6 +125,12 @@ async function media(listen: boolean): Promise<Figures & { holes: number }> {
     b.start();
     sessions.push(a, b);
   }
+  // Keeps about two seconds queued on every session while the run lasts.
+  const playing = AUDIO ? setInterval(() => sessions.forEach((s) => s.enqueue(TONE)), 1000) : null;
+  for (const s of AUDIO ? sessions : []) {
+    s.enqueue(TONE);
+    s.enqueue(TONE);
+  }
   await sleep(2000); // latched, connected, jitter buffers filled
   const sum = (f: (s: RtpSession) => number) => sessions.reduce((t, s) => t + f(s), 0);
   const packetsNow = () => sum((s) => s.sender.stats.packets + s.counters.rtpIn);
@@ -132,6 +146,7 @@ async function media(listen: boolean): Promise<Figures & { holes: number }> {
   // The figures come every 100 ms: the packets counted are the window's, give or take a batch.
   const packets = packetsNow() - p0;
   const holes = sum((s) => s.sender.stats.holeFrames) - h0;
+  if (playing) clearInterval(playing);
   await Promise.all(sessions.map((s) => s.close()));
   await pool.close();
   return { packets, cpuMs, seconds, holes };
@@ -141,7 +156,8 @@ async function main(): Promise<void> {
   // The pool's threads are unref()ed: a reply awaited from them alone would let the process exit.
   const keepAlive = setInterval(() => undefined, 1000);
   console.log(
-    `${CALLS} G.711 sessions in loopback pairs on ${WORKERS} media worker(s), ${HOLD_S} s each; ` +
+    `${CALLS} G.711 sessions in loopback pairs on ${WORKERS} media worker(s), ${HOLD_S} s each, ` +
+      `${AUDIO ? 'playing a tone' : 'sending idle silence'}; ` +
       `osThread CPU from /proc. Own process: ${readlinkSync('/proc/self').toString()}`,
   );
   const base = await bare();
