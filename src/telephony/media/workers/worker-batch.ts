@@ -31,8 +31,8 @@ export class WorkerBatch {
   frame(id: number, pcm: Int16Array, concealed: boolean, seq: number): void {
     const at = this.frameSamples;
     if (this.pcm.length < at + pcm.length) {
-      // Room for twice as much: a worker's batches are alike from one 20 ms to the next.
-      const grown = new Int16Array(2 * (at + pcm.length));
+      // More sessions played out than last time: room for a quarter more.
+      const grown = new Int16Array(Math.ceil(1.25 * (at + pcm.length)));
       grown.set(this.pcm.subarray(0, at));
       this.pcm = grown;
     }
@@ -118,9 +118,11 @@ export class WorkerBatch {
   private takeFrames(): { pcm: Int16Array | null; frames: WireFrame[] } {
     const frames = this.frames;
     if (frames.length === 0) return { pcm: null, frames };
-    // The whole array goes (transferred); the next batch starts one of the same size.
+    // The whole array goes (transferred). The next batch's is as long as this one's frames: the
+    // same sessions play out next time, so it fits, and a transfer carries no unused room (batches
+    // wait in the port while the main thread is busy: room there would be memory held for nothing).
     const pcm = this.pcm.subarray(0, this.frameSamples);
-    this.pcm = new Int16Array(this.pcm.length);
+    this.pcm = new Int16Array(this.frameSamples);
     this.frames = [];
     this.frameSamples = 0;
     return { pcm, frames };
