@@ -45,6 +45,15 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads SIP_FAILOVER_SECONDS: 4 by default, 0 off, at most timer B (32 s)', () => {
+    expect(loadConfig({}).sip.failoverSeconds).toBe(4);
+    expect(loadConfig({ SIP_FAILOVER_SECONDS: '0' }).sip.failoverSeconds).toBe(0);
+    expect(loadConfig({ SIP_FAILOVER_SECONDS: '2' }).sip.failoverSeconds).toBe(2);
+    for (const value of ['-1', '1.5', 'soon', '33']) {
+      expect(() => loadConfig({ SIP_FAILOVER_SECONDS: value }), value).toThrow(ConfigError);
+    }
+  });
+
   it('reads MEDIA_TIMEOUT_SECONDS: 0 turns the media timeout off; a negative or a fraction stops the start', () => {
     expect(loadConfig({ MEDIA_TIMEOUT_SECONDS: '0' }).sip.mediaTimeoutSeconds).toBe(0);
     expect(loadConfig({ MEDIA_TIMEOUT_SECONDS: '300' }).sip.mediaTimeoutSeconds).toBe(300);
@@ -83,6 +92,7 @@ describe('loadConfig', () => {
         ringback: 'us',
         mediaTimeoutSeconds: 60,
         mediaHoldTimeoutSeconds: 1800,
+        failoverSeconds: 4,
       },
       rateLimitPerMinute: 120,
       webhookAllowedCidrs: [],

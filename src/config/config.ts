@@ -77,6 +77,11 @@ export interface Config {
      * that termination hosts given by name are looked up on (RFC 3263); empty: the system's.
      */
     dnsServers: string[];
+    /**
+     * `SIP_FAILOVER_SECONDS`: an INVITE that drew no response at all for this long moves on to the
+     * next destination of a name (RFC 3263) when one is left, instead of waiting out timer B; 0 off.
+     */
+    failoverSeconds: number;
   };
   /**
    * Overload control: `MAX_CONCURRENT_CALLS` and `MAX_CALLS_PER_SECOND`, each derived from the
@@ -449,6 +454,7 @@ function sipConfig(env: Env): Config['sip'] {
     },
     maxWriteQueueBytes: int(env, 'SIP_MAX_WRITE_QUEUE_BYTES', 1024 * 1024, 1024),
     dnsServers: dnsServers(env, 'SIP_DNS_SERVERS'),
+    failoverSeconds: int(env, 'SIP_FAILOVER_SECONDS', 4, 0, 32),
   };
 }
 

@@ -157,9 +157,25 @@ export class ClientPeer {
     }
     this.sender?.start();
     this.receiver?.start();
-    if (this.data && !this.data.isOpen()) {
-      await new Promise<void>((resolve) => this.data!.onOpen(() => resolve()));
-    }
+    if (this.data) await this.dataOpen(this.data);
+  }
+
+  /**
+   * The data channel's open. The listener goes on before isOpen() is asked: the channel opens on
+   * libdatachannel's thread, and one that opened between a check and a later listener would
+   * leave this waiting for good. A connection that fails or closes first rejects.
+   */
+  private dataOpen(data: DataChannel): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      data.onOpen(() => resolve());
+      if (data.isOpen()) return resolve();
+      const gone = (): void => {
+        if (this.state === 'failed' || this.state === 'closed') {
+          reject(new Error(`peer connection ${this.state} before its data channel opened`));
+        } else if (!data.isOpen()) this.stateWaiters.push(gone);
+      };
+      this.stateWaiters.push(gone);
+    });
   }
 
   /** Waits for the connection to reach `state` (e.g. 'closed' after the service ends it). */

@@ -9,7 +9,10 @@
 // last two place a POST /calls through a trunk at `sip:carrier.test` with the node pointed at
 // dnsmasq the way an operator points it (SIP_DNS_SERVERS, no injected client): answered by the
 // sipp at the priority-10 target, and, with that target down, by the priority-20 one after
-// Timer B (RFC 3263 4.3; over UDP nothing reports the dead port, so short SIP timers).
+// Timer B (RFC 3263 4.3; over UDP nothing reports the dead port, so short SIP timers), or, with
+// the normal timers, after the failover bound (SIP_FAILOVER_SECONDS=1 here) when the priority-10
+// target drops everything.
+import dgram from 'node:dgram';
 import { Resolver } from 'node:dns/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DnsClient, SrvAnswer } from '../../src/telephony/sip/transport/resolve.js';
@@ -196,9 +199,14 @@ async function carrierZone(first: number, second: number): Promise<DnsServer> {
 }
 
 /** POST /calls from a number whose trunk terminates at `sip:carrier.test`, the sipp UAS on `sippPort`; the call once ended. */
-async function postCallByName(server: DnsServer, sippPort: number, timers?: { T1: number }) {
+async function postCallByName(
+  server: DnsServer,
+  sippPort: number,
+  timers?: { T1: number },
+  config: Record<string, string> = {},
+) {
   const n = await startCallNode({
-    config: { SIP_DNS_SERVERS: `127.0.0.1:${server.port}` },
+    config: { SIP_DNS_SERVERS: `127.0.0.1:${server.port}`, ...config },
     ...(timers ? { timers } : {}),
   });
   nodes.push(n);
@@ -251,6 +259,38 @@ describe('e2e: POST /calls to a trunk found through a real DNS server (SIP_DNS_S
       const call = await postCallByName(server, sippPort, { T1: 50 });
       expect(call).toMatchObject({ status: 'completed', hangup_reason: 'callee_hangup' });
       expect(server.log()).toMatch(/query\[A\] sbc2\.carrier\.test/);
+    },
+    120_000,
+  );
+
+  dnsTest(
+    'SRV priority 10 drops everything: after SIP_FAILOVER_SECONDS, not Timer B, the INVITE goes to priority 20',
+    async () => {
+      const sippPort = await freeUdpPort();
+      // A target that takes every datagram and answers none (a dead SBC behind a firewall that drops).
+      const blackhole = dgram.createSocket('udp4');
+      const got: string[] = [];
+      blackhole.on('message', (msg) => got.push(msg.toString('latin1')));
+      await new Promise<void>((r) => blackhole.bind(0, '127.0.0.1', () => r()));
+      try {
+        const server = await carrierZone(blackhole.address().port, sippPort);
+        // The default T1 (Timer B 32 s): only the failover bound can move the INVITE on in time.
+        const call = await postCallByName(server, sippPort, undefined, { SIP_FAILOVER_SECONDS: '1' });
+        expect(call).toMatchObject({ status: 'completed', hangup_reason: 'callee_hangup' });
+        expect(server.log()).toMatch(/query\[A\] sbc2\.carrier\.test/);
+        // The INVITE and its one retransmission (T1 = 0.5 s) before the 1 s bound, then nothing:
+        // the abandoned branch stops quietly (no more retransmissions, no CANCEL), though the call
+        // (sipp talks 2 s) lasted past the 1.5 s retransmission Timer B's schedule would have sent.
+        // Without the bound the call would reach priority 20 only after Timer B, with 7 copies here.
+        expect(got.map((m) => m.split('\r\n')[0])).toEqual([
+          expect.stringMatching(/^INVITE sip:\+15551230000@carrier\.test SIP\/2\.0$/),
+          expect.stringMatching(/^INVITE /),
+        ]);
+        const branch = (m: string) => /branch=([^;\r\n]+)/.exec(m)?.[1];
+        expect(branch(got[1])).toBe(branch(got[0]));
+      } finally {
+        blackhole.close();
+      }
     },
     120_000,
   );

@@ -57,6 +57,12 @@ export interface SipStackOptions {
   readonly limits?: Partial<SipLimits>;
   readonly throttle?: ThrottleOptions;
   readonly timers?: Partial<TimerValues>;
+  /**
+   * SIP_FAILOVER_SECONDS in ms: an INVITE that drew no response at all (not even 100 Trying) for
+   * this long moves on to the next RFC 3263 destination when there is one (uac-leg.ts), instead
+   * of waiting out timer B. Absent or 0: only timer B, a transport error or a 503 move it on.
+   */
+  readonly failoverMs?: number;
   readonly idleMs?: number;
   /** Methods we accept; others known to us get 405 with Allow. */
   readonly allow?: readonly string[];
@@ -133,6 +139,11 @@ export class SipStack {
 
   get timers(): Partial<TimerValues> {
     return this.options.timers ?? {};
+  }
+
+  /** How long an INVITE waits for any response before the next destination is tried (0: timer B only). */
+  get failoverMs(): number {
+    return this.options.failoverMs ?? 0;
   }
 
   private destinationOf(s: Source): Destination {

@@ -4,7 +4,12 @@
 // to two retries after a 422 with the interval the far end asks for (RFC 4028 7.4), ACK for 2xx,
 // CANCEL (deferred until a provisional, RFC 3261 9.1), BYE, and the far end's BYE through the
 // dialog; a 2xx the owner gives the far end's re-INVITE is resent until its ACK (13.3.1.4).
+// RFC 3263 fallbacks: the next destination after a transport error, timer B, a 503, or (the
+// stack's failoverMs) an INVITE that drew no response at all for a few seconds, whose branch is
+// then abandoned quietly (abandoned-branch.ts deals with it should it wake up).
 import { isIP } from 'node:net';
+import type { TimerHandle } from '../../shared/clock.js';
+import { AbandonedBranch } from './abandoned-branch.js';
 import { retryWithCredentials, withFreshCredentials } from './auth-retry.js';
 import { dialogFromUac, isDialog, requestInDialog } from './dialog/dialog.js';
 import { DigestClient } from './digest.js';
@@ -16,6 +21,7 @@ import { formatVia } from './message/headers.js';
 import type { SipRequest, SipResponse } from './message/types.js';
 import { DialogLeg } from './in-dialog.js';
 import type { SipStack } from './stack.js';
+import type { ClientInviteTransaction } from './transaction/client.js';
 import type { Destination, TransportName } from './transaction/types.js';
 import type { ResolveTarget } from './transport/resolve.js';
 import { isReliable, requestDestination } from './transport/routing.js';
@@ -96,6 +102,10 @@ export class UacLeg extends DialogLeg {
   /** Destinations still to try (RFC 3263 4.3), and whether the current attempt drew any response. */
   private fallbacks: Destination[] = [];
   private attemptAnswered = false;
+  /** Moves a silent attempt on to the next destination before timer B (the stack's failoverMs). */
+  private failoverTimer?: TimerHandle;
+  /** Attempts given up on by the failover timer: what they say late goes there, not to the call. */
+  private readonly abandoned = new Map<SipRequest, AbandonedBranch>();
   /** The UDP destination a size-switched request falls back to; never switched again. */
   private udpAfterTcp?: Destination;
 
@@ -175,17 +185,63 @@ export class UacLeg extends DialogLeg {
     }
     this.request = req;
     this.attemptAnswered = false;
-    this.o.stack.transactions.sendRequest(req, this.destination!, {
+    const destination = this.destination!;
+    this.stopFailover();
+    const tx = this.o.stack.transactions.sendRequest(req, destination, {
       onResponse: (res) => {
-        if (req === this.request) this.attemptAnswered = true;
+        const abandoned = this.abandoned.get(req);
+        if (abandoned) return abandoned.onResponse(res);
+        if (req === this.request) {
+          this.attemptAnswered = true;
+          this.stopFailover();
+        }
         this.onResponse(req, res, client);
       },
-      onTimeout: () => this.nextTarget(req, client) || this.failed(new Error('no final response (timer B)')),
+      onTimeout: () =>
+        req === this.request &&
+        (this.nextTarget(req, client) || this.failed(new Error('no final response (timer B)'))),
       // At once when the connection cannot be opened (refused, TLS handshake), not after timer B.
       onTransportError: (_tx, error) =>
-        this.nextTarget(req, client) ||
-        this.failed(new Error(`transport error${error ? `: ${error.message}` : ''}`)),
-    });
+        req === this.request &&
+        (this.nextTarget(req, client) ||
+          this.failed(new Error(`transport error${error ? `: ${error.message}` : ''}`))),
+    }) as ClientInviteTransaction;
+    // A send that failed at once has moved on (or ended the leg) from inside sendRequest already.
+    if (req === this.request && !tx.terminated)
+      this.armFailover(() => this.failover(req, destination, tx, client));
+  }
+
+  /** Only while another destination is left: the last one gets the whole of timer B. */
+  private armFailover(fire: () => void): void {
+    this.stopFailover();
+    const ms = this.o.stack.failoverMs;
+    if (ms > 0 && this.fallbacks.length > 0) this.failoverTimer = this.o.stack.clock.setTimeout(fire, ms);
+  }
+
+  private stopFailover(): void {
+    if (this.failoverTimer) this.o.stack.clock.clearTimeout(this.failoverTimer);
+    this.failoverTimer = undefined;
+  }
+
+  /**
+   * No response at all to this attempt within the failover bound: its destination is as good as
+   * dead. Its transaction stops quietly (no CANCEL is possible without a provisional) and the
+   * INVITE goes to the next destination.
+   */
+  private failover(
+    req: SipRequest,
+    destination: Destination,
+    tx: ClientInviteTransaction,
+    client: DigestClient,
+  ): void {
+    this.failoverTimer = undefined;
+    if (req !== this.request || this.attemptAnswered || this.finalSeen || this.cancelWanted) return;
+    if (this.fallbacks.length === 0 || !tx.abandon()) return;
+    this.abandoned.set(
+      req,
+      new AbandonedBranch({ stack: this.o.stack, request: req, destination, via: () => this.via() }),
+    );
+    this.nextTarget(req, client);
   }
 
   /**
@@ -206,6 +262,7 @@ export class UacLeg extends DialogLeg {
   private failed(error: Error): void {
     if (this.finalSeen) return;
     this.finalSeen = true;
+    this.stopFailover();
     this.events?.transportError(error);
   }
 

@@ -172,6 +172,7 @@ function sipStack(
     ...(o.tls ? { tls: o.tls } : {}),
     ...(tlsClient ? { tlsClient } : {}),
     ...(o.timers ? { timers: o.timers } : {}),
+    failoverMs: config.sip.failoverSeconds * 1000,
     serverName: 'Switchboard',
     throttle: o.throttle ?? config.sip.flood,
     maxWriteQueueBytes: config.sip.maxWriteQueueBytes,

@@ -32,18 +32,43 @@ export class MediaWorker {
   readonly waiting = new Map<string, () => void>();
   readonly closing = new Map<number, () => void>();
   ticks: FrameTickCounts = { due: 0, late: 0, skipped: 0 };
+  /** Why the thread is gone (it threw, or exited), if it is; the pool gives it no new session. */
+  dead: Error | null = null;
+  /** The pool is ending it: its exit is no failure. */
+  ending = false;
   constructor(
     readonly thread: Worker,
     /** The worker's OS thread id (Linux), for reading its CPU time; null where unknown. */
     readonly osThread: number | null = null,
   ) {
     thread.on('message', (m: FromWorker) => this.onMessage(m));
+    // Without a listener a worker's uncaught error would be thrown here and end the process: it
+    // ends this thread's sessions instead.
+    thread.on('error', (err) => this.died(err));
+    thread.on('exit', (code) => this.died(new Error(`the media worker exited with code ${code}`)));
     // An unref'd worker never keeps the process alive on its own; sessions' sockets are its.
     thread.unref();
   }
 
   post(m: ToWorker, transfer?: Transferable[]): void {
-    this.thread.postMessage(m, transfer);
+    if (!this.dead) this.thread.postMessage(m, transfer);
+  }
+
+  /**
+   * The thread is gone (an error is followed by an exit: the first one says why). Opens waiting
+   * on it fail, each session hears the error (the call's media is gone; its media timeout ends
+   * it), and what waits on a reply is let go.
+   */
+  private died(err: Error): void {
+    if (this.dead || this.ending) return;
+    this.dead = err;
+    for (const [id, opened] of this.opening) opened({ t: 'opened', id, error: err.message });
+    this.opening.clear();
+    for (const { events } of this.sessions.values()) events.onError(err);
+    for (const release of [...this.waiting.values(), ...this.closing.values()]) release();
+    this.waiting.clear();
+    this.closing.clear();
+    this.sessions.clear();
   }
 
   private onMessage(m: FromWorker): void {
@@ -118,6 +143,8 @@ export class WorkerSession {
   }
 
   sendDigits(digits: string, options: DigitOptions): Promise<void> {
+    // A thread that is gone answers nothing.
+    if (this.worker.dead) return Promise.resolve();
     const req = ++this.req;
     return new Promise((resolve) => {
       this.worker.waiting.set(`${this.id}:${req}`, resolve);
@@ -127,6 +154,8 @@ export class WorkerSession {
 
   /** Protected (SRTCP) and sent by the worker from the session's socket; resolves once sent. */
   sendRtcp(packet: Buffer, to: WireAddress): Promise<void> {
+    // A thread that is gone answers nothing.
+    if (this.worker.dead) return Promise.resolve();
     const req = ++this.req;
     return new Promise((resolve) => {
       this.worker.waiting.set(`${this.id}:${req}`, resolve);
@@ -135,6 +164,7 @@ export class WorkerSession {
   }
 
   close(): Promise<void> {
+    if (this.worker.dead) return Promise.resolve();
     return new Promise((resolve) => {
       this.worker.closing.set(this.id, resolve);
       this.worker.post({ t: 'close', id: this.id });
@@ -242,7 +272,9 @@ export class MediaWorkerPool {
 
   /** Binds a session's sockets on the next worker; rejects with the bind error's code (EADDRINUSE). */
   open(spec: Omit<OpenSession, 't' | 'id'>, events: WorkerSessionEvents): Promise<WorkerSession> {
-    const worker = this.workers[this.next++ % this.workers.length]!;
+    const live = this.workers.filter((w) => !w.dead);
+    if (live.length === 0) return Promise.reject(new Error('no media worker is running'));
+    const worker = live[this.next++ % live.length]!;
     const id = ++this.ids;
     return new Promise((resolve, reject) => {
       worker.opening.set(id, (m) => {
@@ -287,6 +319,7 @@ export class MediaWorkerPool {
   }
 
   async close(): Promise<void> {
+    for (const w of this.workers) w.ending = true;
     await Promise.all(this.workers.map((w) => w.thread.terminate()));
   }
 }

@@ -1,7 +1,8 @@
 // Media workers: a session whose sockets, pacing and encoding run on a worker thread keeps every
 // frame in order and on its timestamp grid while the main thread is blocked (the same blockage
 // punches holes in an in-process session's stream, the control), and SRTP both ways, digits, a
-// recording's tap of what was sent, the queue figure and RTCP still work through it.
+// recording's tap of what was sent, the queue figure and RTCP still work through it. A worker
+// that dies ends its own sessions, not the process.
 import { randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -14,7 +15,8 @@ import { RtpPortAllocator } from '../port-allocator.js';
 import { decodeRtp, RtpPacket, RtpStatus } from '../rtp-packet.js';
 import { MediaBridge, MediaTap, rtpBridgeEnd } from '../bridge.js';
 import { RtpSession, type RtpSessionOptions } from '../rtp-session.js';
-import { MediaWorkerPool } from './media-worker-pool.js';
+import { MediaWorkerPool, type WorkerSessionEvents } from './media-worker-pool.js';
+import type { OpenSession } from './protocol.js';
 
 const HOST = '127.0.0.1';
 const base = 44000 + (process.pid % 50) * 40;
@@ -326,5 +328,63 @@ describe('a bridge on the media workers', () => {
 
   it('passes one side to the other within one worker', async () => {
     await bridged(true);
+  });
+});
+
+describe('a media worker that dies', () => {
+  const events = (errors: string[]): WorkerSessionEvents => ({
+    onRtcp: () => undefined,
+    onFrame: () => undefined,
+    onDigit: () => undefined,
+    onDigitEnd: () => undefined,
+    onLatched: () => undefined,
+    onStats: () => undefined,
+    onSent: () => undefined,
+    onError: (err) => errors.push(err.message),
+  });
+  const spec = (): Omit<OpenSession, 't' | 'id'> => ({
+    host: HOST,
+    port: ports.allocate()!,
+    rtcpMux: true,
+    codec: 'PCMU',
+    payloadType: 0,
+    ssrc: 1,
+    sequence: 1,
+    timestamp: 1,
+    srtp: null,
+    receive: { remote: null, audio: false },
+  });
+
+  it('fails its own sessions, not the process, and the pool opens new ones on the workers left', async () => {
+    const own = await MediaWorkerPool.start(2);
+    const used: number[] = [];
+    const opened = async (errors: string[]) => {
+      const s = spec();
+      used.push(s.port);
+      return own.open(s, events(errors));
+    };
+    try {
+      const [onA, onB]: [string[], string[]] = [[], []];
+      const a = await opened(onA);
+      const b = await opened(onB);
+      expect(a.worker).not.toBe(b.worker);
+      // An exception nothing caught in a's thread: Node emits it on the Worker, then the thread
+      // exits. Unheard, that 'error' would be thrown on this thread and end the process.
+      a.worker.thread.emit('error', new Error('uncaught in the worker'));
+      await a.worker.thread.terminate();
+      expect(onA).toEqual(['uncaught in the worker']);
+      expect(onB).toEqual([]);
+      // What waits on the dead thread's answer is let go.
+      await a.close();
+      await a.sendDigits('1', {});
+      // New sessions go to the worker left, which answers (its closed messages).
+      const c = await opened(onB);
+      expect(c.worker).toBe(b.worker);
+      await Promise.all([b.close(), c.close()]);
+      expect(onB).toEqual([]);
+    } finally {
+      await own.close();
+      for (const p of used) ports.release(p);
+    }
   });
 });

@@ -34,6 +34,8 @@ export function ackForNon2xx(req: SipRequest, res: SipResponse): SipRequest {
 export abstract class ClientTransaction extends Transaction {
   readonly key: string;
   protected lastFinal?: SipResponse;
+  /** Given up on by its owner (abandon()): its timeout and transport errors are no one's business. */
+  protected abandoned = false;
 
   constructor(
     ctx: TransactionContext,
@@ -52,7 +54,7 @@ export abstract class ClientTransaction extends Transaction {
 
   protected failTransport(error?: Error): void {
     this.terminate();
-    this.handlers.onTransportError?.(this, error);
+    if (!this.abandoned) this.handlers.onTransportError?.(this, error);
   }
 
   /** Before a final response the TU hears of it; after one (an ACK lost) the transaction just ends. */
@@ -64,7 +66,7 @@ export abstract class ClientTransaction extends Transaction {
 
   protected timeout(): void {
     this.terminate();
-    this.handlers.onTimeout?.(this);
+    if (!this.abandoned) this.handlers.onTimeout?.(this);
   }
 }
 
@@ -82,6 +84,20 @@ export class ClientInviteTransaction extends ClientTransaction {
       if (!this.transmit(this.request)) return this.failTransport();
       this.retransmitAfter(ms * 2);
     });
+  }
+
+  /**
+   * The owner gives up on a request that drew no response at all and tries elsewhere (a faster
+   * RFC 3263 failover than timer B): the retransmissions stop and the timeout or a transport error
+   * is never reported, but a late response still reaches the owner until timer B would have
+   * fired, so that it can still CANCEL the branch or ACK and BYE a 2xx. No CANCEL can be sent
+   * now: there is no provisional response (RFC 3261 9.1). Only in Calling; false otherwise.
+   */
+  abandon(): boolean {
+    if (this.stateName !== 'Calling' || this.terminated) return false;
+    this.abandoned = true;
+    this.stopTimer('A');
+    return true;
   }
 
   receive(res: SipResponse): void {

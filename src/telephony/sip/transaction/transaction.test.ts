@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../shared/clock.js';
 import { createReply, createRequest } from '../message/build.js';
 import type { SipMessage, SipRequest, SipResponse } from '../message/types.js';
+import type { ClientInviteTransaction } from './client.js';
 import { TransactionManager } from './manager.js';
 import { Retransmit2xx } from './retransmit-2xx.js';
 import type { Source } from '../transport/routing.js';
@@ -124,6 +125,39 @@ describe('client INVITE transaction', () => {
     mgr.sendRequest(request('INVITE'), UDP, handlers);
     expect(got.map((g) => g.what)).toEqual(['transport-error']);
     expect(mgr.size.client).toBe(0);
+  });
+
+  it('abandoned in Calling: no more retransmissions, no timeout reported, late responses still passed on', () => {
+    const { clock, mgr, handlers, got, times } = setup();
+    const inv = request('INVITE');
+    const tx = mgr.sendRequest(inv, UDP, handlers) as ClientInviteTransaction;
+    clock.advance(4000);
+    expect(tx.abandon()).toBe(true);
+    expect(tx.activeTimers()).toEqual(['B']);
+    mgr.receiveResponse(reply(inv, 180), UDP); // it woke up: its owner may CANCEL it now
+    mgr.receiveResponse(reply(inv, 200), UDP); // and a 2xx, for its owner to ACK and BYE
+    clock.advance(60_000);
+    expect(times('INVITE')).toEqual([0, 500, 1500, 3500]);
+    expect(got).toEqual([
+      { at: 4000, what: '180' },
+      { at: 4000, what: '200' },
+    ]);
+    // A silent one ends at timer B without a word.
+    const quiet = setup();
+    const other = quiet.mgr.sendRequest(request('INVITE', 'z9hG4bKq'), UDP, quiet.handlers);
+    expect((other as ClientInviteTransaction).abandon()).toBe(true);
+    quiet.clock.advance(32_000);
+    expect(quiet.got).toEqual([]);
+    expect(quiet.mgr.size.client).toBe(0);
+  });
+
+  it('cannot be abandoned once it drew a response', () => {
+    const { mgr, handlers } = setup();
+    const inv = request('INVITE');
+    const tx = mgr.sendRequest(inv, UDP, handlers) as ClientInviteTransaction;
+    mgr.receiveResponse(reply(inv, 100), UDP);
+    expect(tx.abandon()).toBe(false);
+    expect(tx.activeTimers()).toEqual([]);
   });
 });
 
