@@ -33,7 +33,7 @@ function statCpuMs(file: string): number {
 }
 
 /** user + system ms of one thread of this process, or NaN. */
-const threadMs = (tid: number): number => statCpuMs(`/proc/self/task/${tid}/stat`);
+export const threadCpuMs = (tid: number): number => statCpuMs(`/proc/self/task/${tid}/stat`);
 
 /** user + system ms of another process so far (sipp, the baseline), or NaN. */
 export const processCpuMs = (pid: number | undefined): number =>
@@ -45,8 +45,8 @@ export function cpuSince(workerThreads: readonly number[]): () => CpuSplit {
     const usage = process.cpuUsage();
     return {
       total: (usage.user + usage.system) / 1000,
-      main: threadMs(process.pid),
-      workers: workerThreads.reduce((sum, t) => sum + threadMs(t), 0),
+      main: threadCpuMs(process.pid),
+      workers: workerThreads.reduce((sum, t) => sum + threadCpuMs(t), 0),
     };
   };
   const before = read();

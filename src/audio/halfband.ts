@@ -30,13 +30,14 @@ export class HalfBandUp {
   private work = new Float32Array(2 * PAIRS + 960);
   private loud = false;
 
-  process(input: Int16Array): Int16Array {
+  /** `into`: where the output goes when it is the right length (reused by the caller), else a new array. */
+  process(input: Int16Array, into?: Int16Array): Int16Array {
     const keep = 2 * PAIRS;
     const n = input.length;
-    const out = new Int16Array(2 * n);
+    const out = into?.length === 2 * n ? into : new Int16Array(2 * n);
     let loud = false;
     for (let i = 0; i < n; i++) if (input[i] !== 0) loud = true;
-    if (!loud && !this.loud) return out;
+    if (!loud && !this.loud) return out === into ? out.fill(0) : out;
     if (this.work.length < keep + n) {
       const grown = new Float32Array(keep + n);
       grown.set(this.work.subarray(0, keep));
@@ -72,17 +73,18 @@ export class HalfBandDown {
   /** Whether the previous block ended mid-pair (odd length): its last sample waits here. */
   private pending = 0;
 
-  process(input: Int16Array): Int16Array {
+  /** `into`: where the output goes when it is the right length (reused by the caller), else a new array. */
+  process(input: Int16Array, into?: Int16Array): Int16Array {
     const keep = 4 * PAIRS;
     const total = this.pending + input.length;
     const n = total >> 1;
-    const out = new Int16Array(n);
+    const out = into?.length === n ? into : new Int16Array(n);
     let loud = false;
     for (let i = 0; i < input.length; i++) if (input[i] !== 0) loud = true;
     if (!loud && !this.loud) {
       this.pending = total & 1;
       if (this.pending) this.work[keep] = 0;
-      return out;
+      return out === into ? out.fill(0) : out;
     }
     if (this.work.length < keep + total) {
       const grown = new Float32Array(keep + total);

@@ -174,4 +174,29 @@ describe('Resampler', () => {
       expect(outA).toEqual([...alone]);
     }
   });
+
+  it('gives the same stream into a reused array as into new ones, silence included', () => {
+    for (const [from, to] of [
+      [16000, 8000],
+      [8000, 16000],
+      [16000, 48000],
+    ] as const) {
+      const fresh = new Resampler(from, to);
+      const reusing = new Resampler(from, to);
+      const block = from / 50;
+      // Loud, then silence long enough for the history to empty, then loud again.
+      const pcm = new Int16Array(block * 12);
+      pcm.set(tone(440, from, block * 4), 0);
+      pcm.set(tone(1000, from, block * 2), block * 10);
+      let into: Int16Array | undefined;
+      for (let i = 0; i < pcm.length; i += block) {
+        const input = pcm.subarray(i, i + block);
+        const want = fresh.process(input);
+        const got = reusing.process(input, into);
+        if (into) expect(got).toBe(into);
+        expect([...got]).toEqual([...want]);
+        into = got;
+      }
+    }
+  });
 });

@@ -156,11 +156,15 @@ export class Resampler {
     return last > this.phase ? Math.ceil((last - this.phase) / this.down) : 0;
   }
 
-  /** Converts the next block of a stream. */
-  process(input: Int16Array): Int16Array {
-    if (this.halfBand) return this.halfBand.process(input);
+  /**
+   * Converts the next block of a stream. `into`: where the output goes when it has the right
+   * length (a caller that uses each block before the next reuses one array), else a new array.
+   */
+  process(input: Int16Array, into?: Int16Array): Int16Array {
+    if (this.halfBand) return this.halfBand.process(input, into);
     const keep = this.taps - 1;
-    const out = new Int16Array(this.outputLength(input.length));
+    const length = this.outputLength(input.length);
+    const out = into?.length === length ? into : new Int16Array(length);
     let loud = false;
     for (let i = 0; i < input.length; i++) {
       if (input[i] !== 0) {
@@ -173,7 +177,7 @@ export class Resampler {
     if (!loud && !this.historyLoud) {
       // Silence in and silence remembered: silence out, and the history stays all zeros.
       this.phase += out.length * this.down - consumed * this.up;
-      return out;
+      return out === into ? out.fill(0) : out;
     }
     // One work buffer for the stream: history at its head, then this block.
     if (this.work.length < total) {

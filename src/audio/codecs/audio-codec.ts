@@ -14,6 +14,11 @@ export interface AudioCodec {
   readonly frameSamples: number;
   encode(pcm: Int16Array): Buffer;
   decode(payload: Buffer): Int16Array;
+  /**
+   * decode() into `out` when it fits (returned), for a caller that only reads the PCM before the
+   * next packet (a resampler behind it); codecs without it decode into a new array.
+   */
+  decodeInto?(payload: Buffer, out: Int16Array | undefined): Int16Array;
   /** Fills a lost frame: packet loss concealment where the codec has it, else silence. */
   conceal(samples: number): Int16Array;
 }

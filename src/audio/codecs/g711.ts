@@ -115,6 +115,14 @@ export class G711Codec implements AudioCodec {
     return decodeG711Into(this.law, payload, new Int16Array(payload.length));
   }
 
+  decodeInto(payload: Buffer, out: Int16Array | undefined): Int16Array {
+    return decodeG711Into(
+      this.law,
+      payload,
+      out?.length === payload.length ? out : new Int16Array(payload.length),
+    );
+  }
+
   conceal(samples: number): Int16Array {
     return new Int16Array(samples);
   }

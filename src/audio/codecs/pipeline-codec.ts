@@ -12,6 +12,14 @@ export const PIPELINE_FRAME_SAMPLES = (PIPELINE_RATE * FRAME_MS) / 1000;
 export class PipelineCodec {
   private readonly toCodec: Resampler | null;
   private readonly fromCodec: Resampler | null;
+  /**
+   * Where encode() resamples to: encoders only read their input, so one array serves every frame
+   * (a typed array's own memory is a malloc and, later, a sweep: per packet that showed in a media
+   * worker's profile).
+   */
+  private codecFrame: Int16Array | undefined;
+  /** Where decode() puts the codec's PCM before resampling it (decodeInto). */
+  private codecPcm: Int16Array | undefined;
 
   constructor(
     readonly codec: AudioCodec,
@@ -28,13 +36,20 @@ export class PipelineCodec {
 
   /** One pipeline-rate frame to one RTP payload. */
   encode(pcm: Int16Array): Buffer {
-    return this.codec.encode(this.toCodec ? this.toCodec.process(pcm) : pcm);
+    if (!this.toCodec) return this.codec.encode(pcm);
+    this.codecFrame = this.toCodec.process(pcm, this.codecFrame);
+    return this.codec.encode(this.codecFrame);
   }
 
   /** One RTP payload to pipeline-rate PCM. */
   decode(payload: Buffer): Int16Array {
-    const pcm = this.codec.decode(payload);
-    return this.fromCodec ? this.fromCodec.process(pcm) : pcm;
+    if (!this.fromCodec) return this.codec.decode(payload);
+    // The codec-rate PCM is read by the resampler alone: one array for every packet where the
+    // codec can decode into it. What is returned is always an array of the caller's own.
+    const pcm = this.codec.decodeInto
+      ? (this.codecPcm = this.codec.decodeInto(payload, this.codecPcm))
+      : this.codec.decode(payload);
+    return this.fromCodec.process(pcm);
   }
 
   /** A lost frame's replacement at the pipeline rate, keeping the resampler's stream continuous. */

@@ -45,6 +45,26 @@ describe('RtpSender', () => {
     expect(sender.timestampAt(600_000)).toBe((0xfffff000 + 30000 * 160) >>> 0);
   });
 
+  it('hands a tap frames of their own, while without one the frames sent are still each its own audio', () => {
+    const ramp = Int16Array.from({ length: 3 * 320 }, (_, i) => (i % 320) * 50 + Math.floor(i / 320) * 1000);
+    const decoded = (p: RtpPacket) => new G711Codec('ulaw').decode(p.payload())[100];
+    const untapped = setup();
+    untapped.sender.enqueue(ramp);
+    untapped.sender.start();
+    untapped.clock.advance(40);
+    const tapped = setup();
+    const frames: Int16Array[] = [];
+    tapped.sender.onSent = (pcm) => frames.push(pcm);
+    tapped.sender.enqueue(ramp);
+    tapped.sender.start();
+    tapped.clock.advance(40);
+    // The same audio goes out either way, frame by frame.
+    expect(untapped.sent.map((s) => decoded(s.p))).toEqual(tapped.sent.map((s) => decoded(s.p)));
+    expect(new Set(untapped.sent.map((s) => decoded(s.p))).size).toBe(3);
+    // What the tap kept is each frame's audio, not the last one's.
+    expect(frames.map((f) => f[200])).toEqual([200 * 50, 200 * 50 + 1000, 200 * 50 + 2000]);
+  });
+
   it('counts ticks a stall skipped as holes only when there was audio to send', () => {
     // A frame clock driven by hand: tick 0, then a stall that jumps to tick 6 (5 ticks skipped).
     let fire: (index: number) => void = () => undefined;

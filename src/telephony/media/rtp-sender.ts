@@ -81,6 +81,8 @@ export class RtpSender {
   private anchorTimestamp: number;
   private anchorTick = 0;
   private readonly queue: Int16Array[] = [];
+  /** The frame takeFrame() fills when nobody keeps it (onSent unset): the encoder only reads it. */
+  private frame: Int16Array | null = null;
   private queuedSamples = 0;
   private queueOffset = 0;
   private sequence: number;
@@ -203,7 +205,10 @@ export class RtpSender {
     return (this.anchorTimestamp + (tick - this.anchorTick) * this.samplesPerTick) >>> 0;
   }
 
-  /** Sees every audio frame as it goes out (a call's recording); not key presses. */
+  /**
+   * Sees every audio frame as it goes out (a call's recording); not key presses. It may keep the
+   * frame: with a tap each frame is an array of its own.
+   */
   onSent: ((pcm: Int16Array) => void) | null = null;
 
   private tick(index: number): void {
@@ -254,7 +259,13 @@ export class RtpSender {
     const n = this.codec.frameSamples;
     const available = this.queuedSamples - this.queueOffset;
     if (available <= 0 && this.options.idle === 'pause') return null;
-    const frame = new Int16Array(n);
+    // Without a tap the frame lives until the encoder has read it: one array serves every tick.
+    let frame: Int16Array;
+    if (this.onSent) frame = new Int16Array(n);
+    else {
+      frame = this.frame?.length === n ? this.frame : (this.frame = new Int16Array(n));
+      frame.fill(0);
+    }
     let filled = 0;
     while (filled < n && this.queue.length > 0) {
       const head = this.queue[0];

@@ -183,6 +183,8 @@ class MediaWorker {
         return;
       case 'tap':
         s.tap = m.on ? [] : null;
+        // Only a tap keeps what was sent; without one the sender reuses its frame array.
+        s.sender.onSent = m.on ? (pcm) => s.tap?.push(pcm) : null;
         return;
       case 'rtcp':
         return this.sendRtcp(s, m);
@@ -214,7 +216,6 @@ class MediaWorker {
       return;
     }
     const session = this.newSession(m, rtp, rtcp, codec);
-    session.sender.onSent = (pcm) => session.tap?.push(pcm);
     this.aim(session);
     this.listen(session);
     this.sessions.set(m.id, session);
@@ -343,16 +344,14 @@ class MediaWorker {
   private played(s: Session, pcm: Int16Array, concealed: boolean, seq: number): void {
     const b = s.bridge;
     if (!s.audio && !b) return;
-    // The decoder may reuse its frame buffer. One copy serves the batch and a peer on this worker:
-    // both only read it (the batch copies it out, a sender's queue takes frames out of it).
-    const copy = pcm.slice();
-    if (s.audio) this.batch.frame(s.id, copy, concealed, seq);
+    // The batch copies the frame in at once. A bridge's peer keeps it in its queue, and the
+    // decoder may reuse its frame buffer: the peer gets a copy of its own.
+    if (s.audio) this.batch.frame(s.id, pcm, concealed, seq);
     if (!b) return;
+    const copy = pcm.slice();
     if (b.port === null) return deliver(this.sessions.get(b.peer), copy, b.maxQueuedMs);
-    // A transferred buffer leaves this thread: the batch keeps a copy of its own.
-    const out = s.audio ? copy.slice() : copy;
-    const frame: BridgeFrame = { to: b.peer, pcm: out };
-    b.port.postMessage(frame, [out.buffer as ArrayBuffer]);
+    const frame: BridgeFrame = { to: b.peer, pcm: copy };
+    b.port.postMessage(frame, [copy.buffer as ArrayBuffer]);
   }
 
   /** Joins the session's played frames to `m.peer`'s sender, on this worker or over `m.port`. */

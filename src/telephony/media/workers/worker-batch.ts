@@ -10,7 +10,9 @@ export type BatchMessage = Extract<FromWorker, { t: 'batch' }>;
 export class WorkerBatch {
   private rx: { id: number; data: Buffer; address: string; port: number }[] = [];
   private rxBytes = 0;
-  private frames: { id: number; pcm: Int16Array; concealed: boolean; seq: number }[] = [];
+  /** The frames gathered, one after another in `pcm`; the message transfers it and a new one starts. */
+  private pcm = new Int16Array(0);
+  private frames: WireFrame[] = [];
   private frameSamples = 0;
   private digits: [number, DigitEvent][] = [];
   private digitEnds: [number, DigitEnd][] = [];
@@ -22,10 +24,21 @@ export class WorkerBatch {
     this.rxBytes += data.length;
   }
 
-  /** A frame a session's jitter buffer played out (the caller's copy: the decoder reuses its own). */
+  /**
+   * A frame a session's jitter buffer played out, copied in at once (the decoder may reuse its
+   * array): one array per batch, not one per frame.
+   */
   frame(id: number, pcm: Int16Array, concealed: boolean, seq: number): void {
-    this.frames.push({ id, pcm, concealed, seq });
-    this.frameSamples += pcm.length;
+    const at = this.frameSamples;
+    if (this.pcm.length < at + pcm.length) {
+      // Room for twice as much: a worker's batches are alike from one 20 ms to the next.
+      const grown = new Int16Array(2 * (at + pcm.length));
+      grown.set(this.pcm.subarray(0, at));
+      this.pcm = grown;
+    }
+    this.pcm.set(pcm, at);
+    this.frames.push([id, at, pcm.length, concealed ? 1 : 0, seq]);
+    this.frameSamples = at + pcm.length;
   }
 
   digit(id: number, d: DigitEvent): void {
@@ -103,15 +116,11 @@ export class WorkerBatch {
 
   /** The decoded frames in one buffer, and where each one is in it. */
   private takeFrames(): { pcm: Int16Array | null; frames: WireFrame[] } {
-    const frames: WireFrame[] = [];
-    if (this.frames.length === 0) return { pcm: null, frames };
-    const pcm = new Int16Array(this.frameSamples);
-    let at = 0;
-    for (const f of this.frames) {
-      pcm.set(f.pcm, at);
-      frames.push([f.id, at, f.pcm.length, f.concealed ? 1 : 0, f.seq]);
-      at += f.pcm.length;
-    }
+    const frames = this.frames;
+    if (frames.length === 0) return { pcm: null, frames };
+    // The whole array goes (transferred); the next batch starts one of the same size.
+    const pcm = this.pcm.subarray(0, this.frameSamples);
+    this.pcm = new Int16Array(this.pcm.length);
     this.frames = [];
     this.frameSamples = 0;
     return { pcm, frames };
