@@ -3,7 +3,8 @@
 // admission limit; the capacity is the highest rate whose calls all succeeded with INVITE→200 p99
 // under 50 ms), then MAX_CALLS_PER_SECOND set to it (the concurrency cap left derived) and sipp
 // offering CALLS_BENCH_OVERLOAD× the capacity (default 3) for CALLS_BENCH_OVERLOAD_SECONDS
-// (CALLS_BENCH_OVERLOAD_LIMITS=derived: no MAX_CALLS_PER_SECOND, the node's derived default).
+// (CALLS_BENCH_OVERLOAD_LIMITS=derived: no MAX_CALLS_PER_SECOND, the node's derived default;
+// CALLS_BENCH_CAPACITY=N: no search, N taken as the capacity, to compare two builds at one load).
 // Prints goodput (calls answered and completed a second, against the capacity), the admitted
 // calls' INVITE→200 p50/p99, the time to the 503 of refused ones (p50, p99, max, how many over
 // 10 ms), and how many calls failed. Targets: goodput ≥ 90% of capacity, p99 < 50 ms, every 503
@@ -14,6 +15,7 @@ import path from 'node:path';
 import type { BenchNode } from './calls-node.js';
 import { OVERLOAD_SCENARIO, SETUP_SCENARIO } from './calls-scenarios.js';
 import { percentile, runSipp, sippArgs, stat } from './calls-sipp.js';
+import { warmUp } from './calls-setup-rate.js';
 
 const STEP_SECONDS = Number(process.env.CALLS_BENCH_STEP_SECONDS ?? 5);
 const START_RATE = Number(process.env.CALLS_BENCH_CAP_START ?? 60);
@@ -122,7 +124,11 @@ async function findCapacity(n: BenchNode): Promise<number> {
 
 export async function overload(n: BenchNode): Promise<void> {
   console.log(`calls: overload — capacity first (steps of ${STEP_SECONDS} s, no admission limit)`);
-  const capacity = await findCapacity(n);
+  // Run alone, the first step would pay espeak-ng's first synthesis and fail for it.
+  await warmUp(n);
+  // CALLS_BENCH_CAPACITY skips the search: two builds compared at the same offered load.
+  const fixed = Number(process.env.CALLS_BENCH_CAPACITY ?? 0);
+  const capacity = fixed > 0 ? fixed : await findCapacity(n);
   // CALLS_BENCH_OVERLOAD_LIMITS=derived leaves the rate derived too (the default a node runs
   // without MAX_CALLS_PER_SECOND), to see how the derivation holds against the measured capacity.
   const derived = process.env.CALLS_BENCH_OVERLOAD_LIMITS === 'derived';
@@ -139,7 +145,12 @@ export async function overload(n: BenchNode): Promise<void> {
     '-trace_err',
     '-trace_msg',
   ];
+  const windowStart = process.hrtime.bigint() / 1000n;
   const run = await runSipp(args, dir);
+  // Under --cpu-prof: the overload run's span on the profiles' clock (µs), for long-tasks.ts.
+  if (process.execArgv.some((a) => a.startsWith('--cpu-prof'))) {
+    console.log(`  profile window: ${windowStart}-${process.hrtime.bigint() / 1000n}`);
+  }
   const { admitted, refused } = answerTimes(dir);
   const errors = readdirSync(dir).find((f) => f.endsWith('_errors.log'));
   const why = errors ? readFileSync(path.join(dir, errors), 'utf8').split('\n') : [];

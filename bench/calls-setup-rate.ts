@@ -21,14 +21,18 @@ import { cpuSince, impliedRate, perCall, processCpuMs } from './thread-cpu.js';
 const RATE = Number(process.env.CALLS_BENCH_RATE ?? 120);
 const CALLS = Number(process.env.CALLS_BENCH_CALLS ?? 3000);
 
+/** One call first: the prompt cache (espeak-ng's first synthesis) and the statement caches warm. */
+export async function warmUp(n: BenchNode): Promise<void> {
+  const scenario = SETUP_SCENARIO.replaceAll('__DOMAIN__', n.domain);
+  const dir = mkdtempSync(`${tmpdir()}/bc-`);
+  const warm = await runSipp(sippArgs(`127.0.0.1:${n.node.address.udp}`, scenario, dir, 1, 1), dir);
+  rmSync(dir, { recursive: true, force: true });
+  if (warm.code !== 0) throw new Error(`warm-up call failed:\n${warm.out.slice(-3000)}`);
+}
+
 export async function setupRate(n: BenchNode): Promise<void> {
   const scenario = SETUP_SCENARIO.replaceAll('__DOMAIN__', n.domain);
-  // Warm the prompt cache and the statement caches with one call first.
-  const warm = await runSipp(
-    sippArgs(`127.0.0.1:${n.node.address.udp}`, scenario, mkdtempSync(`${tmpdir()}/bc-`), 1, 1),
-    mkdtempSync(`${tmpdir()}/bc-`),
-  );
-  if (warm.code !== 0) throw new Error(`warm-up call failed:\n${warm.out.slice(-3000)}`);
+  await warmUp(n);
 
   const oursDir = mkdtempSync(`${tmpdir()}/bc-ours-`);
   // The service runs in this process and sipp in its own: our CPU time over the run, per call, is

@@ -22,6 +22,7 @@
 //   time to each refusal's 503, failed calls.
 //
 //   npm run bench:calls   (CALLS_BENCH_CALLS=3000, CALLS_BENCH_HOLD_CALLS=1000, CALLS_BENCH_PART=1|2|3,
+//                          CALLS_BENCH_CAPACITY=N for part 3 at a given capacity,
 //                          CALLS_BENCH_RECORD=1 to record every call)
 // Targets on a 2-core machine: ≥ 100 calls/s set up, ≥ 300 concurrent calls held with < 1% loss,
 // INVITE-to-200 p99 < 20 ms.

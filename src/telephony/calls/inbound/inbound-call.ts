@@ -11,7 +11,7 @@
 // no media to run a workflow on: BYE, and the call ends failed / carrier_error, never connected.
 import { decideUasTimer } from '../../sip/extensions/session-timer.js';
 import type { SipRequest } from '../../sip/message/types.js';
-import { answerOffer } from '../../sip/sdp/answer.js';
+import { answerOffer, readOffer, type ReadOffer } from '../../sip/sdp/answer.js';
 import { buildOffer, readAnswer } from '../../sip/sdp/offer.js';
 import type { SdesKey } from '../../sip/sdp/crypto.js';
 import type { LocalAudio, Origin } from '../../sip/sdp/session.js';
@@ -158,7 +158,7 @@ export class InboundCall {
     const { media, rtp } = bound;
     const ours = localAudio(options.media, rtp.localPort, keys);
     const origin = { sessionId: String(deps.clock.now()), sessionVersion: 1, address: options.media.address };
-    const { sdp, codec } = late ? this.ourOffer(ours, origin) : ourAnswer(offer, ours, origin);
+    const { sdp, codec } = offer ? ourAnswer(offer, ours, origin) : this.ourOffer(ours, origin);
     // Kept: a late offer's answer (in the ACK) changes the codec the call runs on, and LiveCall
     // answers later re-INVITEs from these options.
     const callOptions: LiveCallOptions = {
@@ -199,11 +199,13 @@ export class InboundCall {
    */
   private checkOffer() {
     const { options } = this.host;
-    const offer = new TextDecoder().decode(this.req.body);
-    const late = offer.trim() === '';
+    const text = new TextDecoder().decode(this.req.body);
+    const late = text.trim() === '';
+    // Read once: probed here, answered after admission with the call's port and origin.
+    const offer = late ? null : readOffer(text);
     // SRTP keys only when the INVITE came over TLS: over UDP or TCP an RTP/SAVP offer is refused.
     const keys = this.source.transport === 'TLS' ? sdesKeys() : undefined;
-    const probe = late
+    const probe = !offer
       ? null
       : answerOffer(offer, localAudio(options.media, 9, keys), {
           sessionId: '0',
@@ -302,7 +304,7 @@ export class InboundCall {
 
 /** Our answer to the caller's offer (checked acceptable before admission). */
 function ourAnswer(
-  offer: string,
+  offer: ReadOffer,
   ours: LocalAudio,
   origin: Origin,
 ): { sdp: string; codec: { name: string; pt: number } } {

@@ -8,7 +8,7 @@
 // transport, where the offerer's keys travelled in the clear) the stream is refused, and with it
 // the offer when nothing else is usable: 488, saying why.
 import { parse, write } from 'sdp-transform';
-import type { MediaDescription } from 'sdp-transform';
+import type { MediaDescription, SessionDescription } from 'sdp-transform';
 import type { Codec } from './codecs.js';
 import { OPUS_FMTP, TELEPHONE_EVENT_FMTP, intersect, knownFormats, payloadList, reverse } from './codecs.js';
 import type { NegotiatedSrtp } from './crypto.js';
@@ -28,15 +28,27 @@ function refused(m: MediaDescription): MediaDescription {
   return { type: m.type, port: 0, protocol: m.protocol, payloads, rtp: [], fmtp: [] };
 }
 
-export function answerOffer(offerSdp: string, local: LocalAudio, origin: Origin): AnswerResult {
-  const session = parse(offerSdp);
+/** An offer read once, to be answered more than once (the inbound call probes it, then answers). */
+export interface ReadOffer {
+  readonly session: SessionDescription;
+  /** The `a=crypto` values of each m-line, by index. */
+  readonly crypto: string[][];
+}
+
+/** Reads an offer's text (sdp-transform's parse: the costly part of an answer). */
+export function readOffer(offerSdp: string): ReadOffer {
+  return { session: parse(offerSdp), crypto: cryptoValuesByMedia(offerSdp) };
+}
+
+/** Answers an offer, its text or as readOffer read it (never changed: it may be answered again). */
+export function answerOffer(offer: string | ReadOffer, local: LocalAudio, origin: Origin): AnswerResult {
+  const { session, crypto } = typeof offer === 'string' ? readOffer(offer) : offer;
   if (session.version !== 0 || !session.origin || !session.media || session.media.length === 0) {
     return { ok: false, status: 400, reason: 'Bad Request', why: 'malformed SDP offer' };
   }
   const lines: MediaDescription[] = [];
   let audio: NegotiatedAudio | undefined;
   let why = 'no audio stream offered';
-  const crypto = cryptoValuesByMedia(offerSdp);
   for (const [index, m] of session.media.entries()) {
     const address = connectionOf(session, m);
     const secure = SECURE_PROFILES.includes(m.protocol);
