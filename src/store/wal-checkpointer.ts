@@ -78,6 +78,9 @@ export class WalCheckpointer {
 
   /** Stops the thread and closes its connection (before the store's, which then checkpoints last). */
   async close(): Promise<void> {
+    // Held by its reply from here: awaiting an unref'd thread with nothing else on the loop would
+    // let the process end mid-close (a command line's top-level await exits 13 then).
+    this.thread.ref();
     this.thread.postMessage('close');
     await this.closed;
   }
