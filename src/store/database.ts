@@ -107,7 +107,9 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   // A file's WAL is checkpointed on a thread of its own, off the event loop (wal-checkpointer.ts).
-  const checkpointer = file === ':memory:' ? null : await WalCheckpointer.start(sqlite, file);
+  // Not waited for (the thread takes ~100 ms to start, a CLI command's whole run): until it is up
+  // the connection checkpoints for itself, as it does should the thread fail.
+  const checkpointer = file === ':memory:' ? null : WalCheckpointer.start(sqlite, file);
   const prepare = statementCache(sqlite);
   const database: SqliteDatabase = {
     close: () => sqlite.close(),

@@ -31,7 +31,8 @@ function writeMuch(sqlite: SQLite.Database): void {
 describe('WalCheckpointer', () => {
   it('turns the connection’s own checkpoints off, and its thread copies the log into the file', async () => {
     const { sqlite, file } = walDatabase();
-    const checkpointer = await WalCheckpointer.start(sqlite, file);
+    const checkpointer = WalCheckpointer.start(sqlite, file);
+    expect(await checkpointer.ready).toBe(true);
     expect(sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
     writeMuch(sqlite);
     await vi.waitFor(() => expect(fs.statSync(file).size).toBeGreaterThan(2500 * 3000), {
@@ -43,7 +44,8 @@ describe('WalCheckpointer', () => {
 
   it('leaves every commit of the connection free of checkpoints (the log grows until the thread runs)', async () => {
     const { sqlite, file } = walDatabase();
-    const checkpointer = await WalCheckpointer.start(sqlite, file);
+    const checkpointer = WalCheckpointer.start(sqlite, file);
+    expect(await checkpointer.ready).toBe(true);
     await checkpointer.close();
     const before = fs.statSync(file).size;
     writeMuch(sqlite);
@@ -54,6 +56,15 @@ describe('WalCheckpointer', () => {
     const reopened = new SQLite(file);
     expect(reopened.prepare('select count(*) as n from t').get()).toEqual({ n: 2500 });
     reopened.close();
+  });
+
+  it('closed before its thread is up, stops it and leaves the connection checkpointing', async () => {
+    const { sqlite, file } = walDatabase();
+    const checkpointer = WalCheckpointer.start(sqlite, file);
+    await checkpointer.close();
+    expect(await checkpointer.ready).toBe(false);
+    expect(sqlite.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    sqlite.close();
   });
 
   it('runs under a file store, which closes with every row in the database file', async () => {

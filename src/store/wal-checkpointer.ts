@@ -34,54 +34,64 @@ parentPort.on('message', (m) => {
   if (m !== 'close') return;
   clearInterval(timer);
   db.close();
-  parentPort.postMessage('closed');
   parentPort.close();
 });
 parentPort.postMessage('ready');
 `;
 
 export class WalCheckpointer {
-  private constructor(
-    private readonly thread: Worker,
-    private readonly closed: Promise<void>,
-  ) {}
+  /** The thread checkpoints and the connection no longer does (false: closed or failed first). */
+  readonly ready: Promise<boolean>;
+  private handedOver = false;
+  private closing = false;
+  private readonly exited: Promise<void>;
 
   /**
-   * Starts the thread on the database file `sqlite` has open (in WAL mode), then turns the
-   * connection's own checkpoints off. Rejects (and leaves the connection as it was) if the thread
-   * cannot open the file.
+   * Starts the thread on the database file `sqlite` has open (in WAL mode). Until it is up (some
+   * 100 ms) the connection checkpoints for itself; then its own checkpoints are turned off.
    */
-  static async start(sqlite: SQLite.Database, file: string): Promise<WalCheckpointer> {
+  static start(sqlite: SQLite.Database, file: string): WalCheckpointer {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     const thread = new Worker(THREAD, { eval: true, workerData: { driver, file, intervalMs: INTERVAL_MS } });
-    await new Promise<void>((resolve, reject) => {
-      thread.once('error', reject);
-      thread.once('message', () => {
-        thread.off('error', reject);
-        resolve();
-      });
-    });
-    const closed = new Promise<void>((resolve) => {
-      thread.on('message', (m) => m === 'closed' && resolve());
-      thread.once('exit', () => resolve());
-    });
-    sqlite.pragma('wal_autocheckpoint = 0');
-    // A thread that dies (it should not) hands checkpoints back to the connection: the log must
-    // never grow without bound.
-    thread.once('error', () => {
-      if (sqlite.open) sqlite.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
-    });
-    // Never keeps the process alive on its own; the last connection to close checkpoints anyway.
-    thread.unref();
-    return new WalCheckpointer(thread, closed);
+    return new WalCheckpointer(thread, sqlite);
   }
 
-  /** Stops the thread and closes its connection (before the store's, which then checkpoints last). */
+  private constructor(
+    private readonly thread: Worker,
+    sqlite: SQLite.Database,
+  ) {
+    this.exited = new Promise((resolve) => thread.once('exit', () => resolve()));
+    this.ready = new Promise((resolve) => {
+      thread.once('message', () => {
+        if (this.closing || !sqlite.open) return resolve(false);
+        sqlite.pragma('wal_autocheckpoint = 0');
+        this.handedOver = true;
+        // Never keeps the process alive on its own; the last connection to close checkpoints anyway.
+        thread.unref();
+        resolve(true);
+      });
+      // A thread that fails (it should not) leaves or hands checkpoints back to the connection: the
+      // log must never grow without bound.
+      thread.on('error', () => {
+        if (this.handedOver && sqlite.open) sqlite.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+        this.handedOver = false;
+        resolve(false);
+      });
+      void this.exited.then(() => resolve(false));
+    });
+  }
+
+  /**
+   * Stops the thread and closes its connection (before the store's, which then checkpoints last);
+   * a thread not up yet is just stopped.
+   */
   async close(): Promise<void> {
-    // Held by its reply from here: awaiting an unref'd thread with nothing else on the loop would
-    // let the process end mid-close (a command line's top-level await exits 13 then).
+    this.closing = true;
+    // Held while it closes: unref'd, a process with nothing else to do (a CLI command closing its
+    // store) would end with the close still waiting, as an unsettled top-level await.
     this.thread.ref();
-    this.thread.postMessage('close');
-    await this.closed;
+    if (this.handedOver) this.thread.postMessage('close');
+    else await this.thread.terminate();
+    await this.exited;
   }
 }
