@@ -9,19 +9,7 @@
 // CALLS: per-call figures too; FROM-TO: the bench's "profile window" line (the sipp run alone).
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-
-interface Profile {
-  nodes: ProfileNode[];
-  startTime: number;
-  samples: number[];
-  timeDeltas: number[];
-}
+import type { Profile } from './cpu-profile.js';
 
 /** Samples taken within [from, to] (µs, the profiles' clock) count; by default all. */
 let window = { from: -Infinity, to: Infinity };

@@ -10,19 +10,7 @@
 // FROM-TO: the bench's "profile window" line.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-
-interface Profile {
-  nodes: ProfileNode[];
-  startTime: number;
-  samples: number[];
-  timeDeltas: number[];
-}
+import type { Profile, ProfileNode } from './cpu-profile.js';
 
 const IDLE = new Set(['(idle)', '(root)']);
 
